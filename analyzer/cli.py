@@ -1,0 +1,157 @@
+"""The command line: `kernlint PATH...` (= `kernlint check PATH...`),
+`kernlint rule CODE`, `kernlint rules`, `kernlint schema json|advice` and
+`kernlint verify`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from kernlint import __version__
+from kernlint.engine import Settings
+from kernlint.registry import all_rules, rule_by_code_or_name
+from kernlint.reporters import REPORTERS, render
+from kernlint.runner import EXIT_ERROR, run
+
+
+class DefaultToCheck(click.Group):
+    """`kernlint PATH` means `kernlint check PATH`; a path that shares a
+    subcommand's name needs the explicit form."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kernlint")
+def main() -> None:
+    """kernlint: find performance anti-patterns in Triton kernels and the
+    PyTorch code that launches them.
+
+    \b
+    kernlint PATH...            lint files and directories (same as `kernlint check`)
+    kernlint --format advice F  the architect's verdict for a file
+    kernlint rule KL001         a rule's documentation
+    kernlint verify             measure the reference-fix library on a GPU
+    """
+
+
+def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
+    if not values:
+        return None
+    codes = set()
+    for value in values:
+        for item in value.split(","):
+            if not item.strip():
+                continue
+            rule = rule_by_code_or_name(item)
+            if rule is None:
+                raise click.BadParameter(f"unknown rule {item.strip()!r} (see `kernlint rules`)")
+            codes.add(rule.code)
+    return frozenset(codes)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True, help="Output format.")
+@click.option("--select", multiple=True, help="Only these rules (codes or names, comma-separated).")
+@click.option("--ignore", multiple=True, help="Skip these rules (codes or names, comma-separated).")
+@click.option("--stdin-filename", default=None, help="The name to report for `-` (stdin).")
+@click.option("--target-gpu", default=None, help="Take speedup claims from the measurement record of this GPU.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
+def check(
+    paths: tuple[str, ...],
+    output_format: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    stdin_filename: str | None,
+    target_gpu: str | None,
+    exit_zero: bool,
+    statistics: bool,
+    quiet: bool,
+    color: bool | None,
+) -> None:
+    """Lint PATHS (files, directories, or - for stdin)."""
+    settings = Settings(
+        select=_codes(select),
+        ignore=_codes(ignore) or frozenset(),
+        target_gpu=target_gpu,
+    )
+    outcome = run(list(paths) or ["."], settings, stdin_filename=stdin_filename)
+    for line in outcome.errors:
+        click.echo(f"kernlint: error: {line}", err=True)
+    report = outcome.report
+    use_color = sys.stdout.isatty() if color is None else color
+    from dataclasses import replace
+
+    report = replace(report, color=use_color and output_format == "text", statistics=statistics)
+    text = render(output_format, report)
+    if quiet and output_format == "text":
+        text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))
+    click.echo(text, nl=False)
+    code = outcome.exit_code
+    if exit_zero and code == 1:
+        code = 0
+    sys.exit(code)
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_command(code: str) -> None:
+    """Print the documentation of a rule (code or name)."""
+    rule = rule_by_code_or_name(code)
+    if rule is None:
+        click.echo(f"kernlint: error: unknown rule {code!r} (see `kernlint rules`)", err=True)
+        sys.exit(EXIT_ERROR)
+    from kernlint import claims
+
+    lines = [f"# {rule.code} {rule.name}", "", f"Category: {rule.category.value} · Severity: {rule.severity.value}"
+             + (" · Fix: safe autofix" if rule.fixable() else ""), "", rule.docs(), ""]
+    if rule.category.is_performance:
+        claim = claims.expected_speedup(rule.code) or {}
+        lines += ["## Measured speedup", "", str(claim.get("summary", "unmeasured")), ""]
+    click.echo("\n".join(lines))
+
+
+@main.command("rules")
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def rules_command(output_format: str) -> None:
+    """List every rule."""
+    rules = all_rules()
+    if output_format == "json":
+        click.echo(json.dumps([
+            {"code": r.code, "name": r.name, "category": r.category.value, "severity": r.severity.value,
+             "summary": r.summary, "fixable": r.fixable()} for r in rules
+        ], indent=2))
+        return
+    width = max(len(r.name) for r in rules)
+    click.echo(f"{'code':<6} {'name':<{width}} {'category':<21} {'severity':<8} {'fix':<3} summary")
+    for r in rules:
+        click.echo(f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} {'yes' if r.fixable() else '':<3} {r.summary}")
+
+
+@main.command("schema")
+@click.argument("name", type=click.Choice(["json", "advice"]))
+def schema_command(name: str) -> None:
+    """Print the JSON Schema of an output format."""
+    from kernlint import schemas
+
+    click.echo(json.dumps(schemas.load(name), indent=2))
+
+
+def _register_verify() -> None:
+    try:
+        from kernlint.kernels.verify import verify_command
+    except ImportError:
+        return
+    main.add_command(verify_command, "verify")
+
+
+_register_verify()

@@ -1,0 +1,121 @@
+"""Running the rules over one file: read, parse, model, check, collect.
+
+Each stage's failure has one outcome: a file that cannot be decoded or parsed
+yields a KL000 finding; an exception inside a rule yields a KL999 finding for
+that file and rule, and the other rules and files go on.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+from kernlint import claims
+from kernlint.findings import Category, FileResult, Finding, Severity, Span
+from kernlint.model import FileModel, build_model
+from kernlint.registry import Report, Rule, all_rules
+from kernlint.source import SourceError, decode, parse
+
+PARSE_ERROR = ("KL000", "parse-error")
+INTERNAL_ERROR = ("KL999", "internal-error")
+REPORT_URL = "https://github.com/kernlint/kernlint/issues"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Which rules run and where claims come from. `select` None means all."""
+
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = field(default_factory=frozenset)
+    target_gpu: str | None = None
+
+    def enabled(self, code: str) -> bool:
+        if code in (PARSE_ERROR[0], INTERNAL_ERROR[0]):
+            return True
+        if code in self.ignore:
+            return False
+        return self.select is None or code in self.select
+
+
+def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileResult:
+    try:
+        text = decode(data)
+    except SourceError as error:
+        return FileResult(path, (_parse_error(path, error),))
+    return lint_source(path, text, settings)
+
+
+def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileResult:
+    try:
+        module = parse(text)
+    except SourceError as error:
+        return FileResult(path, (_parse_error(path, error),), source=text)
+    try:
+        model = build_model(path, text, module)
+    except RecursionError:
+        error = SourceError("too deeply nested to analyze (the recursion limit was reached)")
+        return FileResult(path, (_parse_error(path, error),), source=text)
+    except Exception as error:  # noqa: BLE001 - one file's failure is reported, not raised
+        return FileResult(path, (_internal_error(path, "model", error),), source=text)
+    findings: list[Finding] = []
+    for rule in all_rules():
+        if not settings.enabled(rule.code):
+            continue
+        try:
+            reports = list(rule().check(model))
+        except Exception as error:  # noqa: BLE001
+            findings.append(_internal_error(path, f"{rule.code} ({rule.name})", error))
+            continue
+        findings.extend(_finding(rule, report, model, settings) for report in reports)
+    unique = {f.sort_key: f for f in findings}
+    return FileResult(path, tuple(sorted(unique.values(), key=lambda f: f.sort_key)), source=text)
+
+
+def _finding(rule: type[Rule], report: Report, model: FileModel, settings: Settings) -> Finding:
+    speedup = None
+    if rule.category.is_performance:
+        speedup = claims.expected_speedup(rule.code, settings.target_gpu)
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        category=rule.category,
+        severity=report.severity or rule.severity,
+        message=report.message,
+        path=model.path,
+        span=model.span(report.node),
+        kernel=model.enclosing_kernel_or_function(report.node),
+        plan=report.plan,
+        confidence=report.confidence,
+        expected_speedup=speedup,
+        fix=report.fix,
+    )
+
+
+def _parse_error(path: str, error: SourceError) -> Finding:
+    return Finding(
+        code=PARSE_ERROR[0],
+        name=PARSE_ERROR[1],
+        category=Category.INTERNAL,
+        severity=Severity.ERROR,
+        message=f"cannot analyze this file: {error.message}",
+        path=path,
+        span=Span(error.line, error.column, error.line, error.column),
+        plan="Fix the file so that Python can parse it; kernlint checks nothing else in it until then.",
+    )
+
+
+def _internal_error(path: str, where: str, error: BaseException) -> Finding:
+    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    at = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
+    return Finding(
+        code=INTERNAL_ERROR[0],
+        name=INTERNAL_ERROR[1],
+        category=Category.INTERNAL,
+        severity=Severity.ERROR,
+        message=(
+            f"internal error in {where} on this file: {type(error).__name__}: {error}{at}; "
+            f"the other rules still ran. Please report it at {REPORT_URL} with this file"
+        ),
+        path=path,
+        span=Span(1, 1, 1, 1),
+    )

@@ -1,0 +1,115 @@
+"""What a rule is, and the registry that finds every rule in kernlint.rules.
+
+A rule is a small class in its own file under rules/: its docstring is its
+documentation, its VALID/INVALID examples prove it (one generic test runs
+them all), and `check` asks the FileModel questions and yields Reports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar
+
+import libcst as cst
+
+from kernlint.findings import Category, Fix, Severity
+from kernlint.model import FileModel
+
+CODE_PATTERN = re.compile(r"^KL\d{3}$")
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code on which the rule must stay silent."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must report, at (line, column) when given (1-based,
+    relative to the dedented example); `fixed` is the expected text after a
+    safe fix."""
+
+    code: str
+    line: int | None = None
+    column: int | None = None
+    fixed: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """One thing a rule found. `node` places it; the engine turns it into a
+    Finding with path, span, kernel and the measured speedup claim."""
+
+    node: cst.CSTNode
+    message: str
+    plan: str
+    severity: Severity | None = None  # None: the rule's own severity
+    confidence: str | None = None
+    fix: Fix | None = None
+
+
+class Rule:
+    """Base class; subclasses set the class attributes and `check`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    category: ClassVar[Category]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    # For the architect's verdict: what limits the code when this fires, and
+    # the optimization that removes it (one or two sentences each).
+    bottleneck: ClassVar[str] = ""
+    method: ClassVar[str] = ""
+    # Without measured records, the verdict orders findings by severity and
+    # then by this number (lower first): how large a gain the fix usually is.
+    priority: ClassVar[int] = 50
+    VALID: ClassVar[list[Valid]] = []
+    INVALID: ClassVar[list[Invalid]] = []
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        raise NotImplementedError
+
+    @classmethod
+    def docs(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return any(example.fixed is not None for example in cls.INVALID)
+
+
+@cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule in kernlint.rules, sorted by code. A rule is any Rule
+    subclass defined in a module of that package."""
+    import kernlint.rules as package
+
+    found: dict[str, type[Rule]] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
+                if not CODE_PATTERN.match(value.code):
+                    raise ValueError(f"{module.__name__}: rule code {value.code!r} is not KLnnn")
+                if value.code in found:
+                    raise ValueError(f"rule code {value.code} defined twice")
+                found[value.code] = value
+    return tuple(found[code] for code in sorted(found))
+
+
+def rule_by_code_or_name(key: str) -> type[Rule] | None:
+    key = key.strip()
+    for rule in all_rules():
+        if key.upper() == rule.code or key == rule.name:
+            return rule
+    return None

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+# The design card's shared folder sits beside the checkout (CI clones next to it).
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
+
+
+def run_kernlint(*args: str, stdin: bytes | None = None, cwd: Path | None = None, env: dict | None = None):
+    """Run the installed CLI in a subprocess (the way users do)."""
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "kernlint", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
