@@ -1,0 +1,639 @@
+"""`kernlint verify`: check and time kernlint's reference-fix kernel library.
+
+For each pair (`kernlint.kernels.<pair_id>`: a PyTorch reference, a `before`
+kernel with one rule's anti-pattern, an `after` kernel with the fix) and each
+problem shape it
+
+  * checks `before`, `after` and the reference against a float64 evaluation
+    of the same formula, on fresh random inputs and weights every trial, with
+    every floating-point `torch.empty` poisoned with NaN so that an output
+    element the kernel never writes fails the check;
+  * on a GPU, times all three with `triton.testing.do_bench` (median, eager:
+    includes Python launch overhead) and `triton.testing.do_bench_cudagraph`
+    (median over CUDA-graph replays: GPU time alone), rotating through several
+    copies of weights and inputs so that small shapes are not timed out of L2;
+  * records the DRAM floor of each shape and, where `torch._int_mm` accepts
+    the shape, the time of cuBLAS int8 GEMM + the same epilogue in torch;
+  * with `--record FILE`, writes everything as a JSON record that validates
+    against `record.schema.json`; rule claims (`kernlint.claims`) are read
+    from such records.
+
+It only runs kernlint's own bundled library.  torch and triton are imported
+inside functions, never at module level: the lint CLI imports this module to
+register the command.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import importlib.util
+import json
+import math
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from kernlint.kernels import PAIRS, pair_meta
+
+STATED_DRAM_TB_S = 3.0  # H100 SXM HBM3 copy rate used for the DRAM floor
+ROTATE_BYTES = 200e6  # rotate input sets until this many bytes (> 4x the H100's 50 MB L2)
+MAX_ROTATE = 16
+SCHEMA_FILE = "record.schema.json"
+SCHEMA_VERSION = 1
+INTERPRET_NOTE = "correctness only: no timing was taken under --interpret"
+
+
+class VerifyError(Exception):
+    """A problem the user can fix; reported as one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------
+# helpers
+
+
+def _dims_str(d):
+    return f"{d['M']}x{d['K']}x{d['N']}"
+
+
+def _dram_bytes(d):
+    M, K, N = d["M"], d["K"], d["N"]
+    # x int8, W int8, scale_x fp32, scale_w fp32, bias fp16, out fp16: each once.
+    return M * K + N * K + 4 * M + 4 * N + 2 * N + 2 * M * N
+
+
+def _log(quiet, msg):
+    if not quiet:
+        click.echo(msg, err=True)
+
+
+def _finite(v):
+    return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+def _round(v, nd=4):
+    return None if v is None else float(f"{v:.{nd}g}")
+
+
+class _PoisonEmpty:
+    """Context manager: floating-point torch.empty/empty_like return NaN-filled tensors."""
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def __enter__(self):
+        torch = self.torch
+        self.saved = (torch.empty, torch.empty_like)
+        orig_empty, orig_empty_like = self.saved
+
+        def poison(t):
+            if t.is_floating_point():
+                t.fill_(float("nan"))
+            return t
+
+        torch.empty = lambda *a, **k: poison(orig_empty(*a, **k))
+        torch.empty_like = lambda *a, **k: poison(orig_empty_like(*a, **k))
+        return self
+
+    def __exit__(self, *exc):
+        self.torch.empty, self.torch.empty_like = self.saved
+        return False
+
+
+_LOADED_MODE: dict[str, bool] = {}
+
+
+def _load(name, interpret):
+    """Import a kernel module, re-importing it if it was first imported in the other mode.
+
+    triton.jit decides at decoration time whether a kernel runs compiled or in
+    the interpreter, so a module imported before TRITON_INTERPRET changed must
+    be imported again.
+    """
+    full = f"kernlint.kernels.{name}"
+    if full in sys.modules and _LOADED_MODE.get(full) != interpret:
+        module = importlib.reload(sys.modules[full])
+    else:
+        module = importlib.import_module(full)
+    _LOADED_MODE[full] = interpret
+    return module
+
+
+def _autotuned_configs(module, M, N, K):
+    """'BMxBNxBK split_k=S wW sS' of the config each autotuned kernel picked for (M, N, K)."""
+    from triton.runtime.autotuner import Autotuner
+
+    found = []
+    for value in vars(module).values():
+        if isinstance(value, Autotuner):
+            for key, cfg in getattr(value, "cache", {}).items():
+                if tuple(key[:3]) == (M, N, K):
+                    kw = cfg.kwargs
+                    found.append(
+                        f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
+                        f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}"
+                    )
+    return ", ".join(found) if found else None
+
+
+def _environment(torch, triton, interpret):
+    env = {
+        "gpu": None,
+        "driver": None,
+        "sm_count": None,
+        "cuda": torch.version.cuda,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "interpret": interpret,
+    }
+    if not interpret:
+        props = torch.cuda.get_device_properties(0)
+        env["gpu"] = props.name
+        env["sm_count"] = props.multi_processor_count
+        env["driver"] = _driver_version()
+    else:
+        env["gpu"] = "cpu (Triton interpreter)"
+    return env
+
+
+def _driver_version():
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception:
+        pass
+    try:
+        import subprocess
+
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20,
+        )
+        return out.stdout.strip().splitlines()[0] or "unknown"
+    except Exception:
+        return "unknown"
+
+
+# --------------------------------------------------------------------------
+# measurement
+
+
+def _truth(torch, model, x, scale_x):
+    """The reference formula evaluated in float64 (exact products, one rounding)."""
+    acc = x.double() @ model.weight_int8.double().t()
+    out = model.scale_w.double()[None, :] * (scale_x.double()[:, None] * (acc / (127.0 * 127.0)))
+    return out + model.bias.double()[None, :]
+
+
+def _rel_err(torch, out, truth):
+    if out.shape != truth.shape:
+        return float("inf")
+    o = out.double()
+    if not bool(torch.isfinite(o).all()):
+        return float("inf")
+    return float((o - truth).norm() / truth.norm())
+
+
+def _make_models(torch, ref, before, after, dims, device, seed):
+    torch.manual_seed(seed)
+    init = ref.get_init_inputs(dims)
+    model_ref = ref.Model(*init)
+    state = model_ref.state_dict()
+    models = {"reference": model_ref}
+    for name, mod in (("before", before), ("after", after)):
+        m = mod.ModelNew(*init)
+        m.load_state_dict(state)
+        models[name] = m
+    return {k: m.to(device).eval() for k, m in models.items()}
+
+
+def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
+    """Worst rel. error of before/after/reference over `trials` fresh draws."""
+    errs = {"before": 0.0, "after": 0.0, "reference": 0.0}
+    notes = []
+    for t in range(trials):
+        seed = seed0 + 7919 * t
+        models = _make_models(torch, ref, before, after, dims, device, seed)
+        gen = torch.Generator().manual_seed(seed + 1)
+        x, scale_x = ref.get_inputs(dims, device=device, generator=gen)
+        truth = _truth(torch, models["reference"], x, scale_x)
+        for name, m in models.items():
+            with torch.no_grad(), _PoisonEmpty(torch):
+                out = m(x, scale_x)
+            if out.dtype != torch.float16:
+                notes.append(f"{name}: output dtype {out.dtype}, expected torch.float16")
+                errs[name] = float("inf")
+                continue
+            errs[name] = max(errs[name], _rel_err(torch, out, truth))
+    ok = {k: bool(_finite(v) and v <= tol) for k, v in errs.items()}
+    return errs, ok, notes
+
+
+def _rotating(fns):
+    state = {"i": 0}
+
+    def call():
+        i = state["i"]
+        state["i"] = (i + 1) % len(fns)
+        return fns[i]()
+
+    return call
+
+
+def _bench(torch, triton_testing, fn):
+    """(eager_us, graph_us) medians."""
+    fn()
+    torch.cuda.synchronize()
+    eager = triton_testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+    graph = triton_testing.do_bench_cudagraph(fn, rep=50, return_mode="median")
+    return eager * 1e3, graph * 1e3
+
+
+def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
+    set_bytes = _dram_bytes(dims)
+    n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
+    sets = []
+    for s in range(n_sets):
+        models = _make_models(torch, ref, before, after, dims, device, seed0 + 104729 * (s + 1))
+        gen = torch.Generator().manual_seed(seed0 + 13 * s + 5)
+        sets.append((models, ref.get_inputs(dims, device=device, generator=gen)))
+    times = {}
+    with torch.no_grad():
+        for name in ("before", "after", "reference"):
+            fns = [(lambda m=models[name], i=inputs: m(*i)) for models, inputs in sets]
+            times[name] = _bench(torch, triton_testing, _rotating(fns))
+    del sets
+    torch.cuda.empty_cache()
+    return times, n_sets
+
+
+def _int_mm_epilogue(torch, dims, device, seed0):
+    """cuBLAS int8 GEMM (torch._int_mm) + the reference epilogue in torch, where allowed."""
+    M, K, N = dims["M"], dims["K"], dims["N"]
+    if not (M > 16 and K % 8 == 0 and N % 8 == 0):
+        return None, f"torch._int_mm needs M > 16 and K, N multiples of 8; {_dims_str(dims)} is not allowed"
+    from kernlint.kernels.seed_all_fixes import reference as ref
+
+    set_bytes = _dram_bytes(dims)
+    n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
+    sets = []
+    for s in range(n_sets):
+        torch.manual_seed(seed0 + 31 * s)
+        model = ref.Model(*ref.get_init_inputs(dims)).to(device)
+        gen = torch.Generator().manual_seed(seed0 + 37 * s)
+        sets.append((model, ref.get_inputs(dims, device=device, generator=gen)))
+
+    def run(model, x, scale_x):
+        acc = torch._int_mm(x, model.weight_int8.t())
+        out = model.scale_w[None, :] * (scale_x[:, None] * (acc.float() * (1.0 / (127.0 * 127.0))))
+        return (out + model.bias[None, :]).to(torch.float16)
+
+    def alone(model, x, scale_x):
+        return torch._int_mm(x, model.weight_int8.t())
+
+    model, (x, scale_x) = sets[0]
+    err = _rel_err(torch, run(model, x, scale_x), _truth(torch, model, x, scale_x))
+    import triton.testing as tt
+
+    with torch.no_grad():
+        eager, graph = _bench(torch, tt, _rotating([(lambda m=m, i=i: run(m, *i)) for m, i in sets]))
+        _, alone_graph = _bench(torch, tt, _rotating([(lambda m=m, i=i: alone(m, *i)) for m, i in sets]))
+    del sets
+    torch.cuda.empty_cache()
+    return {
+        "eager_us": _round(eager), "graph_us": _round(graph), "alone_graph_us": _round(alone_graph),
+        "rel_err": _round(err, 3), "ok": bool(_finite(err) and err <= 2e-3),
+    }, None
+
+
+def _copy_bandwidth(torch, triton_testing):
+    """Device-to-device copy rate in TB/s (bytes read + bytes written)."""
+    n = 1 << 28  # 1 GiB of fp32
+    src = torch.empty(n, device="cuda", dtype=torch.float32).uniform_()
+    dst = torch.empty_like(src)
+    ms = triton_testing.do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
+    del src, dst
+    torch.cuda.empty_cache()
+    return 2 * 4 * n / (ms * 1e-3) / 1e12
+
+
+# --------------------------------------------------------------------------
+# the command
+
+
+def _select(rules, pair_ids):
+    selected = list(PAIRS)
+    if pair_ids:
+        unknown = [p for p in pair_ids if p not in PAIRS]
+        if unknown:
+            raise VerifyError(f"unknown pair {unknown[0]!r}; known pairs: {', '.join(PAIRS)}")
+        selected = [p for p in selected if p in pair_ids]
+    if rules:
+        codes = {r.upper() for r in rules}
+        selected = [p for p in selected if codes & set(pair_meta(p).RULES)]
+        if not selected:
+            raise VerifyError(f"no pair measures {', '.join(sorted(codes))}")
+    return selected
+
+
+def _command_line(params):
+    parts = ["kernlint", "verify"]
+    for code in params["rules"]:
+        parts += ["--rule", code]
+    for p in params["pair_ids"]:
+        parts += ["--pair", p]
+    for s in params["shapes"]:
+        parts += ["--shape", s]
+    if params["interpret"]:
+        parts.append("--interpret")
+    if params["record"]:
+        parts += ["--record", params["record"]]
+    parts += ["--trials", str(params["trials"])]
+    if params["quiet"]:
+        parts.append("--quiet")
+    return shlex.join(parts)
+
+
+def load_schema() -> dict:
+    from importlib import resources
+
+    return json.loads(resources.files("kernlint.kernels").joinpath(SCHEMA_FILE).read_text())
+
+
+def validate_record(record: dict) -> None:
+    """Raise jsonschema.ValidationError if `record` does not match the schema."""
+    import jsonschema
+
+    jsonschema.validate(record, load_schema())
+
+
+def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None, trials=3, quiet=False):
+    """Run the verification; returns (exit_code, record_dict)."""
+    params = dict(rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret,
+                  record=record, trials=trials, quiet=quiet)
+    selected = _select(rules, pair_ids)
+    missing = [m for m in ("torch", "triton") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise VerifyError(f"{' and '.join(missing)} not installed: pip install 'kernlint[kernels]'")
+    os.environ["TRITON_INTERPRET"] = "1" if interpret else "0"
+    import torch
+    import triton
+
+    if not interpret and not torch.cuda.is_available():
+        raise VerifyError(
+            "no CUDA GPU found: pass --interpret to check correctness on the CPU "
+            "with the Triton interpreter (no timing)"
+        )
+    device = "cpu" if interpret else "cuda"
+    triton_testing = None
+    if not interpret:
+        import triton.testing as triton_testing
+
+    refs = {p: _load(f"{p}.reference", interpret) for p in selected}
+    table_of = (lambda r: r.INTERPRET_SHAPES) if interpret else (lambda r: r.SHAPES)
+    shape_names = list(shapes) if shapes else list(table_of(refs[selected[0]]))
+    for name in shape_names:
+        for p in selected:
+            if name not in table_of(refs[p]):
+                kind = "interpret shapes" if interpret else "shapes"
+                raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
+
+    _load("_configs", interpret)
+    _load("_epilogue", interpret)
+    env = _environment(torch, triton, interpret)
+    started = time.time()
+    _log(quiet, f"kernlint verify: {len(selected)} pair(s) x {len(shape_names)} shape(s) on {env['gpu']}"
+         + (f" -- {INTERPRET_NOTE}" if interpret else ""))
+
+    copy_tb_s = None
+    if not interpret:
+        copy_tb_s = _copy_bandwidth(torch, triton_testing)
+        _log(quiet, f"  device-to-device copy: {copy_tb_s:.2f} TB/s (stated {STATED_DRAM_TB_S} TB/s)")
+
+    shapes_out = {}
+    ref0 = refs[selected[0]]
+    for name in shape_names:
+        d = table_of(ref0)[name]
+        nbytes = _dram_bytes(d)
+        entry = {
+            "M": d["M"], "K": d["K"], "N": d["N"], "dims": _dims_str(d), "bytes": nbytes,
+            "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
+            "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
+            "int_mm": None, "notes": [],
+        }
+        if not interpret:
+            t0 = time.time()
+            int_mm, why = _int_mm_epilogue(torch, d, device, seed0=991)
+            entry["int_mm"] = int_mm
+            if why:
+                entry["notes"].append(why)
+            else:
+                _log(quiet, f"  torch._int_mm + torch epilogue {name} {entry['dims']}: graph {int_mm['graph_us']} us,"
+                     f" eager {int_mm['eager_us']} us (int_mm alone {int_mm['alone_graph_us']} us) [{time.time()-t0:.0f}s]")
+        shapes_out[name] = entry
+
+    results = []
+    any_fail = False
+    n_total = len(selected) * len(shape_names)
+    i = 0
+    for p in selected:
+        meta = pair_meta(p)
+        ref = refs[p]
+        before = _load(f"{p}.before", interpret)
+        after = _load(f"{p}.after", interpret)
+        tol = meta.TOLERANCE["float16"]
+        for name in shape_names:
+            i += 1
+            d = table_of(ref)[name]
+            t0 = time.time()
+            seed0 = 1000 * (PAIRS.index(p) + 1) + 17 * i
+            # Warm-up call outside the poisoned region: autotuning happens here.
+            warm = _make_models(torch, ref, before, after, d, device, seed0)
+            wx = ref.get_inputs(d, device=device, generator=torch.Generator().manual_seed(seed0))
+            with torch.no_grad():
+                for m in warm.values():
+                    m(*wx)
+            del warm, wx
+            errs, ok, notes = _check(torch, ref, before, after, d, device, trials, tol, seed0)
+            item = {
+                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _dims_str(d),
+                "M": d["M"], "K": d["K"], "N": d["N"],
+                "before": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["before"], 3),
+                           "ok": ok["before"], "config": None},
+                "after": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["after"], 3),
+                          "ok": ok["after"], "config": None},
+                "reference": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["reference"], 3),
+                              "ok": ok["reference"]},
+                "speedup": None,
+                "ok": bool(ok["before"] and ok["after"]),
+                "notes": notes,
+            }
+            if not interpret:
+                for which, mod in (("before", before), ("after", after)):
+                    item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
+                times, n_sets = _time_pair(torch, triton_testing, ref, before, after, d, device, seed0)
+                for which in ("before", "after", "reference"):
+                    item[which]["eager_us"] = _round(times[which][0])
+                    item[which]["graph_us"] = _round(times[which][1])
+                item["speedup"] = {
+                    "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
+                    "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
+                }
+                item["rotated_input_sets"] = n_sets
+            if not item["ok"]:
+                any_fail = True
+                item["notes"].append(
+                    f"correctness failed: rel. error before {errs['before']:.3g}, after {errs['after']:.3g} "
+                    f"(tolerance {tol:g})"
+                )
+            results.append(item)
+            _log(quiet, _progress_line(i, n_total, item, time.time() - t0))
+
+    acceptance, general_notes = _acceptance(results, shapes_out)
+    if interpret:
+        general_notes.insert(0, INTERPRET_NOTE)
+    rec = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "kernlint verify",
+        "command": _command_line(params),
+        "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "environment": env,
+        "settings": {
+            "trials": trials,
+            "tolerance": {"float16": max(pair_meta(p).TOLERANCE["float16"] for p in selected)},
+            "error_metric": "||out - ref64|| / ||ref64||, ref64 = the reference formula in float64; NaN/Inf fail",
+            "timing": None if interpret else {
+                "eager": "triton.testing.do_bench(warmup=25 ms, rep=100 ms), median",
+                "graph": "triton.testing.do_bench_cudagraph(rep=50 ms), median",
+                "rotation_bytes": ROTATE_BYTES,
+            },
+            "stated_dram_tb_s": STATED_DRAM_TB_S,
+            "measured_copy_tb_s": _round(copy_tb_s),
+        },
+        "shapes": shapes_out,
+        "results": results,
+        "acceptance": acceptance,
+        "notes": general_notes,
+        "elapsed_s": round(time.time() - started, 1),
+    }
+
+    click.echo(format_table(rec))
+    if interpret:
+        click.echo(INTERPRET_NOTE)
+    if record:
+        try:
+            validate_record(rec)
+        except ImportError:
+            _log(quiet, "  (jsonschema not installed: record written without validation)")
+        Path(record).parent.mkdir(parents=True, exist_ok=True)
+        Path(record).write_text(json.dumps(rec, indent=1) + "\n")
+        _log(quiet, f"record written to {record}")
+    return (1 if any_fail else 0), rec
+
+
+def _progress_line(i, n, item, secs):
+    b, a = item["before"], item["after"]
+    status = "ok" if item["ok"] else "FAIL"
+    line = f"[{i}/{n}] {item['pair']} {item['shape']} {item['dims']}: {status}, err before {b['rel_err']:.2g} after {a['rel_err']:.2g}"
+    if item["speedup"]:
+        line += (f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
+                 f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)")
+    return line + f" [{secs:.0f}s]"
+
+
+def _acceptance(results, shapes_out):
+    """The library's own targets, checked against this run's numbers."""
+    checks, notes = [], []
+    by = {(r["pair"], r["shape"]): r for r in results}
+    seed = by.get(("seed_all_fixes", "seed"))
+    if seed and seed["speedup"]:
+        s = seed["speedup"]["graph"]
+        checks.append({"check": "seed shape: seed_all_fixes graph speedup >= 10x", "value": s, "target": 10.0,
+                       "ok": bool(s >= 10.0)})
+        floor = shapes_out["seed"]["dram_floor_us"]
+        t = seed["after"]["graph_us"]
+        checks.append({"check": "seed shape: seed_all_fixes after graph time <= 2x DRAM floor (3.0 TB/s)",
+                       "value": _round(t / floor), "target": 2.0, "ok": bool(t <= 2 * floor)})
+        if t > 2 * floor:
+            notes.append(f"seed shape: the all-fixes kernel takes {t:.2f} us in a CUDA graph, "
+                         f"{t / floor:.2f}x the DRAM floor of {floor:.2f} us (target 2x)")
+        if s < 10.0:
+            notes.append(f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)")
+    large = by.get(("seed_all_fixes", "large"))
+    int_mm = (shapes_out.get("large") or {}).get("int_mm")
+    if large and large["speedup"] and int_mm:
+        t, ref_t = large["after"]["graph_us"], int_mm["graph_us"]
+        checks.append({"check": "large shape: seed_all_fixes after graph time <= torch._int_mm + torch epilogue",
+                       "value": _round(t / ref_t), "target": 1.0, "ok": bool(t <= ref_t)})
+        if t > ref_t:
+            notes.append(f"large shape: the all-fixes kernel takes {t:.1f} us vs {ref_t:.1f} us for "
+                         f"torch._int_mm + torch epilogue (CUDA graph)")
+    return checks, notes
+
+
+def format_table(rec) -> str:
+    """Plain-text table of a record (also used by the renderer)."""
+    rows = [("pair", "shape", "ok", "err before/after", "before graph/eager us",
+             "after graph/eager us", "speedup graph/eager", "reference graph us")]
+
+    def num(v, fmt="{:.1f}"):
+        return "-" if v is None else fmt.format(v)
+
+    for r in rec["results"]:
+        b, a, ref = r["before"], r["after"], r["reference"]
+        sp = r["speedup"] or {}
+        rows.append((
+            r["pair"], f"{r['shape']} {r['dims']}", "ok" if r["ok"] else "FAIL",
+            f"{b['rel_err']:.1e}/{a['rel_err']:.1e}",
+            f"{num(b['graph_us'])}/{num(b['eager_us'])}",
+            f"{num(a['graph_us'])}/{num(a['eager_us'])}",
+            f"{num(sp.get('graph'), '{:.2f}x')}/{num(sp.get('eager'), '{:.2f}x')}",
+            num(ref["graph_us"]),
+        ))
+    widths = [max(len(str(row[c])) for row in rows) for c in range(len(rows[0]))]
+    lines = ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    extra = []
+    for name, s in rec["shapes"].items():
+        if s.get("dram_floor_us") is not None:
+            line = f"{name} {s['dims']}: DRAM floor {s['dram_floor_us']:.2f} us at {rec['settings']['stated_dram_tb_s']} TB/s"
+            if s.get("int_mm"):
+                line += f"; torch._int_mm + torch epilogue {s['int_mm']['graph_us']:.1f} us graph / {s['int_mm']['eager_us']:.1f} us eager"
+            extra.append(line)
+    for c in rec.get("acceptance", []):
+        extra.append(f"{'PASS' if c['ok'] else 'MISS'}: {c['check']} (value {c['value']})")
+    return "\n".join(lines + ([""] + extra if extra else []))
+
+
+@click.command("verify", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--rule", "rules", multiple=True, metavar="CODE", help="Pairs whose rules include CODE (repeatable).")
+@click.option("--pair", "pair_ids", multiple=True, metavar="ID", help="Only this pair (repeatable).")
+@click.option("--shape", "shapes", multiple=True, metavar="NAME", help="Only this shape (repeatable).")
+@click.option("--interpret", is_flag=True, help="Correctness only, on the CPU, in the Triton interpreter.")
+@click.option("--record", type=click.Path(dir_okay=False), default=None, help="Write a JSON measurement record.")
+@click.option("--trials", type=click.IntRange(1, 100), default=3, show_default=True,
+              help="Correctness trials (fresh random inputs) per pair and shape.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+def verify_command(rules, pair_ids, shapes, interpret, record, trials, quiet):
+    """Check and time kernlint's reference-fix kernel library (before vs. after per rule)."""
+    try:
+        code, _ = run_verify(rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret,
+                             record=record, trials=trials, quiet=quiet)
+    except VerifyError as e:
+        click.echo(f"kernlint verify: {e}", err=True)
+        sys.exit(2)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    verify_command(prog_name="kernlint verify")
