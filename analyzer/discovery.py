@@ -114,7 +114,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Discovery:
             errors.append(f"{raw}: broken symbolic link")
         else:
             files.add(path)
-    return Discovery(tuple(sorted(f.replace(os.sep, "/") for f in files)), tuple(errors))
+    return Discovery(tuple(sorted(os.path.normpath(f).replace(os.sep, "/") for f in files)), tuple(errors))
 
 
 def _excluded(path: str, exclude: tuple[str, ...]) -> bool:
