@@ -57,7 +57,21 @@ DTYPE_PRESERVING = frozenset(
 )
 # torch factories whose default dtype is float32 when none is given.
 FLOAT_FACTORIES = frozenset({"randn", "rand", "empty", "zeros", "ones", "full", "tensor", "linspace"})
+# Tensor methods that keep values and dtype (only the layout or metadata).
+LAYOUT_PRESERVING = frozenset(
+    {"t", "contiguous", "transpose", "permute", "view", "reshape", "clone", "detach",
+     "flatten", "squeeze", "unsqueeze", "expand", "narrow", "swapaxes", "swapdims", "movedim"}
+)
 LAYOUT_VIEWS = frozenset({"t", "transpose", "permute", "mT", "T", "swapaxes", "swapdims", "movedim"})
+# Methods that run once rather than per call, by name (KL002).
+PREPARATION_PREFIXES = ("prepare", "load", "quantize", "pack", "init", "setup", "from_", "process_weights")
+MEMOIZERS = frozenset({"functools.cache", "functools.lru_cache", "functools.cached_property"})
+# triton.language calls whose shape argument sizes a tile: name -> (keyword,
+# position) of the shape, None for tl.arange whose every argument counts.
+TILE_SHAPERS: dict[str, tuple[str, int] | None] = {
+    "arange": None, "zeros": ("shape", 0), "full": ("shape", 0),
+    "make_block_ptr": ("block_shape", 4), "make_tensor_descriptor": ("block_shape", 3),
+}
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,16 @@ class DtypeFact:
         return self.source in ("assert", "creation", "get_inputs")
 
 
+@dataclass(frozen=True, eq=False)
+class Conversion:
+    """An explicit dtype conversion: `dtype` is the target (None when it is
+    not a literal dtype), `call` the conversion, `value` what is converted."""
+
+    dtype: str | None
+    call: cst.Call
+    value: cst.BaseExpression
+
+
 @dataclass(eq=False, repr=False)
 class FunctionInfo:
     name: str
@@ -86,6 +110,7 @@ class FunctionInfo:
     asserts: list[cst.Assert] = field(default_factory=list)
     calls: list[cst.Call] = field(default_factory=list)
     under_main_guard: list[cst.Call] = field(default_factory=list)
+    matmul_ops: list[cst.BinaryOperation] = field(default_factory=list)  # `a @ b`
 
     def __hash__(self) -> int:
         return id(self)
@@ -219,9 +244,8 @@ class FileModel:
     def __init__(self, path: str, source: str, module: cst.Module) -> None:
         self.path = path
         self.source = source
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.module = wrapper.module
-        self._positions = wrapper.resolve(PositionProvider)
+        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.module = self._wrapper.module
         self.imports: ImportTable = collect_imports(self.module)
         self.top = FunctionInfo("<module>", "<module>", None)
         self.functions: list[FunctionInfo] = []
@@ -230,9 +254,16 @@ class FileModel:
         self.kernels: dict[str, Kernel] = {}  # every name a kernel is bound to
         self.launches: list[Launch] = []
         self._scope_of_node: dict[int, FunctionInfo] = {}
+        self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
         _Collector(self).collect()
 
     # ---- positions -------------------------------------------------------
+    @cached_property
+    def _positions(self):
+        # Positions cost a full code-generation pass; most files in a
+        # repository have no kernels and never need one.
+        return self._wrapper.resolve(PositionProvider)
+
     def span(self, node: cst.CSTNode) -> Span:
         code_range: CodeRange = self._positions[node]
         return Span(
@@ -285,6 +316,11 @@ class FileModel:
         """The innermost function containing a node (calls, assigns, asserts
         and launches are indexed; other nodes answer the module level)."""
         return self._scope_of_node.get(id(node), self.top)
+
+    def in_main_guard(self, node: cst.CSTNode) -> bool:
+        """Whether an indexed call or `@` operation sits under the module's
+        `if __name__ == "__main__":`."""
+        return id(node) in self._main_guard_ids
 
     def function(self, name: str) -> FunctionInfo | None:
         return next((f for f in self.functions if f.qualname == name), None)
@@ -569,7 +605,96 @@ class FileModel:
             return self.dtype_of(receiver, scope, depth + 1)
         return None
 
+    def torch_cast(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> Conversion | None:
+        """If a host expression is an explicit dtype conversion (`x.float()`,
+        `x.to(torch.float32)`, `x.to(dtype=...)`, `x.type(torch.float32)`),
+        seen through a local name or under layout views (`x.float().t()`):
+        the target dtype, the conversion call and the converted tensor."""
+        if depth > 12:
+            return None
+        if isinstance(node, cst.Name):
+            value = self.assigned_value(scope, node.value, before=node)
+            return None if value is None or value is node else self.torch_cast(value, scope, depth + 1)
+        if isinstance(node, cst.Attribute) and node.attr.value in ("T", "mT", "H", "mH"):
+            return self.torch_cast(node.value, scope, depth + 1)
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return None
+        receiver = node.func.value
+        head = dotted(receiver)
+        if head is not None and head.split(".")[0] in self.imports.aliases and (self.qualname(receiver) or "").startswith("torch"):
+            return None  # `torch.t(x)`, `torch.float(...)`: a module function, not a tensor method
+        method = node.func.attr.value
+        if method in METHOD_CASTS and not node.args:
+            return Conversion(METHOD_CASTS[method], node, receiver)
+        if method in ("to", "type"):
+            target = self.torch_dtype(keyword(node, "dtype"))
+            for arg in positional(node):
+                target = target or self.torch_dtype(arg)
+            return Conversion(target, node, receiver) if target is not None else None
+        if method in LAYOUT_PRESERVING:
+            return self.torch_cast(receiver, scope, depth + 1)
+        return None
+
     # ---- kernel-side values -------------------------------------------------
+    def kernel_cast(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> Conversion | None:
+        """If a kernel value is an explicit conversion (`tl.cast(x, tl.float32)`,
+        `x.to(tl.float32)`, seen through names): the target dtype (None when
+        not a literal dtype), the conversion call and the converted value.
+        Bitcasts (`bitcast=True`) reinterpret bits and are not conversions."""
+        if depth > 12:
+            return None
+        if isinstance(node, cst.Name):
+            value = self.assigned_value(kernel.function, node.value, before=node)
+            return None if value is None or value is node else self.kernel_cast(kernel, value, depth + 1)
+        if not isinstance(node, cst.Call):
+            return None
+        bitcast = keyword(node, "bitcast")
+        if bitcast is not None and not (isinstance(bitcast, cst.Name) and bitcast.value == "False"):
+            return None
+        args = positional(node)
+        if self.is_tl(node.func, "cast"):
+            value = args[0] if args else keyword(node, "input")
+            target = args[1] if len(args) > 1 else keyword(node, "dtype")
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            value = node.func.value
+            target = args[0] if args else keyword(node, "dtype")
+        else:
+            return None
+        if value is None or target is None:
+            return None
+        return Conversion(self.triton_dtype(target), node, value)
+
+    def kernel_value_dtype(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> DtypeFact | None:
+        """What is known of the dtype of a kernel-side value: an explicit
+        conversion's target, a `tl.zeros/full(..., dtype=)`, or for a
+        `tl.load` the host dtype every launch agrees on for its pointer."""
+        if depth > 12:
+            return None
+        if isinstance(node, cst.Name):
+            value = self.assigned_value(kernel.function, node.value, before=node)
+            return None if value is None or value is node else self.kernel_value_dtype(kernel, value, depth + 1)
+        if not isinstance(node, cst.Call):
+            return None
+        conversion = self.kernel_cast(kernel, node, depth + 1)
+        if conversion is not None:
+            if conversion.dtype is None:
+                return None
+            return DtypeFact(conversion.dtype, f"converted at line {self.line_of(node)}", "cast")
+        if self.is_tl(node.func, "zeros") or self.is_tl(node.func, "full"):
+            dtype = self.triton_dtype(keyword(node, "dtype") or (positional(node)[-1] if len(positional(node)) > 1 else None))
+            return DtypeFact(dtype, f"created at line {self.line_of(node)}", "creation") if dtype else None
+        pointers = self.loaded_pointers(kernel, node, depth + 1)
+        return self.pointer_dtype(kernel, pointers[0]) if pointers else None
+
+    def pointer_dtype(self, kernel: Kernel, param: str) -> DtypeFact | None:
+        """The host dtype of the tensor bound to pointer parameter `param`
+        when every launch that says anything agrees; None when unknown or
+        launches disagree (see `pointer_dtypes` for each launch)."""
+        known = [fact for fact, _ in self.pointer_dtypes(kernel, param) if fact is not None]
+        if known and all(fact.dtype == known[0].dtype for fact in known):
+            return known[0]
+        return None
+
     def pointer_params(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str]:
         """The kernel's pointer parameters an address expression is built
         from (`a_ptr + offs * stride`, through assignments and block
@@ -621,6 +746,186 @@ class FileModel:
             if param in launch.arguments
         ]
 
+    # ---- one-time work, caches and launch configs (KL002, KL003) -------------
+    def is_preparation(self, function: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
+        """A method that runs once, not per call: `__init__`, one named like
+        preparation (`prepare*`, `load*`, `quantize*`, `pack*`, `_init*`,
+        `setup*`, `from_*`), or one whose every caller in this file is one."""
+        if function.is_module_level or function.name in ("forward", "backward", "__call__"):
+            return False
+        if function.name == "__init__" or function.name.lstrip("_").startswith(PREPARATION_PREFIXES):
+            return True
+        if id(function) in _seen:
+            return False
+        callers = [caller for _, caller in self.callers(function)]
+        return bool(callers) and all(
+            self.is_preparation(caller, _seen | {id(function)}) for caller in callers
+        )
+
+    def behind_cache(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
+        """Whether `node` (inside `scope`) only runs on a cache miss: under
+        `if self._wt is None:` / `if key not in self._cache:` /
+        `if not hasattr(self, ...)`, after `if self._wt is not None: return`,
+        or in a function memoized with `functools.cache`/`lru_cache`."""
+        if scope.node is None:
+            return False
+        if any(name in MEMOIZERS for name in scope.decorators):
+            return True
+        guarded = self._cache_guarded.get(id(scope))
+        if guarded is None:
+            guarded = self._cache_guarded[id(scope)] = self._collect_cache_guarded(scope.node)
+        return id(node) in guarded
+
+    @cached_property
+    def _cache_guarded(self) -> dict[int, frozenset[int]]:
+        return {}
+
+    def _collect_cache_guarded(self, function: cst.FunctionDef) -> frozenset[int]:
+        guarded: set[int] = set()
+
+        def mark(node: cst.CSTNode) -> None:
+            guarded.update(id(n) for n in _walk(node))
+
+        def block(statements: list[cst.CSTNode]) -> None:
+            hit_returned = False
+            for statement in statements:
+                if hit_returned:
+                    mark(statement)
+                    continue
+                if isinstance(statement, cst.If):
+                    kind = self._cache_test(statement.test)
+                    if kind == "miss":
+                        mark(statement.body)
+                    else:
+                        block(_statements(statement.body))
+                    if kind == "hit" and _ends_in_return(statement.body):
+                        hit_returned = True
+                    if statement.orelse is not None:
+                        orelse = statement.orelse
+                        if kind == "hit":
+                            mark(orelse)
+                        elif isinstance(orelse, cst.If):
+                            block([orelse])
+                        else:
+                            block(_statements(orelse.body))
+                elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                    continue
+                elif isinstance(statement, (cst.For, cst.While, cst.With, cst.Try)):
+                    block(_statements(statement.body))
+
+        block(_statements(function.body))
+        return frozenset(guarded)
+
+    def _cache_test(self, test: cst.BaseExpression) -> str | None:
+        """"miss" for a test that is true when a cached value is absent,
+        "hit" for one true when it is present, None otherwise."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._cache_test(test.expression)
+            return {"hit": "miss", "miss": "hit"}.get(inner or "")
+        if isinstance(test, cst.BooleanOperation):
+            kinds = {self._cache_test(test.left), self._cache_test(test.right)}
+            wanted = "miss" if isinstance(test.operator, cst.Or) else "hit"
+            return wanted if wanted in kinds else None
+        if isinstance(test, cst.Call) and self.qualname(test.func) == "hasattr":
+            return "hit"
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            comparison = test.comparisons[0]
+            operator, right = comparison.operator, comparison.comparator
+            if isinstance(operator, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
+                if self._is_cache_state(test.left):
+                    return "miss" if isinstance(operator, cst.Is) else "hit"
+            if isinstance(operator, (cst.In, cst.NotIn)) and self._is_cache_state(right):
+                return "miss" if isinstance(operator, cst.NotIn) else "hit"
+        return None
+
+    def _is_cache_state(self, node: cst.BaseExpression) -> bool:
+        """`self.x`, `self.x[k]`, `self.x.get(k)`, `getattr(self, ...)`, or a
+        module-level name: state that outlives one call."""
+        while True:
+            if isinstance(node, cst.Subscript):
+                node = node.value
+            elif isinstance(node, cst.Call):
+                if self.qualname(node.func) == "getattr":
+                    return True
+                if not isinstance(node.func, cst.Attribute):
+                    return False
+                node = node.func.value
+            else:
+                break
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return node.value.value == "self"
+        if isinstance(node, cst.Name):
+            return any(target == node.value for target, _, _ in self.top.assignments)
+        return False
+
+    def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
+        """The value of an expression that is fixed in the source: a literal,
+        a module constant assigned once, or a local name assigned exactly once
+        from one of those. None for anything computed (a call, a lookup, a
+        branch, a parameter)."""
+        if depth > 8:
+            return None
+        value = _literal_value(node)
+        if value is not None:
+            return value
+        if not isinstance(node, cst.Name):
+            return None
+        local = [v for target, v, _ in scope.assignments if target == node.value]
+        if not scope.is_module_level and (local or node.value in scope.params):
+            if len(local) != 1 or node.value in scope.params:
+                return None
+            return self.constant_value(local[0], scope, depth + 1)
+        module = [v for target, v, _ in self.top.assignments if target == node.value]
+        if len(module) == 1:
+            return self.constant_value(module[0], self.top, depth + 1)
+        return None
+
+    def kernel_uses(self, kernel: Kernel, *names: str) -> list[cst.Call]:
+        """Calls to `triton.language.<name>` in the kernel and in the jit
+        functions of this file it calls."""
+        found: list[cst.Call] = []
+        seen: set[int] = set()
+        pending = [kernel.function]
+        while pending:
+            function = pending.pop()
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            found.extend(c for c in function.calls if any(self.is_tl(c.func, n) for n in names))
+            pending.extend(f for f in self.called_functions(function) if self.kernel_of(f) is not None)
+        return found
+
+    def tile_constexprs(self, kernel: Kernel) -> tuple[str, ...]:
+        """The constexpr parameters that size the kernel's tiles: those in the
+        shape of `tl.arange`, `tl.zeros`/`tl.full`, a block pointer's or a
+        tensor descriptor's `block_shape` (directly or through a local name),
+        plus `GROUP*` constexprs that order the tiles. In signature order."""
+        constexprs = set(kernel.constexprs)
+        used: set[str] = set()
+        for call in kernel.function.calls:
+            for name, shape_at in TILE_SHAPERS.items():
+                if not self.is_tl(call.func, name):
+                    continue
+                if shape_at is None:
+                    shapes = positional(call)
+                else:
+                    keyword_name, index = shape_at
+                    shape = keyword(call, keyword_name)
+                    args = positional(call)
+                    if shape is None and index < len(args):
+                        shape = args[index]
+                    shapes = [shape] if shape is not None else []
+                for shape in shapes:
+                    for name_node in _names_in(shape):
+                        if name_node.value in constexprs:
+                            used.add(name_node.value)
+                            continue
+                        value = self.assigned_value(kernel.function, name_node.value, before=call)
+                        if value is not None:
+                            used.update(n.value for n in _names_in(value) if n.value in constexprs)
+        used.update(name for name in constexprs if "GROUP" in name.upper())
+        return tuple(name for name in kernel.constexprs if name in used)
+
 
 def _is_pointer_like(kernel: Kernel, name: str, model: FileModel) -> bool:
     # Every non-constexpr parameter may be a pointer; integer sizes and
@@ -628,6 +933,22 @@ def _is_pointer_like(kernel: Kernel, name: str, model: FileModel) -> bool:
     # like sizes keeps "a_ptr + offs * stride_am" from naming stride_am.
     lowered = name.lower()
     return not (lowered.startswith("stride") or lowered in ("m", "n", "k") or lowered.startswith("num_") or lowered.endswith("_stride") or lowered in ("n_elements", "numel", "size"))
+
+
+def _statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [body]
+
+
+def _ends_in_return(body: cst.BaseSuite) -> bool:
+    statements = _statements(body)
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    elif isinstance(last, cst.SimpleStatementSuite):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _next_newline(text: str, start: int) -> int:
@@ -809,6 +1130,13 @@ class _Collector(cst.CSTVisitor):
                 return
         cls.tensors[name] = ModuleTensor(name, kind, value, scope)
 
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            self.scope.matmul_ops.append(node)
+            self.model._scope_of_node[id(node)] = self.scope
+            if self.main_guard_depth:
+                self.model._main_guard_ids.add(id(node))
+
     def visit_Assert(self, node: cst.Assert) -> None:
         self.scope.asserts.append(node)
         self.model._scope_of_node[id(node)] = self.scope
@@ -819,6 +1147,7 @@ class _Collector(cst.CSTVisitor):
         scope.calls.append(node)
         if self.main_guard_depth:
             scope.under_main_guard.append(node)
+            self.model._main_guard_ids.add(id(node))
         if isinstance(node.func, cst.Subscript):
             self.pending_launches.append((node, scope))
         if (
