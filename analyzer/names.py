@@ -84,15 +84,32 @@ class ImportTable:
 
 def collect_imports(module: cst.Module) -> ImportTable:
     """Every import in the file, at any depth; kernlint does not model
-    shadowing by function-local imports, which is rare in kernel files."""
+    shadowing by function-local imports, which is rare in kernel files.
+
+    Walks statements only (imports are never inside expressions), which is
+    an order of magnitude cheaper than a full visitor pass.
+    """
     table = ImportTable()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
+    stack: list[cst.CSTNode] = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
             table.add(node)
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            table.add(node)
-
-    module.visit(Visitor())
+            continue
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    table.add(small)
+            continue
+        for attribute in ("body", "orelse", "handlers", "finalbody"):
+            child = getattr(node, attribute, None)
+            if child is None:
+                continue
+            if isinstance(child, (list, tuple)):
+                stack.extend(reversed(child))
+            elif isinstance(child, cst.BaseSuite):
+                body = child.body
+                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])
+            elif isinstance(child, cst.CSTNode):
+                stack.append(child)
     return table
