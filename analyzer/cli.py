@@ -66,6 +66,7 @@ def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file instead of stdout.")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -77,6 +78,7 @@ def check(
     statistics: bool,
     quiet: bool,
     color: bool | None,
+    output_file: str | None,
 ) -> None:
     """Lint PATHS (files, directories, or - for stdin)."""
     settings = Settings(
@@ -88,18 +90,35 @@ def check(
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
     report = outcome.report
-    use_color = sys.stdout.isatty() if color is None else color
+    use_color = (sys.stdout.isatty() and output_file is None) if color is None else color
     from dataclasses import replace
 
     report = replace(report, color=use_color and output_format == "text", statistics=statistics)
     text = render(output_format, report)
     if quiet and output_format == "text":
         text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))
-    click.echo(text, nl=False)
+    if output_file is not None:
+        _write_report(output_file, text)
+    else:
+        click.echo(text, nl=False)
     code = outcome.exit_code
     if exit_zero and code == 1:
         code = 0
     sys.exit(code)
+
+
+def _write_report(path: str, text: str) -> None:
+    import os
+
+    try:
+        parent = os.path.dirname(path)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as error:
+        click.echo(f"kernlint: error: {path}: cannot write the report: {error.strerror or error}", err=True)
+        sys.exit(EXIT_ERROR)
 
 
 @main.command("rule")

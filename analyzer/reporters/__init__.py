@@ -39,6 +39,10 @@ REPORTERS: dict[str, str] = {
     "text": "text",
     "json": "json_format",
     "advice": "advice_format",
+    "sarif": "sarif",
+    "github": "github",
+    "gitlab": "gitlab",
+    "json-lines": "json_lines",
 }
 
 
