@@ -1,0 +1,91 @@
+"""KL003 hardcoded-launch-config: on the seed, and on how tile sizes are chosen."""
+
+from __future__ import annotations
+
+import textwrap
+
+from conftest import FIXTURES
+
+from kernlint.engine import Settings, lint_source
+
+SEED = FIXTURES / "seed" / "kernel.py"
+
+KERNEL = """
+import triton
+import triton.language as tl
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc += tl.dot(tl.load(a_ptr + offs_k), tl.load(b_ptr + offs_k))
+"""
+
+
+def kl003(source: str, path: str = "example.py"):
+    result = lint_source(path, textwrap.dedent(source), Settings(select=frozenset({"KL003"})))
+    assert not [f for f in result.findings if f.code == "KL999"], result.findings
+    return [f for f in result.findings if f.code == "KL003"]
+
+
+def test_seed_launch_is_reported_with_its_fixed_values() -> None:
+    found = kl003(SEED.read_text(), str(SEED))
+    assert [(f.code, f.span.line, f.span.column, f.severity.value) for f in found] == [
+        ("KL003", 122, 5, "warning")
+    ]
+    message = found[0].message
+    assert "`int8_matmul_rowwise_dequant_kernel`" in message
+    assert "BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4, num_stages=3" in message
+
+
+def test_seed_plan_autotunes_with_the_kernels_own_names() -> None:
+    plan = kl003(SEED.read_text(), str(SEED))[0].plan
+    assert 'key=["M", "N", "K"]' in plan
+    assert 'triton.Config({"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}, num_warps=4, num_stages=4)' in plan
+    assert 'triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=8, num_stages=3)' in plan
+    assert plan.count("triton.Config(") == 4
+    assert "`@triton.jit` of `int8_matmul_rowwise_dequant_kernel`" in plan
+    assert "remove `BLOCK_M=`, `BLOCK_N=`, `BLOCK_K=`, `num_warps=`, `num_stages=` from the launch at line 122" in plan
+    assert "the grid `grid` already reads the block sizes from META" in plan
+
+
+def test_hand_fixed_seed_is_silent() -> None:
+    path = FIXTURES / "seed" / "kernel_fixed.py"
+    assert kl003(path.read_text(), str(path)) == []
+
+
+def test_tuple_grid_gets_a_meta_lambda_and_size_keys_come_from_the_signature() -> None:
+    found = kl003(
+        KERNEL.replace("M, N, K,", "size_m, size_n, size_k,")
+        + "def run(a, b, c, M, N, K):\n"
+        "    mm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, c, M, N, K, 64, 64, 32)\n"
+    )
+    assert [(f.span.line, f.span.column) for f in found] == [(10, 5)]
+    assert "BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)" in found[0].message
+    assert 'key=["size_m", "size_n", "size_k"]' in found[0].plan
+    assert 'lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]),)' in found[0].plan
+
+
+def test_one_computed_tile_size_means_the_author_chose_by_problem() -> None:
+    found = kl003(
+        KERNEL
+        + "def run(a, b, c, M, N, K):\n"
+        "    mm[(1,)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=triton.next_power_of_2(N), BLOCK_K=32)\n"
+        "def run_table(a, b, c, M, N, K):\n"
+        "    cfg = TABLE[M]\n"
+        "    mm[(1,)](a, b, c, M, N, K, BLOCK_M=cfg['BM'], BLOCK_N=64, BLOCK_K=32, num_warps=4)\n"
+        "def run_kwargs(a, b, c, M, N, K, **cfg):\n"
+        "    mm[(1,)](a, b, c, M, N, K, num_warps=4, **cfg)\n"
+    )
+    assert found == []
+
+
+def test_module_constant_reassigned_is_not_fixed() -> None:
+    found = kl003(
+        KERNEL
+        + "BM = 64\n"
+        "if FAST:\n"
+        "    BM = 128\n"
+        "def run(a, b, c, M, N, K):\n"
+        "    mm[(1,)](a, b, c, M, N, K, BLOCK_M=BM, BLOCK_N=BM, BLOCK_K=32)\n"
+    )
+    assert found == []
