@@ -823,9 +823,11 @@ class FileModel:
             inner = self._cache_test(test.expression)
             return {"hit": "miss", "miss": "hit"}.get(inner or "")
         if isinstance(test, cst.BooleanOperation):
+            # `miss or stale` refills the cache; `ready and hit` only runs on a hit.
             kinds = {self._cache_test(test.left), self._cache_test(test.right)}
-            wanted = "miss" if isinstance(test.operator, cst.Or) else "hit"
-            return wanted if wanted in kinds else None
+            if "miss" in kinds:
+                return "miss"
+            return "hit" if isinstance(test.operator, cst.And) and "hit" in kinds else None
         if isinstance(test, cst.Call) and self.qualname(test.func) == "hasattr":
             return "hit"
         if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:

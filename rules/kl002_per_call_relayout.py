@@ -310,8 +310,9 @@ class PerCallRelayout(Rule):
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
-        for function in sorted(model.hot_functions, key=lambda f: model.line_of(f.node) if f.node else 0):
-            if model.is_preparation(function):
+        hot = model.hot_functions
+        for function in model.functions:
+            if function not in hot or model.is_preparation(function):
                 continue
             cls = model.class_of(function)
             in_backward = function.name == "backward" and cls is not None and cls.is_autograd_function
