@@ -443,7 +443,13 @@ def _evidence(model: FileModel, upcast: Upcast) -> str:
     if not upcast.host:
         return ""
     fact, launch = upcast.host[0]
-    argument = _shown(model, launch.arguments[upcast.pointer], 30)
+    bound = launch.arguments[upcast.pointer]
+    argument = _shown(model, bound, 30)
+    if isinstance(bound, cst.Name):
+        # `b = weight_int8.t().contiguous()`: name the tensor the fact is about.
+        value = model.assigned_value(launch.caller, bound.value, before=launch.node)
+        if value is not None and len(model.code(value)) <= 40 and "\n" not in model.code(value):
+            argument = f"{argument} = {model.code(value)}"
     preposition = PREPOSITION.get(fact.source, "")
     return f" ({argument}: {short(fact.dtype)} {preposition}{fact.evidence})".replace(f"{short(fact.dtype)} created", f"{short(fact.dtype)}, created")
 

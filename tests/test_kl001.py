@@ -41,7 +41,7 @@ def test_seed_kernel_reports_the_int8_upcast_at_the_dot_with_host_evidence() -> 
     assert "`int8_matmul_rowwise_dequant_kernel`" in finding.message
     assert "`a_f32` and `b_f32`" in finding.message
     assert "int8 loads of `a_ptr` (x: int8 by assert at line 102)" in finding.message
-    assert "`b_ptr` (b: int8 by assert at line 103)" in finding.message
+    assert "`b_ptr` (b = weight_int8.t().contiguous(): int8 by assert at line 103)" in finding.message
     assert "out_dtype=tl.int32" in finding.plan
     assert "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)" in finding.plan
     assert "`scale_x_ptr`, `scale_w_ptr`" in finding.plan
