@@ -5,9 +5,10 @@ kernels whose only defect is something else) searches the same space, so a
 pair's speedup measures its rule's fix and not a difference in tuning.
 
 The tiles cover the three regimes the library is measured on:
-  * skinny M (decode, M <= 32): BLOCK_M 16/32, a long BLOCK_K = 256 so each
-    program streams a wide slab of the weight per iteration, and split-K to
-    put enough programs on the SMs when M x N alone gives too few tiles;
+  * skinny M (decode, M <= 32): BLOCK_M 16/32, a long BLOCK_K = 256/512 so
+    each program has a wide slab of the weight in flight per iteration (these
+    kernels are bound by DRAM latency x bytes in flight), and split-K to put
+    enough programs on the SMs when M x N alone gives too few tiles;
   * small M (the seed shape, M = 128): 64 x 32 / 64 x 64 tiles, split-K 1-4;
   * square, compute-bound (4096^3): 128 x 128 / 128 x 256 tiles, 8 warps.
 A few BLOCK_K = 32/64 tiles suit kernels whose operands are fp32 in shared
@@ -30,6 +31,11 @@ INT8_MATMUL_TILES = (
     (16, 64, 256, 2, 4, 4),
     (32, 64, 256, 2, 4, 4),
     (64, 32, 256, 1, 4, 4),
+    (16, 32, 256, 2, 4, 4),
+    (16, 32, 512, 2, 4, 3),
+    (16, 64, 512, 1, 4, 3),
+    (32, 32, 512, 1, 4, 3),
+    (64, 32, 512, 1, 4, 3),
     (64, 32, 256, 2, 4, 4),
     (64, 64, 256, 2, 4, 4),
     (64, 64, 256, 4, 4, 4),
