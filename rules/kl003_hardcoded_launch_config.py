@@ -36,9 +36,9 @@ class HardcodedLaunchConfig(Rule):
     ## Why is this bad?
     The best tile shape of a GEMM depends on the problem: a skinny batch
     (M = 1..64) wants a small BLOCK_M and a long BLOCK_K, a large square one
-    wants 128x128 tiles and more warps. One fixed config is often 1.5-3x off
-    the best on shapes it was not picked for, and leaves the SMs idle when the
-    grid of fixed tiles is smaller than the GPU.
+    wants 128x128 tiles and more warps. One fixed config is tuned for at most
+    one of them, and leaves SMs idle when the grid of fixed tiles is smaller
+    than the GPU.
 
     It stays silent on kernels without `tl.dot` (elementwise and reductions),
     on autotuned kernels, and when any tile size is computed from the problem
