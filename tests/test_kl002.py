@@ -140,3 +140,8 @@ def test_helper_called_only_from_init_is_preparation() -> None:
         """
     )
     assert found == []
+
+
+def test_seed_reference_upcast_into_matmul_is_left_to_kl016() -> None:
+    path = FIXTURES / "seed" / "reference.py"
+    assert kl002(path.read_text(), str(path)) == []

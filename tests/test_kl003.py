@@ -89,3 +89,21 @@ def test_module_constant_reassigned_is_not_fixed() -> None:
         "    mm[(1,)](a, b, c, M, N, K, BLOCK_M=BM, BLOCK_N=BM, BLOCK_K=32)\n"
     )
     assert found == []
+
+
+def test_names_imported_from_triton_language_are_resolved() -> None:
+    found = kl003(
+        """
+        from triton import jit
+        from triton.language import arange, constexpr, dot, load
+        @jit
+        def mm(a_ptr, TILE_M: constexpr, TILE_K: constexpr):
+            a = load(a_ptr + arange(0, TILE_M)[:, None] * TILE_K + arange(0, TILE_K)[None, :])
+            acc = dot(a, a)
+        def run(a):
+            mm[(1,)](a, TILE_M=32, TILE_K=32, num_stages=2)
+        """
+    )
+    assert [(f.span.line, f.span.column) for f in found] == [(9, 5)]
+    assert "TILE_M=32, TILE_K=32, num_stages=2" in found[0].message
+    assert '"TILE_M": 16, "TILE_K": 128' in found[0].plan
