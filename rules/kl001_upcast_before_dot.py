@@ -369,10 +369,10 @@ class UpcastBeforeDot(Rule):
                 if not model.is_tl(call.func, "dot"):
                     continue
                 operands = _operands(call)
-                if len(operands) != 2 or _deliberate_precision(model, call):
+                if len(operands) != 2:
                     continue
                 upcasts = [_upcast(model, kernel, operand) for operand in operands]
-                if any(u is None for u in upcasts):
+                if any(u is None for u in upcasts) or _deliberate_precision(model, call):
                     continue
                 yield _report(model, kernel, call, [u for u in upcasts if u is not None])
 

@@ -9,7 +9,10 @@ from kernlint.findings import Category, Severity
 from kernlint.model import NARROW_DTYPES, Conversion, DtypeFact, FileModel, FunctionInfo, call_name, keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-SHORT = {"float16": "fp16", "bfloat16": "bf16"}
+SHORT = {
+    "float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e5m2": "fp8",
+    "float8_e4m3fnuz": "fp8", "float8_e5m2fnuz": "fp8",
+}
 # torch function -> (positions of the multiplied operands, their keyword names).
 MATMUL_FUNCTIONS = {
     "torch.matmul": ((0, 1), ("input", "other")),
@@ -407,6 +410,12 @@ def _plan(
             "side to fp16/bf16, not fp32."
         )
     listed = ", ".join(f"`{p}`" for p in plain)
+    if any(dtype.startswith("float8") for dtype in dtypes):
+        return (
+            f"Multiply {listed} in fp8 with `torch._scaled_mm` (fp8 x fp8 with per-tensor or row-wise scales, "
+            "fp32 accumulation, `out_dtype=torch.bfloat16` or fp32) instead of converting them to fp32; its "
+            "second operand must be column-major."
+        )
     return (
         f"Drop the fp32 conversions and multiply {listed} in their stored dtype (cuBLAS accumulates fp16/bf16 "
         "products in fp32); convert the result with `.float()` afterwards only if fp32 output is needed."

@@ -112,3 +112,57 @@ def test_hash_inside_a_string_is_not_a_comment() -> None:
     source = source.replace('"tf32")  # x', '"tf32")')
     assert len(kl001(source)) == 1
     assert len(kl001(KERNEL.replace("tl.float32))\n", 'tl.float32), out_dtype=tl.float32)  # "# precision"\n'))) == 0
+
+
+def test_block_pointer_loads_are_traced_to_their_base_pointer() -> None:
+    [finding] = kl001(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def bp(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+            a_blk = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, 1), offsets=(0, 0), block_shape=(BM, BK), order=(1, 0))
+            b_blk = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, 1), offsets=(0, 0), block_shape=(BK, BN), order=(1, 0))
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k in range(0, K, BK):
+                a = tl.load(a_blk).to(tl.float32)
+                b = tl.load(b_blk).to(tl.float32)
+                acc = tl.dot(a, b, acc)
+                a_blk = tl.advance(a_blk, (0, BK))
+                b_blk = tl.advance(b_blk, (BK, 0))
+            tl.store(c_ptr, acc)
+
+        def run(x, w, out, bm, bn, bk):
+            assert x.dtype == torch.float16
+            assert w.dtype == torch.float16
+            bp[(1,)](x, w, out, 1, 1, 1, x.stride(0), w.stride(0), BM=bm, BN=bn, BK=bk)
+        """
+    )
+    assert (finding.span.line, finding.span.column, finding.confidence) == (14, 15, "high")
+    assert "fp16 loads of `a_ptr` (x: fp16 by assert at line 20)" in finding.message
+    assert "acc = tl.dot(a, b, acc)` with the fp32 `acc = tl.zeros((BM, BN), dtype=tl.float32)`" in finding.plan
+
+
+def test_model_kernel_value_dtype_follows_loads_to_the_launch_and_conversions() -> None:
+    from kernlint.model import build_model
+    from kernlint.source import parse
+
+    source = textwrap.dedent(KERNEL) + textwrap.dedent(
+        """
+        def run(x, w, sa, sb, out, block):
+            assert x.dtype == torch.int8
+            qk[(1,)](x, w, sa, sb, out, BLOCK=block)
+        """
+    )
+    model = build_model("m.py", source, parse(source))
+    kernel = model.kernels["qk"]
+    dot = next(c for c in kernel.function.calls if model.is_tl(c.func, "dot"))
+    a_cast, b_cast = (arg.value for arg in dot.args)
+    loaded_a = model.kernel_cast(kernel, a_cast).value
+    loaded_b = model.kernel_cast(kernel, b_cast).value
+    assert model.kernel_value_dtype(kernel, loaded_a).dtype == "int8"
+    assert model.kernel_value_dtype(kernel, loaded_b) is None  # w: nothing known
+    assert model.kernel_value_dtype(kernel, a_cast).dtype == "float32"
+    assert model.pointer_dtype(kernel, "a_ptr").evidence == "assert at line 16"

@@ -100,3 +100,17 @@ def test_a_torch_module_function_is_not_a_tensor_conversion() -> None:
             return torch.t(x) @ torch.t(x)
         """
     ) == []
+
+
+def test_fp8_sources_get_a_scaled_mm_plan() -> None:
+    [(line, column, confidence, finding)] = kl016(
+        """
+        import torch
+        a = torch.empty(64, 64, dtype=torch.float8_e4m3fn)
+        b = torch.empty(64, 64, dtype=torch.float8_e4m3fn)
+        c = a.float() @ b.float().t()
+        """
+    )
+    assert (line, column, confidence) == (5, 5, "high")
+    assert "instead of an fp8 tensor-core GEMM" in finding.message
+    assert "torch._scaled_mm" in finding.plan
