@@ -67,6 +67,12 @@ def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file instead of stdout.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).")
+@click.option("--extend-select", multiple=True, help="Add these rules to the selection (codes or names, comma-separated).")
+@click.option("--show-suppressed", is_flag=True, help="Also list the findings that suppression comments silence.")
+@click.option("--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900).")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
+@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -79,17 +85,58 @@ def check(
     quiet: bool,
     color: bool | None,
     output_file: str | None,
+    config_file: str | None,
+    extend_select: tuple[str, ...],
+    show_suppressed: bool,
+    report_unused_suppressions: bool,
+    fix: bool,
+    diff: bool,
 ) -> None:
     """Lint PATHS (files, directories, or - for stdin)."""
-    settings = Settings(
-        select=_codes(select),
-        ignore=_codes(ignore) or frozenset(),
-        target_gpu=target_gpu,
-    )
-    outcome = run(list(paths) or ["."], settings, stdin_filename=stdin_filename)
+    from kernlint import config
+
+    targets = list(paths) or ["."]
+    try:
+        config_path = config_file or config.find_config(
+            [stdin_filename if p == "-" and stdin_filename else p for p in targets]
+        )
+        loaded = config.load_config(config_path) if config_path else config.Config()
+        settings = config.resolve(
+            loaded,
+            select=_codes(select),
+            ignore=_codes(ignore) or frozenset(),
+            extend_select=_codes(extend_select) or frozenset(),
+            target_gpu=target_gpu,
+            report_unused_suppressions=report_unused_suppressions,
+        )
+    except config.ConfigError as error:
+        click.echo(f"kernlint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    fix_mode = "diff" if diff else "fix" if fix else None
+    outcome = run(targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded), fix=fix_mode)
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
+    if fix_mode == "diff":
+        _emit("".join(outcome.diffs), output_file)
+        noun = "fix" if outcome.fixed == 1 else "fixes"
+        click.echo(f"Would apply {outcome.fixed} {noun}." if outcome.fixed else "No fixes to apply.", err=True)
+        sys.exit(outcome.exit_code)
     report = outcome.report
+    if show_suppressed:
+        from dataclasses import replace as _replace
+
+        suppressed = tuple(f for r in report.results for f in r.suppressed)
+        report = _replace(report, shown_suppressed=suppressed)
+    if fix_mode == "fix" and outcome.stdin_fixed is not None:
+        # Fixed stdin goes to stdout (as an editor integration expects); the
+        # report goes to stderr.
+        sys.stdout.buffer.write(outcome.stdin_fixed)
+        sys.stdout.flush()
+        click.echo(render("text" if output_format == "text" else output_format, report), err=True, nl=False)
+        sys.exit(0 if exit_zero and outcome.exit_code == 1 else outcome.exit_code)
+    if fix_mode == "fix" and outcome.fixed and not quiet:
+        noun = "fix" if outcome.fixed == 1 else "fixes"
+        click.echo(f"Applied {outcome.fixed} {noun}.", err=True)
     use_color = (sys.stdout.isatty() and output_file is None) if color is None else color
     from dataclasses import replace
 
@@ -97,14 +144,18 @@ def check(
     text = render(output_format, report)
     if quiet and output_format == "text":
         text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))
-    if output_file is not None:
-        _write_report(output_file, text)
-    else:
-        click.echo(text, nl=False)
+    _emit(text, output_file)
     code = outcome.exit_code
     if exit_zero and code == 1:
         code = 0
     sys.exit(code)
+
+
+def _emit(text: str, output_file: str | None) -> None:
+    if output_file is not None:
+        _write_report(output_file, text)
+    else:
+        click.echo(text, nl=False)
 
 
 def _write_report(path: str, text: str) -> None:

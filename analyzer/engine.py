@@ -8,9 +8,9 @@ that file and rule, and the other rules and files go on.
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from kernlint import claims
+from kernlint import claims, suppressions
 from kernlint.findings import Category, FileResult, Finding, Severity, Span
 from kernlint.model import FileModel, build_model
 from kernlint.registry import Report, Rule, all_rules
@@ -19,22 +19,42 @@ from kernlint.source import SourceError, decode, parse
 PARSE_ERROR = ("KL000", "parse-error")
 INTERNAL_ERROR = ("KL999", "internal-error")
 REPORT_URL = "https://github.com/kernlint/kernlint/issues"
+# Rules that run only when named (select/extend-select): KL900 judges the
+# suppression comments, which only makes sense when asked for.
+OPT_IN = frozenset({"KL900"})
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Which rules run and where claims come from. `select` None means all."""
+    """Which rules run and where claims come from. `select` None means every
+    rule that is on by default (all but OPT_IN) plus `extend_select`.
+    `per_file_ignores` globs match paths relative to `root` (the config
+    file's folder; see kernlint.config)."""
 
     select: frozenset[str] | None = None
     ignore: frozenset[str] = field(default_factory=frozenset)
     target_gpu: str | None = None
+    extend_select: frozenset[str] = field(default_factory=frozenset)
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    root: str | None = None
 
     def enabled(self, code: str) -> bool:
         if code in (PARSE_ERROR[0], INTERNAL_ERROR[0]):
             return True
         if code in self.ignore:
             return False
-        return self.select is None or code in self.select
+        if self.select is None:
+            return code not in OPT_IN or code in self.extend_select
+        return code in self.select
+
+    def for_path(self, path: str) -> Settings:
+        """These settings with the per-file ignores that match `path` added."""
+        if not self.per_file_ignores:
+            return self
+        from kernlint.config import ignored_for
+
+        extra = ignored_for(path, self.per_file_ignores, self.root)
+        return replace(self, ignore=self.ignore | extra, per_file_ignores=()) if extra else self
 
 
 def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileResult:
@@ -46,6 +66,7 @@ def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileR
 
 
 def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileResult:
+    settings = settings.for_path(path)
     try:
         module = parse(text)
     except SourceError as error:
@@ -68,7 +89,8 @@ def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileRe
             continue
         findings.extend(_finding(rule, report, model, settings) for report in reports)
     unique = {f.sort_key: f for f in findings}
-    return FileResult(path, tuple(sorted(unique.values(), key=lambda f: f.sort_key)), source=text)
+    active, suppressed = suppressions.apply(path, text, sorted(unique.values(), key=lambda f: f.sort_key), settings)
+    return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
 
 
 def _finding(rule: type[Rule], report: Report, model: FileModel, settings: Settings) -> Finding:

@@ -82,6 +82,8 @@ class Finding:
     confidence: str | None = None
     expected_speedup: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     fix: Fix | None = field(default=None, compare=False, hash=False)
+    # The comment that silenced it (shown with --show-suppressed), else None.
+    suppressed_by: str | None = field(default=None, compare=False, hash=False)
 
     @property
     def sort_key(self) -> tuple:
@@ -106,7 +108,7 @@ class Finding:
             "fix": None
             if self.fix is None
             else {"description": self.fix.description, "safe": self.fix.safe},
-        }
+        } | ({"suppressed_by": self.suppressed_by} if self.suppressed_by is not None else {})
 
 
 @dataclass(frozen=True)
@@ -116,3 +118,4 @@ class FileResult:
     path: str
     findings: tuple[Finding, ...]
     source: str | None = None
+    suppressed: tuple[Finding, ...] = ()  # silenced by suppression comments

@@ -30,6 +30,14 @@ class RunReport:
         return [finding for result in self.results for finding in result.findings]
 
     @property
+    def listed(self) -> list[Finding]:
+        """The findings to print: the reported ones, and with --show-suppressed
+        the suppressed ones too (marked by `suppressed_by`), in position order."""
+        if not self.shown_suppressed:
+            return self.findings
+        return sorted([*self.findings, *self.shown_suppressed], key=lambda f: f.sort_key)
+
+    @property
     def files_checked(self) -> int:
         return len(self.results)
 

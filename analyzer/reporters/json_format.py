@@ -12,7 +12,7 @@ def document(report: RunReport) -> dict:
     return {
         "version": report.version,
         "files_checked": report.files_checked,
-        "findings": [finding.to_json() for finding in report.findings],
+        "findings": [finding.to_json() for finding in report.listed],
         "advice": list(report.advice),
     }
 

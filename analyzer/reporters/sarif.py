@@ -214,7 +214,7 @@ def document(report: RunReport) -> dict:
     results = [
         _result(
             f, index, prints[id(f)], sources.get(f.path),
-            (getattr(f, "suppressed_by", None) or "suppressed in source") if id(f) in suppressed_ids else None,
+            (f.suppressed_by or "suppressed in source") if id(f) in suppressed_ids else None,
         )
         for f in everything
     ]

@@ -15,10 +15,11 @@ SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 def render(report: RunReport) -> str:
     style = (lambda text, **kw: click.style(text, **kw)) if report.color else (lambda text, **kw: text)
     lines = []
-    for finding in report.findings:
+    for finding in report.listed:
         location = f"{finding.path}:{finding.span.line}:{finding.span.column}:"
         code = style(finding.code, fg=SEVERITY_COLORS[finding.severity.value], bold=True)
-        lines.append(f"{style(location, bold=True)} {code} [{finding.name}] {finding.message}")
+        silenced = f" (suppressed by `{finding.suppressed_by}`)" if finding.suppressed_by else ""
+        lines.append(f"{style(location, bold=True)} {code} [{finding.name}] {finding.message}{silenced}")
     findings = report.findings
     if report.statistics and findings:
         counts = Counter((f.code, f.name) for f in findings)
