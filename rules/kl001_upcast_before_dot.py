@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernlint.findings import Category, Severity
-from kernlint.model import NARROW_DTYPES, Conversion, DtypeFact, FileModel, Kernel, Launch, keyword, positional, walk
+from kernlint.model import NARROW_DTYPES, Conversion, DtypeFact, FileModel, Kernel, Launch, keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 SHORT = {
@@ -20,6 +20,7 @@ INTEGER = frozenset({"int8", "uint8"})
 PRECISION_COMMENT = re.compile(r"precision|on purpose|intentional", re.IGNORECASE)
 # input_precision values that ask for more than TF32 on purpose.
 DELIBERATE_PRECISION = frozenset({"ieee", "tf32x3"})
+ASSIGNED_TO = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\+=|=)\s*$")
 PREPOSITION = {"assert": "by ", "cast": "by ", "get_inputs": "from "}
 
 
@@ -393,14 +394,17 @@ def _deliberate_precision(model: FileModel, call: cst.Call) -> bool:
     allow = keyword(call, "allow_tf32")
     if isinstance(allow, cst.Name) and allow.value == "False":
         return True
-    span = model.span(call)
-    lines = model.source.splitlines()
-    for number in range(span.line - 1, span.end_line + 1):
-        if not 1 <= number <= len(lines):
-            continue
-        text = lines[number - 1]
-        if number == span.line - 1 and not text.lstrip().startswith("#"):
-            continue
+    # The lines of the call, and the line above it when that is a comment.
+    source = model.source
+    start, end = model.offsets(call)
+    first = source.rfind("\n", 0, start) + 1
+    above = source.rfind("\n", 0, max(first - 1, 0)) + 1 if first > 0 else first
+    last = source.find("\n", end)
+    lines = source[first : len(source) if last < 0 else last].splitlines()
+    previous = source[above : max(first - 1, above)]
+    if previous.lstrip().startswith("#"):
+        lines.append(previous)
+    for text in lines:
         comment = _comment(text)
         if comment is not None and PRECISION_COMMENT.search(comment):
             return True
@@ -516,12 +520,13 @@ def _accumulator(model: FileModel, kernel: Kernel, call: cst.Call) -> tuple[str,
     if isinstance(target, cst.Name):
         name = target.value
     else:
-        for node in walk(kernel.node.body):
-            if isinstance(node, (cst.AugAssign, cst.Assign)) and node.value is call:
-                first = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target
-                if isinstance(first, cst.Name):
-                    name = first.value
-                break
+        # `acc += tl.dot(...)` / `acc = tl.dot(...)`: read the target off the
+        # call's line rather than walking the kernel's tree for the statement.
+        start = model.offsets(call)[0]
+        line_start = model.source.rfind("\n", 0, start) + 1
+        match = ASSIGNED_TO.search(model.source[line_start:start])
+        if match is not None:
+            name = match.group(1)
     shape = "(BLOCK_M, BLOCK_N)"
     if name is not None:
         init = model.assigned_value(kernel.function, name, before=call)
