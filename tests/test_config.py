@@ -1,0 +1,186 @@
+"""[tool.kernlint] configuration: the nearest pyproject.toml, --config,
+command-line overrides, per-file-ignores, exclude, and errors that name the
+key and the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_kernlint
+from kernlint.config import Config, glob_matches, load_config, resolve
+
+# Two findings of two rules whose behaviour is pinned by this suite:
+# KL014 at 3:18 and, when KL900 is on, a suppression of an unknown rule at 4:8.
+SOURCE = (
+    "import triton.language as tl\n"
+    "\n"
+    "c = tl.dot(a, b, allow_tf32=True)\n"
+    "d = 1  # noqa: KL777\n"
+)
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def findings(cwd: Path, *args: str) -> list[tuple[str, str, int, int]]:
+    proc = run_kernlint("--format", "json", *args, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    return [(f["code"], f["path"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+def test_without_config_every_default_rule_runs_and_kl900_is_off(tmp_path: Path) -> None:
+    project(tmp_path, {"a.py": SOURCE})
+    assert findings(tmp_path, "a.py") == [("KL014", "a.py", 3, 18)]
+
+
+def test_nearest_pyproject_section_applies_with_codes_or_names(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": '[tool.kernlint]\nignore = ["deprecated-allow-tf32"]\nextend-select = ["KL900"]\n',
+        "a.py": SOURCE,
+    })
+    assert findings(tmp_path, "a.py") == [("KL900", "a.py", 4, 8)]
+
+
+def test_nearest_config_wins_and_a_pyproject_without_the_section_is_skipped(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": '[tool.kernlint]\nselect = ["unused-suppression"]\n',
+        "inner/pyproject.toml": '[tool.kernlint]\nselect = ["KL014"]\n',
+        "inner/a.py": SOURCE,
+        "plain/pyproject.toml": '[project]\nname = "x"\n',
+        "plain/a.py": SOURCE,
+    })
+    assert findings(tmp_path, "inner") == [("KL014", "inner/a.py", 3, 18)]
+    assert findings(tmp_path, "plain") == [("KL900", "plain/a.py", 4, 8)]
+    # Run from inside the folder: the same file is found walking upwards.
+    assert findings(tmp_path / "inner", "a.py") == [("KL014", "a.py", 3, 18)]
+
+
+def test_command_line_overrides_the_file(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": '[tool.kernlint]\nselect = ["KL900"]\nignore = ["KL014"]\n',
+        "a.py": SOURCE,
+    })
+    assert findings(tmp_path, "a.py") == [("KL900", "a.py", 4, 8)]
+    # --select replaces the file's select and takes KL014 back from its ignore.
+    assert findings(tmp_path, "a.py", "--select", "KL014") == [("KL014", "a.py", 3, 18)]
+    # --ignore adds to the file's ignore.
+    assert findings(tmp_path, "a.py", "--ignore", "KL900") == []
+    # --extend-select adds to the file's select (the file's ignore still holds).
+    assert findings(tmp_path, "a.py", "--select", "KL014", "--extend-select", "KL900") == [
+        ("KL014", "a.py", 3, 18), ("KL900", "a.py", 4, 8),
+    ]
+
+
+def test_resolve_rules() -> None:
+    config = Config(path="/p/pyproject.toml", select=frozenset({"KL001"}), ignore=frozenset({"KL014"}),
+                    extend_select=frozenset({"KL003"}), target_gpu="H100")
+    settings = resolve(config)
+    assert settings.select == {"KL001", "KL003"} and settings.ignore == {"KL014"} and settings.target_gpu == "H100"
+    settings = resolve(config, select=frozenset({"KL014"}), ignore=frozenset({"KL002"}), target_gpu="A100")
+    assert settings.select == {"KL014", "KL003"} and settings.ignore == {"KL002"} and settings.target_gpu == "A100"
+    settings = resolve(Config(), report_unused_suppressions=True)
+    assert settings.select is None and settings.enabled("KL900") and settings.enabled("KL014")
+    assert not resolve(Config()).enabled("KL900")
+
+
+def test_per_file_ignores_match_globs_relative_to_the_config(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": (
+            '[tool.kernlint]\nextend-select = ["KL900"]\n'
+            '[tool.kernlint.per-file-ignores]\n'
+            '"tests/*.py" = ["KL014"]\n'
+            '"legacy_*.py" = ["KL900", "KL014"]\n'
+            '"gen/" = ["unused-suppression"]\n'
+        ),
+        "src/a.py": SOURCE,
+        "tests/a.py": SOURCE,
+        "src/deep/legacy_a.py": SOURCE,
+        "gen/x/a.py": SOURCE,
+    })
+    assert findings(tmp_path, ".") == [
+        ("KL014", "gen/x/a.py", 3, 18),
+        ("KL014", "src/a.py", 3, 18),
+        ("KL900", "src/a.py", 4, 8),
+        ("KL900", "tests/a.py", 4, 8),
+    ]
+    # The globs are relative to the config's folder, wherever kernlint runs.
+    assert findings(tmp_path / "tests", "a.py") == [("KL900", "a.py", 4, 8)]
+
+
+def test_glob_matches() -> None:
+    assert glob_matches("tests/a.py", "tests/*.py")
+    assert glob_matches("tests/sub/a.py", "tests/*")
+    assert not glob_matches("src/tests.py", "tests/*.py")
+    assert glob_matches("src/deep/legacy_a.py", "legacy_*.py")
+    assert glob_matches("gen/x/a.py", "gen/")
+    assert glob_matches("a/gen/x.py", "**/gen/*")
+    assert glob_matches("x.py", "./x.py")
+    assert not glob_matches("src/a.py", "b.py")
+
+
+def test_exclude_skips_walked_files_but_not_named_ones(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": '[tool.kernlint]\nexclude = ["generated", "*_pb2.py"]\n',
+        "a.py": SOURCE,
+        "generated/b.py": SOURCE,
+        "c_pb2.py": SOURCE,
+    })
+    assert findings(tmp_path, ".") == [("KL014", "a.py", 3, 18)]
+    assert findings(tmp_path, "generated/b.py") == [("KL014", "generated/b.py", 3, 18)]
+
+
+def test_config_option_reads_a_plain_toml_file_or_a_pyproject(tmp_path: Path) -> None:
+    project(tmp_path, {
+        "pyproject.toml": '[tool.kernlint]\nselect = ["KL900"]\n',
+        "ci/kernlint.toml": 'select = ["KL014"]\n',
+        "ci/pyproject.toml": '[tool.kernlint]\nignore = ["KL014"]\nextend-select = ["KL900"]\n',
+        "a.py": SOURCE,
+    })
+    assert findings(tmp_path, "a.py", "--config", "ci/kernlint.toml") == [("KL014", "a.py", 3, 18)]
+    assert findings(tmp_path, "a.py", "--config", "ci/pyproject.toml") == [("KL900", "a.py", 4, 8)]
+
+
+def test_target_gpu_from_the_file(tmp_path: Path) -> None:
+    path = project(tmp_path, {"pyproject.toml": '[tool.kernlint]\ntarget-gpu = "H100"\n'}) / "pyproject.toml"
+    assert load_config(str(path)).target_gpu == "H100"
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[tool.kernlint]\nselct = ["KL014"]\n', "unknown key 'selct'"),
+    ('[tool.kernlint]\nselect = ["KL014", "KL123"]\n', "select: unknown rule 'KL123'"),
+    ('[tool.kernlint]\nignore = ["no-such-rule"]\n', "ignore: unknown rule 'no-such-rule'"),
+    ('[tool.kernlint.per-file-ignores]\n"t/*" = ["KL77"]\n', "per-file-ignores 't/*': unknown rule 'KL77'"),
+    ('[tool.kernlint]\nselect = "KL014"\n', "select must be a list"),
+    ('[tool.kernlint]\ntarget-gpu = 3\n', "target-gpu must be a string"),
+    ('[tool.kernlint]\nper-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
+    ('[tool.kernlint\n', "not valid TOML"),
+])
+def test_a_bad_config_is_an_error_naming_the_key_and_the_file(tmp_path: Path, body: str, message: str) -> None:
+    project(tmp_path, {"pyproject.toml": body, "a.py": SOURCE})
+    proc = run_kernlint("a.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    error = proc.stderr.decode()
+    assert error.startswith("kernlint: error: pyproject.toml: "), error
+    assert message in error, error
+    assert proc.stdout == b""
+
+
+def test_a_missing_config_file_is_an_error(tmp_path: Path) -> None:
+    project(tmp_path, {"a.py": SOURCE})
+    proc = run_kernlint("a.py", "--config", "nope.toml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "nope.toml: cannot read" in proc.stderr.decode()
+
+
+def test_stdin_uses_the_config_nearest_to_its_filename(tmp_path: Path) -> None:
+    project(tmp_path, {"sub/pyproject.toml": '[tool.kernlint]\nignore = ["KL014"]\nextend-select = ["KL900"]\n'})
+    proc = run_kernlint("--format", "json", "-", "--stdin-filename", "sub/a.py", stdin=SOURCE.encode(), cwd=tmp_path)
+    assert [(f["code"], f["line"]) for f in json.loads(proc.stdout)["findings"]] == [("KL900", 4)]
