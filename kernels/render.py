@@ -1,0 +1,159 @@
+"""Render a `kernlint verify` record as a Markdown table and a bar chart.
+
+    python -m kernlint.kernels.render kernels/measurements/h100.json \\
+        --markdown kernels/measurements/h100.md --png kernels/measurements/h100.png
+
+Every number comes from the record; speedups are recomputed from its
+before/after times.  matplotlib is imported only when a PNG is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+def _f(v, fmt="{:.1f}"):
+    return "–" if v is None else fmt.format(v)
+
+
+def render_markdown(record: dict, source: str | None = None) -> str:
+    env = record["environment"]
+    out = []
+    out.append(f"# kernlint verify: {env['gpu']}")
+    out.append("")
+    out.append(
+        f"Measured {record['date']} with `{record['command']}`"
+        + (f" (record `{source}`)" if source else "")
+        + f"; torch {env['torch']}, triton {env['triton']}, CUDA {env.get('cuda')}, driver {env.get('driver')},"
+        f" {env.get('sm_count')} SMs, Python {env['python']}."
+    )
+    timing = record["settings"].get("timing")
+    if timing:
+        out.append("")
+        out.append(
+            f"Times are medians in µs. **graph**: {timing['graph']} (GPU time, no launch overhead). "
+            f"**eager**: {timing['eager']} (includes Python launch overhead). Input sets rotate so that "
+            f"weights are not timed out of L2. Speedup = before / after. Error = "
+            f"{record['settings']['error_metric']}; tolerance {record['settings']['tolerance']}, "
+            f"{record['settings']['trials']} trials of fresh random inputs."
+        )
+    out.append("")
+    out.append("| pair | rules | shape (M×K×N) | before graph / eager | after graph / eager | speedup graph / eager "
+               "| reference graph | rel. error before / after | after config |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for r in record["results"]:
+        b, a, ref = r["before"], r["after"], r["reference"]
+        if b["graph_us"] and a["graph_us"]:
+            sp = f"**{b['graph_us'] / a['graph_us']:.2f}×** / {b['eager_us'] / a['eager_us']:.2f}×"
+        else:
+            sp = "–"
+        ok = "" if r["ok"] else " **FAIL**"
+        out.append(
+            f"| {r['pair']}{ok} | {', '.join(r['rules'])} | {r['shape']} {r['dims']} "
+            f"| {_f(b['graph_us'])} / {_f(b['eager_us'])} | {_f(a['graph_us'])} / {_f(a['eager_us'])} | {sp} "
+            f"| {_f(ref['graph_us'])} | {b['rel_err']:.1e} / {a['rel_err']:.1e} | {a.get('config') or '–'} |"
+        )
+    out.append("")
+    out.append("| shape | bytes moved | DRAM floor @ "
+               f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "
+               f"{_f(record['settings'].get('measured_copy_tb_s'), '{:.2f}')} TB/s "
+               "| torch._int_mm + torch epilogue graph / eager | torch._int_mm alone graph |")
+    out.append("|---|---|---|---|---|---|")
+    for name, s in record["shapes"].items():
+        im = s.get("int_mm") or {}
+        out.append(
+            f"| {name} {s['dims']} | {s['bytes'] / 1e6:.2f} MB | {_f(s['dram_floor_us'], '{:.2f}')} µs "
+            f"| {_f(s['dram_floor_measured_bw_us'], '{:.2f}')} µs "
+            f"| {_f(im.get('graph_us'))} / {_f(im.get('eager_us'))} µs | {_f(im.get('alone_graph_us'))} µs |"
+        )
+    if record.get("acceptance"):
+        out.append("")
+        out.append("Targets:")
+        out.append("")
+        for c in record["acceptance"]:
+            out.append(f"- {'PASS' if c['ok'] else 'MISS'}: {c['check']} — measured {c['value']}")
+    notes = list(record.get("notes", []))
+    for name, s in record["shapes"].items():
+        notes += [f"{name}: {n}" for n in s.get("notes", [])]
+    for r in record["results"]:
+        notes += [f"{r['pair']} {r['shape']}: {n}" for n in r.get("notes", [])]
+    if notes:
+        out.append("")
+        out.append("Notes:")
+        out.append("")
+        out += [f"- {n}" for n in notes]
+    return "\n".join(out) + "\n"
+
+
+def render_png(record: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shapes = list(record["shapes"])
+    pairs = list(dict.fromkeys(r["pair"] for r in record["results"]))
+    by = {(r["pair"], r["shape"]): r for r in record["results"]}
+    fig, axes = plt.subplots(1, len(shapes), figsize=(5.5 * len(shapes), 4.8), squeeze=False)
+    series = [("before", "graph_us", "before (graph)", "#d62728", None),
+              ("after", "graph_us", "after (graph)", "#2ca02c", None),
+              ("before", "eager_us", "before (eager)", "#d62728", "//"),
+              ("after", "eager_us", "after (eager)", "#2ca02c", "//")]
+    width = 0.2
+    for ax, shape in zip(axes[0], shapes):
+        for j, (which, key, label, color, hatch) in enumerate(series):
+            xs, ys = [], []
+            for i, pair in enumerate(pairs):
+                r = by.get((pair, shape))
+                if r and r[which][key]:
+                    xs.append(i + (j - 1.5) * width)
+                    ys.append(r[which][key])
+            ax.bar(xs, ys, width, label=label, color=color, alpha=1.0 if hatch is None else 0.45,
+                   hatch=hatch, edgecolor="black", linewidth=0.4)
+        for i, pair in enumerate(pairs):
+            r = by.get((pair, shape))
+            if r and r["before"]["graph_us"] and r["after"]["graph_us"]:
+                s = r["before"]["graph_us"] / r["after"]["graph_us"]
+                ax.annotate(f"{s:.1f}×", (i, r["before"]["graph_us"]), ha="center", va="bottom",
+                            fontsize=8, xytext=(0, 3), textcoords="offset points")
+        floor = record["shapes"][shape].get("dram_floor_us")
+        if floor:
+            ax.axhline(floor, color="gray", linestyle=":", linewidth=1, label="DRAM floor")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(pairs)))
+        labels = []
+        for pair in pairs:
+            rules = next(r["rules"] for r in record["results"] if r["pair"] == pair)
+            labels.append("+".join(rules) if len(rules) == 1 else "seed\n(all fixes)")
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_title(f"{shape} (M×K×N = {record['shapes'][shape]['dims']})", fontsize=10)
+        ax.set_ylabel("time per call (µs, log)")
+    axes[0][0].legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"kernlint reference-fix pairs, before vs after — {record['environment']['gpu']}, "
+                 f"{record['date'][:10]}; annotated: graph speedup", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+@click.command("render")
+@click.argument("record_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False), help="Write the Markdown table here.")
+@click.option("--png", "png_out", type=click.Path(dir_okay=False), help="Write the bar chart here.")
+def render_command(record_file, markdown_out, png_out):
+    """Render a kernlint verify RECORD_FILE as Markdown (stdout by default) and a PNG chart."""
+    record = json.loads(Path(record_file).read_text())
+    md = render_markdown(record, source=record_file)
+    if markdown_out:
+        Path(markdown_out).write_text(md)
+    elif not png_out:
+        click.echo(md, nl=False)
+    if png_out:
+        render_png(record, png_out)
+
+
+if __name__ == "__main__":
+    render_command()
