@@ -65,7 +65,7 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
     rule = rule_by_code_or_name(best.code)
     assert rule is not None
     others = sorted({f"{f.code} (line {f.span.line})" for f in candidates if f is not best})
-    reason = f"{best.code} {best.name} at line {best.span.line}: {best.message}"
+    reason = f"{best.code} {best.name} at line {best.span.line}: {best.message.rstrip('.')}."
     if others:
         reason += f" Also found: {', '.join(others)}."
     return {
