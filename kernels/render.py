@@ -60,13 +60,14 @@ def render_markdown(record: dict, source: str | None = None) -> str:
     out.append("| shape | bytes moved | DRAM floor @ "
                f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "
                f"{_f(record['settings'].get('measured_copy_tb_s'), '{:.2f}')} TB/s "
-               "| torch._int_mm + torch epilogue graph / eager | torch._int_mm alone graph |")
-    out.append("|---|---|---|---|---|---|")
+               "| copy moving the same bytes, graph | torch._int_mm + torch epilogue graph / eager | torch._int_mm alone graph |")
+    out.append("|---|---|---|---|---|---|---|")
     for name, s in record["shapes"].items():
         im = s.get("int_mm") or {}
         out.append(
             f"| {name} {s['dims']} | {s['bytes'] / 1e6:.2f} MB | {_f(s['dram_floor_us'], '{:.2f}')} µs "
             f"| {_f(s['dram_floor_measured_bw_us'], '{:.2f}')} µs "
+            f"| {_f(s.get('copy_same_bytes_graph_us'), '{:.2f}')} µs "
             f"| {_f(im.get('graph_us'))} / {_f(im.get('eager_us'))} µs | {_f(im.get('alone_graph_us'))} µs |"
         )
     if record.get("acceptance"):
