@@ -529,6 +529,14 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                     "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
                 }
                 item["rotated_input_sets"] = n_sets
+                sp = item["speedup"]
+                if sp["eager"] < 1.0 <= sp["graph"]:
+                    item["notes"].append(
+                        f"eager: after {item['after']['eager_us']:.1f} us per call vs {item['after']['graph_us']:.1f} us "
+                        f"of GPU time: the call is bound by Python launch overhead (Triton's autotune/heuristics "
+                        f"dispatch costs more CPU than a fixed launch), so the fix is {sp['eager']:.2f}x in eager "
+                        f"and {sp['graph']:.2f}x under CUDA graphs"
+                    )
             if not item["ok"]:
                 any_fail = True
                 item["notes"].append(
