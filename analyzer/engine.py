@@ -89,7 +89,11 @@ def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileRe
             continue
         findings.extend(_finding(rule, report, model, settings) for report in reports)
     unique = {f.sort_key: f for f in findings}
-    active, suppressed = suppressions.apply(path, text, sorted(unique.values(), key=lambda f: f.sort_key), settings)
+    ordered = sorted(unique.values(), key=lambda f: f.sort_key)
+    try:
+        active, suppressed = suppressions.apply(path, text, ordered, settings)
+    except Exception as error:  # noqa: BLE001 - report unsuppressed rather than lose the file
+        active, suppressed = [*ordered, _internal_error(path, "suppression comments", error)], []
     return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
 
 

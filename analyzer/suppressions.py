@@ -48,7 +48,8 @@ UNSUPPRESSIBLE = frozenset({"KL000", "KL999"})
 NOQA = re.compile(
     r"#\s*noqa(?![\w-])(?::\s?(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
 )
-KERNLINT = re.compile(r"#\s*kernlint:\s*(?P<kind>ignore-file|ignore)(?![\w-])(?:\[(?P<codes>[^\]\n]*)\])?")
+# An unclosed `[` makes it no directive at all, rather than a blanket one.
+KERNLINT = re.compile(r"#\s*kernlint:\s*(?P<kind>ignore-file|ignore)(?:\[(?P<codes>[^\]\n]*)\]|(?![\w\[-]))")
 KL_CODE = re.compile(r"^KL\d+$", re.IGNORECASE)
 
 

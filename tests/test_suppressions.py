@@ -54,6 +54,8 @@ def test_a_directive_on_the_reported_line_silences_it_and_only_it(comment: str) 
     "# kernlint: ignored",
     "# noqa-KL014",
     "# no qa",
+    "# kernlint: ignore[KL014",  # unclosed: no directive, not a blanket one
+    "# kernlint: ignore-file[KL014",
 ])
 def test_directives_for_other_codes_or_tools_leave_it_reported(comment: str) -> None:
     assert lint(f"x = {DOT}  {comment}\n") == [("KL014", 2, 18)]
