@@ -215,3 +215,12 @@ def test_output_file_receives_the_report_and_stdout_stays_empty(tmp_path: Path) 
     assert "KL014" in [r["ruleId"] for r in json.loads(target.read_text())["runs"][0]["results"]]
     expected = run_kernlint("--format", "sarif", "fixtures/seed/kernel.py").stdout
     assert target.read_bytes() == expected
+
+
+def test_sarif_with_suppressed_and_unused_suppressions_validates(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text(TF32.replace("True)\n", "True)  # noqa: KL014\n") + "y = 1  # noqa: KL014\n")
+    proc = run_kernlint("k.py", "--show-suppressed", "--report-unused-suppressions", "--format", "sarif", cwd=tmp_path)
+    document = json.loads(proc.stdout)
+    assert_valid_sarif(document)
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"], "suppressions" in r)
+            for r in document["runs"][0]["results"]] == [("KL014", 4, True), ("KL900", 5, False)]
