@@ -342,8 +342,20 @@ class FileModel:
         return self.classes.get(function.class_name) if function.class_name else None
 
     def enclosing_kernel_or_function(self, node: cst.CSTNode) -> str | None:
+        """Name of the innermost function whose text contains the node (any
+        node, not only the indexed ones), or None at module level."""
         scope = self.scope_of(node)
-        return None if scope.is_module_level else scope.name
+        if not scope.is_module_level:
+            return scope.name
+        span = self.span(node)
+        best: FunctionInfo | None = None
+        for function in self.functions:
+            assert function.node is not None
+            outer = self.span(function.node)
+            if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column):
+                if best is None or self.span(best.node).line <= outer.line:  # type: ignore[arg-type]
+                    best = function
+        return best.name if best is not None else None
 
     def called_functions(self, function: FunctionInfo) -> Iterator[FunctionInfo]:
         """Functions of this file that `function` calls by name or as
