@@ -20,13 +20,17 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "docs" / "rules.md"
 BLOCK = re.compile(r"(<!-- output: (?P<command>[^>]+?) -->\n```text\n)(?P<body>.*?)(```)", re.S)
+# Markdown a command prints, pasted as Markdown (tables render) up to the end marker.
+MARKDOWN = re.compile(r"(<!-- markdown: (?P<command>[^>]+?) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
 
 
 def output_of(command: str) -> str:
     argv = shlex.split(command)
-    assert argv[0] == "kernlint", command
+    if argv[:2] == ["python", "-m"]:
+        argv = argv[2:]
+    assert argv[0].startswith("kernlint"), command
     proc = subprocess.run(
-        [sys.executable, "-m", "kernlint", *argv[1:]],
+        [sys.executable, "-m", argv[0], *argv[1:]],
         capture_output=True, text=True, cwd=ROOT,
         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
         timeout=120,
@@ -35,7 +39,8 @@ def output_of(command: str) -> str:
 
 
 def regenerate(text: str) -> str:
-    return BLOCK.sub(lambda m: m.group(1) + output_of(m.group("command")) + m.group(4), text)
+    text = BLOCK.sub(lambda m: m.group(1) + output_of(m.group("command")) + m.group(4), text)
+    return MARKDOWN.sub(lambda m: m.group(1) + output_of(m.group("command")) + m.group(4), text)
 
 
 def rules_document() -> str:
