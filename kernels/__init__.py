@@ -15,18 +15,31 @@ in each pair's `__init__.py`, which is plain Python.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from types import ModuleType
 
-# Performance rules whose claims must come from a measurement of a pair.
-PERFORMANCE_RULES = ("KL001", "KL002", "KL003", "KL016")
+def _discover_pairs() -> tuple[str, ...]:
+    # A pair is a subpackage; adding one needs no edit here.
+    return tuple(
+        sorted(info.name for info in pkgutil.iter_modules(__path__) if info.ispkg and not info.name.startswith("_"))
+    )
 
-PAIRS = (
-    "kl001_upcast_before_dot",
-    "kl002_per_call_relayout",
-    "kl003_hardcoded_launch_config",
-    "kl016_upcast_before_torch_matmul",
-    "seed_all_fixes",
-)
+
+def _performance_rules() -> tuple[str, ...]:
+    # The rules whose claims must come from a measured pair: every rule of a
+    # performance category, as the registry knows them.
+    from kernlint.registry import all_rules
+
+    return tuple(rule.code for rule in all_rules() if rule.category.is_performance)
+
+
+PAIRS = _discover_pairs()
+
+
+def __getattr__(name: str):
+    if name == "PERFORMANCE_RULES":
+        return _performance_rules()
+    raise AttributeError(name)
 
 
 def pair_meta(pair_id: str) -> ModuleType:
