@@ -1109,6 +1109,16 @@ class _Collector(cst.CSTVisitor):
     def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression, node: cst.CSTNode) -> None:
         scope = self.scope
         self.model._scope_of_node[id(node)] = scope
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+            and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+        ):
+            # `BLOCK_M, BLOCK_N = 64, 32` binds each name to its own value.
+            for name, item in zip(target.elements, value.elements):
+                self._assign(name.value, item.value, node)
+            return
         if isinstance(target, cst.Name):
             scope.assignments.append((target.value, value, node))
             if scope.is_module_level:
