@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 
@@ -11,6 +12,7 @@ import click
 
 from kernlint import __version__
 from kernlint.engine import Settings
+from kernlint.limits import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE
 from kernlint.registry import all_rules, rule_by_code_or_name
 from kernlint.reporters import REPORTERS, render
 from kernlint.runner import EXIT_ERROR, run
@@ -24,6 +26,40 @@ class DefaultToCheck(click.Group):
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        """No traceback reaches the user: an unexpected exception becomes one
+        line on stderr naming what kernlint was doing, and exit code 2."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except OSError as error:
+            if error.errno == errno.EPIPE:  # `kernlint ... | head`: click handles it
+                raise
+            _internal_error_exit(error)
+        except Exception as error:  # noqa: BLE001 - the last line of defence
+            _internal_error_exit(error)
+
+
+# What the `check` command is doing, for the one-line internal error message.
+_stage = {"doing": "starting"}
+
+
+def _internal_error_exit(error: BaseException) -> None:
+    import traceback
+
+    from kernlint.engine import REPORT_URL
+
+    frames = traceback.extract_tb(error.__traceback__)
+    at = f" at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    message = str(error).splitlines()[0] if str(error) else ""
+    click.echo(
+        f"kernlint: internal error while {_stage['doing']}: {type(error).__name__}: {message}{at}; "
+        f"this is a bug in kernlint, please report it at {REPORT_URL} with the command and the files it ran on",
+        err=True,
+    )
+    sys.exit(EXIT_ERROR)
 
 
 @click.group(cls=DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
@@ -73,6 +109,10 @@ def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
 @click.option("--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
+@click.option("--max-file-size", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help=f"Skip files larger than this with a KL901 finding (default {DEFAULT_MAX_FILE_SIZE}; 0: no cap).")
+@click.option("--timeout-per-file", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help=f"Stop checking a file after this long with a KL902 finding (default {DEFAULT_TIMEOUT_PER_FILE:g}; 0: no budget, no worker processes).")
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -91,6 +131,8 @@ def check(
     report_unused_suppressions: bool,
     fix: bool,
     diff: bool,
+    max_file_size: int | None,
+    timeout_per_file: float | None,
 ) -> None:
     """Lint PATHS (files, directories, or - for stdin)."""
     from kernlint import config
@@ -112,7 +154,14 @@ def check(
     except config.ConfigError as error:
         click.echo(f"kernlint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
+    from dataclasses import replace as _with
+
+    if max_file_size is not None:
+        settings = _with(settings, max_file_size=max_file_size)
+    if timeout_per_file is not None:
+        settings = _with(settings, timeout_per_file=timeout_per_file)
     fix_mode = "diff" if diff else "fix" if fix else None
+    _stage["doing"] = "checking " + ", ".join(targets)
     outcome = run(targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded), fix=fix_mode)
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
@@ -141,6 +190,7 @@ def check(
     from dataclasses import replace
 
     report = replace(report, color=use_color and output_format == "text", statistics=statistics)
+    _stage["doing"] = f"writing the {output_format} report"
     text = render(output_format, report)
     if quiet and output_format == "text":
         text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from kernlint import claims, suppressions
 from kernlint.findings import Category, FileResult, Finding, Severity, Span
+from kernlint.limits import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE, FILE_TOO_LARGE, TIMEOUT, deep_call
 from kernlint.model import FileModel, build_model
 from kernlint.registry import Report, Rule, all_rules
 from kernlint.source import SourceError, decode, parse
@@ -37,9 +38,14 @@ class Settings:
     extend_select: frozenset[str] = field(default_factory=frozenset)
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     root: str | None = None
+    # Limits (see kernlint.limits): bytes (0: no cap) and seconds (0: no
+    # budget, and no worker processes).
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    timeout_per_file: float = DEFAULT_TIMEOUT_PER_FILE
 
     def enabled(self, code: str) -> bool:
-        if code in (PARSE_ERROR[0], INTERNAL_ERROR[0]):
+        # "This file was not (fully) checked" cannot be turned off.
+        if code in (PARSE_ERROR[0], INTERNAL_ERROR[0], FILE_TOO_LARGE[0], TIMEOUT[0]):
             return True
         if code in self.ignore:
             return False
@@ -58,6 +64,8 @@ class Settings:
 
 
 def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileResult:
+    if settings.max_file_size and len(data) > settings.max_file_size:
+        return file_too_large_result(path, len(data), settings.max_file_size)
     try:
         text = decode(data)
     except SourceError as error:
@@ -68,14 +76,25 @@ def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileR
 def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileResult:
     settings = settings.for_path(path)
     try:
+        # libcst recurses once per level of nesting: a big stack and a raised
+        # recursion limit for the whole pipeline (kernlint.limits).
+        return deep_call(lambda: _lint_source(path, text, settings))
+    except RecursionError:
+        return FileResult(path, (_parse_error(path, SourceError(TOO_DEEP)),), source=text)
+
+
+TOO_DEEP = "too deeply nested to analyze (the recursion limit was reached)"
+
+
+def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
+    try:
         module = parse(text)
     except SourceError as error:
         return FileResult(path, (_parse_error(path, error),), source=text)
     try:
         model = build_model(path, text, module)
     except RecursionError:
-        error = SourceError("too deeply nested to analyze (the recursion limit was reached)")
-        return FileResult(path, (_parse_error(path, error),), source=text)
+        raise
     except Exception as error:  # noqa: BLE001 - one file's failure is reported, not raised
         return FileResult(path, (_internal_error(path, "model", error),), source=text)
     findings: list[Finding] = []
@@ -84,6 +103,8 @@ def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileRe
             continue
         try:
             reports = list(rule().check(model))
+        except RecursionError:
+            raise  # the file is too deep for any rule: KL000, not a rule's bug
         except Exception as error:  # noqa: BLE001
             findings.append(_internal_error(path, f"{rule.code} ({rule.name})", error))
             continue
@@ -145,3 +166,57 @@ def _internal_error(path: str, where: str, error: BaseException) -> Finding:
         path=path,
         span=Span(1, 1, 1, 1),
     )
+
+
+def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
+    """KL901: the file was not read (see kernlint.limits)."""
+    return FileResult(path, (Finding(
+        code=FILE_TOO_LARGE[0],
+        name=FILE_TOO_LARGE[1],
+        category=Category.INTERNAL,
+        severity=Severity.WARNING,
+        message=(
+            f"not analyzed: the file is {size:,} bytes, over the size cap of {cap:,} bytes "
+            "(--max-file-size); nothing in it was checked"
+        ),
+        path=path,
+        span=Span(1, 1, 1, 1),
+        plan="Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
+    ),))
+
+
+def timeout_result(path: str, budget: float) -> FileResult:
+    """KL902: the file's analysis was stopped (see kernlint.limits)."""
+    return FileResult(path, (Finding(
+        code=TIMEOUT[0],
+        name=TIMEOUT[1],
+        category=Category.INTERNAL,
+        severity=Severity.WARNING,
+        message=(
+            f"not analyzed: checking this file took longer than the time budget of {budget:g} s "
+            "(--timeout-per-file) and was stopped; nothing in it was checked"
+        ),
+        path=path,
+        span=Span(1, 1, 1, 1),
+        plan="Exclude the file if it is generated; otherwise raise --timeout-per-file (0: no budget).",
+    ),))
+
+
+def internal_error_result(path: str, where: str, error: BaseException | str) -> FileResult:
+    """KL999 for a whole file (a worker that crashed or died)."""
+    if isinstance(error, str):
+        finding = Finding(
+            code=INTERNAL_ERROR[0],
+            name=INTERNAL_ERROR[1],
+            category=Category.INTERNAL,
+            severity=Severity.ERROR,
+            message=(
+                f"internal error in {where} on this file: {error}; nothing in it was checked. "
+                f"Please report it at {REPORT_URL} with this file"
+            ),
+            path=path,
+            span=Span(1, 1, 1, 1),
+        )
+    else:
+        finding = _internal_error(path, where, error)
+    return FileResult(path, (finding,))

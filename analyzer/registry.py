@@ -73,6 +73,11 @@ class Rule:
     priority: ClassVar[int] = 50
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
+    # True for a finding the engine emits from something other than the
+    # code's text (the file's size, time spent): no VALID/INVALID snippet can
+    # show it, so the minimum number of examples does not apply; the rule's
+    # own tests prove it instead.
+    emitted_by_engine: ClassVar[bool] = False
 
     def check(self, model: FileModel) -> Iterator[Report]:
         raise NotImplementedError

@@ -3,15 +3,17 @@ code. The CLI is a thin layer over `run`."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 
 from kernlint import __version__
 from kernlint.advice import verdict
 from kernlint.discovery import discover
-from kernlint.engine import INTERNAL_ERROR, Settings, lint_bytes
+from kernlint.engine import INTERNAL_ERROR, Settings, file_too_large_result, internal_error_result, timeout_result
 from kernlint.findings import FileResult
-from kernlint.fixes import fix_bytes, fix_file
+from kernlint.fixes import FixOutcome
+from kernlint.limits import Job, run_jobs
 from kernlint.reporters import RunReport
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -44,36 +46,48 @@ def run(
     fixed = 0
     stdin_fixed = None
     file_paths = [p for p in paths if p != "-"]
+    # Each file is one job, checked in a worker process within the time
+    # budget (kernlint.limits); stdin is fixed in memory only.
+    jobs: list[Job] = []
     if "-" in paths:
         data = sys.stdin.buffer.read()
-        if fix is None:
-            results.append(lint_bytes(stdin_filename or "-", data, settings))
-        else:
-            outcome = fix_bytes(stdin_filename or "-", data, settings)
-            results.append(outcome.result)
-            diffs.append(outcome.diff)
-            fixed += outcome.applied
-            stdin_fixed = outcome.fixed
-            if outcome.error:
-                errors.append(f"{stdin_filename or '-'}: not fixed: {outcome.error}")
+        jobs.append(Job(stdin_filename or "-", data, None if fix is None else "diff"))
     found = discover(file_paths, exclude)
     errors.extend(found.errors)
+    too_large: list[FileResult] = []
     for path in found.files:
         try:
+            size = os.stat(path).st_size
+            if settings.max_file_size and size > settings.max_file_size:
+                too_large.append(file_too_large_result(path, size, settings.max_file_size))
+                continue
             with open(path, "rb") as handle:
                 data = handle.read()
         except OSError as error:
             errors.append(f"{path}: cannot read: {error.strerror or error}")
             continue
-        if fix is None:
-            results.append(lint_bytes(path, data, settings))
+        jobs.append(Job(path, data, fix))
+
+    def unfinished(job: Job, why: str) -> FileResult | FixOutcome:
+        if why == "timeout":
+            result = timeout_result(job.path, settings.timeout_per_file)
+        else:
+            result = internal_error_result(job.path, "kernlint", why)
+        return result if job.fix is None else FixOutcome(job.path, result, 0, job.data, job.data, "")
+
+    outcomes = run_jobs(jobs, settings, settings.timeout_per_file, unfinished)
+    results.extend(too_large)
+    for job, outcome in zip(jobs, outcomes):
+        if job.fix is None:
+            results.append(outcome)
             continue
-        outcome = fix_file(path, data, settings, write=fix == "fix")
         results.append(outcome.result)
         diffs.append(outcome.diff)
         fixed += outcome.applied
+        if "-" in paths and job is jobs[0]:
+            stdin_fixed = outcome.fixed
         if outcome.error:
-            errors.append(f"{path}: not fixed: {outcome.error}")
+            errors.append(f"{job.path}: not fixed: {outcome.error}")
     results.sort(key=lambda r: r.path)
     advice = tuple(verdict(r.path, r.findings, settings.target_gpu) for r in results)
     report = RunReport(__version__, tuple(results), advice)

@@ -47,12 +47,25 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+# CPython's own parser refuses these (its limits: 200 nested brackets, 100
+# indentation levels); libcst's native parser would recurse until the stack
+# overflows, a crash no `except` can catch, so such a file never reaches it.
+NESTING_MESSAGES = ("too many nested parentheses", "too many levels of indentation")
+# Brackets nested deeper than this are refused even when CPython gives no
+# verdict (syntax newer than the running Python); CPython allows 200.
+MAX_BRACKET_DEPTH = 1000
+_BRACKET_STEPS = {ord(c): step for c, step in zip("([{)]}", (1, 1, 1, -1, -1, -1))}
+
+
 def parse(text: str) -> cst.Module:
+    _refuse_too_deep(text)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise _python_syntax_error(text) or SourceError(
-            f"syntax error: {error.message}", error.editor_line, error.editor_column
+            # CPython accepted it (or gave no verdict): libcst's limitation.
+            f"libcst, the parser kernlint uses, cannot read this file (Python can): {error.message}",
+            error.editor_line, error.editor_column,
         ) from None
     except RecursionError:
         raise SourceError("too deeply nested for the parser") from None
@@ -68,3 +81,31 @@ def _python_syntax_error(text: str) -> SourceError | None:
     except (RecursionError, MemoryError, ValueError):
         return None
     return None
+
+
+def _refuse_too_deep(text: str) -> None:
+    """Raise SourceError for nesting that would crash libcst's parser.
+    ast.parse only parses; run inside limits.deep_call, its own recursion
+    limit is the raised one."""
+    try:
+        ast.parse(text)
+        return
+    except SyntaxError as error:
+        if error.msg in NESTING_MESSAGES:
+            raise SourceError(f"too deeply nested: {error.msg}", error.lineno or 1, max(error.offset or 1, 1)) from None
+    except (RecursionError, MemoryError):
+        raise SourceError("too deeply nested: Python's own parser gives up on this file") from None
+    except ValueError:
+        return
+    if _bracket_depth(text) > MAX_BRACKET_DEPTH:
+        raise SourceError(f"too deeply nested: brackets nest more than {MAX_BRACKET_DEPTH} levels")
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest bracket nesting, counting brackets in strings and
+    comments too (an over-estimate, consulted only when CPython gave no
+    verdict)."""
+    from itertools import accumulate
+
+    steps = [_BRACKET_STEPS[ord(c)] for c in text if ord(c) in _BRACKET_STEPS]
+    return max(accumulate(steps), default=0)

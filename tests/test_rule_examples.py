@@ -26,8 +26,12 @@ def apply_fixes(source: str, fixes) -> str:
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
 def test_every_rule_has_enough_examples_and_docs(rule: type[Rule]) -> None:
-    assert len(rule.VALID) >= MIN_EXAMPLES, f"{rule.code} needs {MIN_EXAMPLES} VALID examples"
-    assert len(rule.INVALID) >= MIN_EXAMPLES, f"{rule.code} needs {MIN_EXAMPLES} INVALID examples"
+    if rule.emitted_by_engine:
+        # Triggered by size or time, not by text (see Rule.emitted_by_engine).
+        assert not rule.VALID and not rule.INVALID and "## Example" in rule.docs()
+    else:
+        assert len(rule.VALID) >= MIN_EXAMPLES, f"{rule.code} needs {MIN_EXAMPLES} VALID examples"
+        assert len(rule.INVALID) >= MIN_EXAMPLES, f"{rule.code} needs {MIN_EXAMPLES} INVALID examples"
     docs = rule.docs()
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
         assert section in docs, f"{rule.code} docs lack {section!r}"

@@ -1,0 +1,266 @@
+"""Limits that keep one pathological file from crashing or stalling a run.
+
+Three guards, each turning a hostile file into a finding for that file:
+
+- **Deep nesting.** libcst's parser and visitors recurse once per level of
+  nesting. `deep_call` runs the analysis of one file in a thread with a large
+  stack (STACK_SIZE) and a raised recursion limit (RECURSION_LIMIT), so
+  nesting that CPython itself accepts is analyzed; deeper nesting ends in a
+  RecursionError that the engine reports as KL000 ("too deeply nested"),
+  never as a crash. (A native stack overflow in libcst's parser cannot be
+  caught, so source.parse refuses, before libcst sees it, nesting that
+  CPython's own parser refuses.)
+- **Size cap** (`--max-file-size`, bytes, default 10 MiB): a larger file is
+  not read at all; it gets a KL901 file-too-large finding.
+- **Time budget** (`--timeout-per-file`, seconds, default 20): `run_jobs`
+  lints each file in a worker process and kills the worker when the budget
+  is spent; the file gets a KL902 timeout finding and the run goes on with a
+  fresh worker. A worker that dies (a native crash in a dependency) gives a
+  KL999 finding for its file. Killing a process is the only way to stop a
+  stuck native parser; threads cannot be interrupted. The budget is wall-clock
+  time, so a file near the limit can pass on a fast machine and time out on a
+  slow one: the default is more than 20 times the time of a 300 KB kernel
+  file. A budget of 0 turns workers off and lints in this process, in order.
+
+Workers are forked where the platform allows (Linux), so they start in
+milliseconds with everything already imported; the results are put back in
+the order of the jobs, so output does not depend on which worker finished
+first.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+DEFAULT_TIMEOUT_PER_FILE = 20.0
+FILE_TOO_LARGE = ("KL901", "file-too-large")
+TIMEOUT = ("KL902", "timeout")
+# The stack is reserved virtual memory; only the pages a deep file touches
+# are used. 512 MiB holds RECURSION_LIMIT levels of libcst's visitors with
+# room to spare (measured: 3000-level expressions need under 64 MiB).
+STACK_SIZE = 512 * 1024 * 1024
+RECURSION_LIMIT = 20_000
+MAX_WORKERS = 8
+
+T = TypeVar("T")
+
+_deep = threading.local()
+_limit_lock = threading.Lock()
+_limit_users = 0
+_saved_limit = 0
+
+
+def deep_call(function: Callable[[], T]) -> T:
+    """`function()` in a thread with a large stack and a raised recursion
+    limit; its result or exception comes back as if called directly. Nested
+    calls run inline."""
+    if getattr(_deep, "active", False):
+        return function()
+    outcome: list[Any] = []
+
+    def target() -> None:
+        global _limit_users, _saved_limit
+        _deep.active = True
+        with _limit_lock:
+            if _limit_users == 0:
+                _saved_limit = sys.getrecursionlimit()
+                sys.setrecursionlimit(max(_saved_limit, RECURSION_LIMIT))
+            _limit_users += 1
+        try:
+            outcome.append((True, function()))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller
+            outcome.append((False, error))
+        finally:
+            with _limit_lock:
+                _limit_users -= 1
+                if _limit_users == 0:
+                    sys.setrecursionlimit(_saved_limit)
+
+    try:
+        with _limit_lock:
+            previous = threading.stack_size(STACK_SIZE)
+            try:
+                thread = threading.Thread(target=target, name="kernlint-deep", daemon=True)
+                thread.start()
+            finally:
+                threading.stack_size(previous)
+    except (RuntimeError, ValueError, MemoryError):
+        # No thread with that stack here (an unusual platform or ulimit):
+        # run inline; deep files then stop earlier with a RecursionError.
+        return function()
+    thread.join()
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value
+
+
+# ---- the time budget: one worker process per CPU, killed on timeout -------
+
+@dataclass(frozen=True)
+class Job:
+    """One file to check: its path as reported, its bytes, and what to do
+    (`fix` None: lint; "fix": lint and write safe fixes; "diff": compute
+    them only)."""
+
+    path: str
+    data: bytes
+    fix: str | None = None
+
+
+def execute(job: Job, settings: Any) -> Any:
+    """Check one file in this process: a FileResult for a lint job, a
+    fixes.FixOutcome for a fix job."""
+    if job.fix is None:
+        from kernlint.engine import lint_bytes
+
+        return lint_bytes(job.path, job.data, settings)
+    from kernlint.fixes import fix_file
+
+    return fix_file(job.path, job.data, settings, write=job.fix == "fix")
+
+
+def run_jobs(
+    jobs: list[Job],
+    settings: Any,
+    timeout: float,
+    on_unfinished: Callable[[Job, str], Any],
+    workers: int | None = None,
+) -> list[Any]:
+    """`execute` for every job, in worker processes, each within `timeout`
+    seconds; a job that runs out of time or whose worker dies gets
+    `on_unfinished(job, why)` instead, where `why` is "timeout" or the
+    cause of death. Results are in the order of `jobs`."""
+    if timeout <= 0 or not jobs:
+        return [execute(job, settings) for job in jobs]
+    context = _context()
+    count = max(1, min(len(jobs), workers or os.cpu_count() or 1, MAX_WORKERS))
+    _warm_up()
+    results: list[Any] = [None] * len(jobs)
+    pending = deque(range(len(jobs)))
+    idle: list[_Worker] = []
+    busy: dict[_Worker, tuple[int, float]] = {}
+    try:
+        idle = [_Worker(context, settings) for _ in range(count)]
+        while pending or busy:
+            while pending and idle:
+                worker = idle.pop()
+                index = pending.popleft()
+                if worker.send(jobs[index]):
+                    busy[worker] = (index, time.monotonic() + timeout)
+                else:
+                    results[index] = on_unfinished(jobs[index], worker.death())
+                    worker.stop()
+                    idle.append(_Worker(context, settings))
+            if not busy:
+                continue
+            wait_for = max(0.0, min(deadline for _, deadline in busy.values()) - time.monotonic())
+            ready = multiprocessing.connection.wait([w.connection for w in busy], timeout=wait_for)
+            for worker in [w for w in busy if w.connection in ready]:
+                index, _ = busy.pop(worker)
+                try:
+                    results[index] = worker.connection.recv()
+                    idle.append(worker)
+                except (EOFError, OSError):
+                    results[index] = on_unfinished(jobs[index], worker.death())
+                    worker.stop()
+                    idle.append(_Worker(context, settings))
+            now = time.monotonic()
+            for worker in [w for w, (_, deadline) in busy.items() if deadline <= now]:
+                index, _ = busy.pop(worker)
+                results[index] = on_unfinished(jobs[index], "timeout")
+                worker.stop()
+                idle.append(_Worker(context, settings))
+    finally:
+        for worker in [*idle, *busy]:
+            worker.stop()
+    return results
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _warm_up() -> None:
+    """Load the rules and claims before forking, so that no worker repeats it."""
+    from kernlint.registry import all_rules
+
+    all_rules()
+
+
+class _Worker:
+    def __init__(self, context: Any, settings: Any) -> None:
+        self.connection, child = context.Pipe(duplex=True)
+        self.process = context.Process(target=_serve, args=(child, settings), daemon=True, name="kernlint-worker")
+        self.process.start()
+        child.close()
+
+    def send(self, job: Job) -> bool:
+        try:
+            self.connection.send(job)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def death(self) -> str:
+        self.process.join(timeout=1)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            try:
+                return f"the worker process was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the worker process was killed by signal {-code}"
+        return f"the worker process exited with status {code}"
+
+    def stop(self) -> None:
+        try:
+            self.connection.close()
+        except OSError:
+            pass
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def _serve(connection: Any, settings: Any) -> None:
+    """A worker: check the jobs it is sent until the pipe closes."""
+    # Ctrl-C is the parent's to handle; a worker just gets killed.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            job = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            result = execute(job, settings)
+        except BaseException as error:  # noqa: BLE001 - reported for this file
+            result = _crash_result(job, error)
+        try:
+            connection.send(result)
+        except (OSError, ValueError):
+            return
+        except Exception as error:  # noqa: BLE001 - e.g. a result that does not pickle
+            connection.send(_crash_result(job, error))
+
+
+def _crash_result(job: Job, error: BaseException) -> Any:
+    from kernlint.engine import internal_error_result
+
+    result = internal_error_result(job.path, "the file's worker process", f"{type(error).__name__}: {error}")
+    if job.fix is None:
+        return result
+    from kernlint.fixes import FixOutcome
+
+    return FixOutcome(job.path, result, 0, job.data, job.data, "")

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel
+from kernlint.registry import Report, Rule
+
+
+class FileTooLarge(Rule):
+    """
+    ## What it does
+    Reports a file larger than the size cap (`--max-file-size`, in bytes;
+    default 10 MiB). The file is not read, so nothing in it is checked. The
+    engine emits this finding from the file's size, before any rule runs; it
+    cannot be turned off with `--ignore`, because a file that was not checked
+    must not look clean.
+
+    ## Why is this bad?
+    A source file of many megabytes is almost always generated (tables of
+    data, tuned configurations, vendored bundles) and not hand-written kernel
+    code. Parsing it costs seconds per megabyte, and one such file would
+    stall every CI run that lints the repository.
+
+    ## Example
+    ```text
+    $ kernlint --max-file-size 1000000 generated/
+    generated/table.py:1:1: KL901 [file-too-large] not analyzed: the file is 7,622,263 bytes, over the size cap of 1,000,000 bytes (--max-file-size); nothing in it was checked
+    ```
+
+    ## Use instead
+    Exclude generated files (`exclude = ["generated/*"]` in
+    `[tool.kernlint]`), or raise the cap: `--max-file-size 50000000`
+    (`0` removes it). Large files are also subject to the per-file time
+    budget (KL902).
+
+    ## Fix safety
+    No fix: the finding is about the file, not its code.
+    """
+
+    code = "KL901"
+    name = "file-too-large"
+    category = Category.INTERNAL
+    severity = Severity.WARNING
+    summary = "The file is over the size cap (--max-file-size) and was not checked."
+    # Triggered by the file's size, not by code that an example can show;
+    # tests/test_limits.py proves it.
+    emitted_by_engine = True
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        return iter(())
