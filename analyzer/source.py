@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -75,7 +76,7 @@ def _python_syntax_error(text: str) -> SourceError | None:
     """CPython's own message and position for a syntax error (libcst's
     parser often points a line later). ast.parse only parses."""
     try:
-        ast.parse(text)
+        _ast_parse(text)
     except SyntaxError as error:
         return SourceError(f"syntax error: {error.msg}", error.lineno or 1, max(error.offset or 1, 1))
     except (RecursionError, MemoryError, ValueError):
@@ -88,7 +89,7 @@ def _refuse_too_deep(text: str) -> None:
     ast.parse only parses; run inside limits.deep_call, its own recursion
     limit is the raised one."""
     try:
-        ast.parse(text)
+        _ast_parse(text)
         return
     except SyntaxError as error:
         if error.msg in NESTING_MESSAGES:
@@ -109,3 +110,11 @@ def _bracket_depth(text: str) -> int:
 
     steps = [_BRACKET_STEPS[ord(c)] for c in text if ord(c) in _BRACKET_STEPS]
     return max(accumulate(steps), default=0)
+
+
+def _ast_parse(text: str) -> ast.Module:
+    """ast.parse without its SyntaxWarnings ("'int' object is not
+    callable"), which would otherwise be printed to the user's stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
