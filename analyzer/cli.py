@@ -194,6 +194,8 @@ def check(
     text = render(output_format, report)
     if quiet and output_format == "text":
         text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))
+    if outcome.errors and not report.results and output_format == "text":
+        text = ""  # nothing was checked: the error lines say why, "All checks passed" would not
     _emit(text, output_file)
     code = outcome.exit_code
     if exit_zero and code == 1:

@@ -111,10 +111,22 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Discovery:
         if os.path.isdir(path):
             _walk(path, files, errors, exclude)
         elif os.path.islink(path) and not os.path.exists(path):
-            errors.append(f"{raw}: broken symbolic link")
+            errors.append(f"{raw}: {_dangling(path)}")
         else:
             files.add(path)
     return Discovery(tuple(sorted(os.path.normpath(f).replace(os.sep, "/") for f in files)), tuple(errors))
+
+
+def _dangling(path: str) -> str:
+    """Why a symbolic link leads nowhere: a loop, or a missing target."""
+    import errno
+
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "broken symbolic link"
 
 
 def _excluded(path: str, exclude: tuple[str, ...]) -> bool:
@@ -150,7 +162,7 @@ def _walk(root: str, files: set[str], errors: list[str], exclude: tuple[str, ...
             if ignore.ignored(path, False) or _excluded(path, exclude):
                 continue
             if os.path.islink(path) and not os.path.exists(path):
-                errors.append(f"{path}: broken symbolic link")
+                errors.append(f"{path}: {_dangling(path)}")
                 continue
             files.add(path)
 

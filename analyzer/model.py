@@ -1206,7 +1206,9 @@ class _Collector(cst.CSTVisitor):
             if args and isinstance(args[0], cst.Name):
                 function = model.function(args[0].value)
                 if function is not None and function.node is not None:
-                    model.kernels[alias] = model.kernels.get(function.name) or self._kernel(function, function.node.decorators)
+                    # One Kernel per function, however many names jit it.
+                    existing = next((k for k in model.kernels.values() if k.function is function), None)
+                    model.kernels[alias] = existing or self._kernel(function, function.node.decorators)
 
     def _kernel(self, function: FunctionInfo, decorators) -> Kernel:
         model = self.model
