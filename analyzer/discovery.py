@@ -155,7 +155,7 @@ def _walk(root: str, files: set[str], errors: list[str], exclude: tuple[str, ...
             and not ignore.ignored(os.path.join(directory, d), True)
             and not _excluded(os.path.join(directory, d), exclude)
         )
-        for name in filenames:
+        for name in sorted(filenames):  # errors in a fixed order too
             if not name.endswith(".py"):
                 continue
             path = os.path.join(directory, name)
