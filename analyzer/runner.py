@@ -73,6 +73,8 @@ def run(
             result = timeout_result(job.path, settings.timeout_per_file)
         else:
             result = internal_error_result(job.path, "kernlint", why)
+        if job.fix == "fix":
+            _remove_orphaned_temporaries(job.path)
         return result if job.fix is None else FixOutcome(job.path, result, 0, job.data, job.data, "")
 
     outcomes = run_jobs(jobs, settings, settings.timeout_per_file, unfinished)
@@ -95,6 +97,20 @@ def run(
     if fix == "diff" and code != EXIT_ERROR:
         code = EXIT_FINDINGS if any(diffs) else EXIT_CLEAN
     return RunOutcome(report, tuple(errors), code, tuple(d for d in diffs if d), fixed, stdin_fixed)
+
+
+def _remove_orphaned_temporaries(path: str) -> None:
+    """A worker stopped inside fixes.write_atomic may leave its temporary
+    file beside the original (which is intact: the rename is atomic)."""
+    import glob
+
+    target = os.path.realpath(path)
+    pattern = os.path.join(glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.*.kernlint-tmp")
+    for orphan in glob.glob(pattern):
+        try:
+            os.unlink(orphan)
+        except OSError:
+            pass
 
 
 def exit_code(report: RunReport, errors: list[str] | tuple[str, ...]) -> int:
