@@ -27,6 +27,11 @@ class DefaultToCheck(click.Group):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name, command, rest = super().resolve_command(ctx, args)
+        _stage["doing"] = f"running `kernlint {name}`"
+        return name, command, rest
+
     def invoke(self, ctx: click.Context):
         """No traceback reaches the user: an unexpected exception becomes one
         line on stderr naming what kernlint was doing, and exit code 2."""

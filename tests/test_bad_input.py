@@ -348,3 +348,16 @@ def test_usage_errors_stay_click_errors(tmp_path) -> None:
 
 def test_the_seed_still_lints_after_all_this() -> None:
     assert lint_bytes("kernel.py", (FIXTURES / "seed" / "kernel.py").read_bytes()).findings
+
+
+def test_an_unexpected_exception_in_another_command_names_the_command(monkeypatch) -> None:
+    import kernlint.cli
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("lookup failed")
+
+    monkeypatch.setattr(kernlint.cli, "rule_by_code_or_name", explode)
+    result = CliRunner().invoke(main, ["rule", "KL014"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("kernlint: internal error while running `kernlint rule`: RuntimeError: lookup failed at ")
+    assert len(result.stderr.splitlines()) == 1
