@@ -8,6 +8,7 @@ that file and rule, and the other rules and files go on.
 from __future__ import annotations
 
 import traceback
+import warnings
 from dataclasses import dataclass, field, replace
 
 from kernlint import claims, suppressions
@@ -78,12 +79,21 @@ def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileRe
     try:
         # libcst recurses once per level of nesting: a big stack and a raised
         # recursion limit for the whole pipeline (kernlint.limits).
-        return deep_call(lambda: _lint_source(path, text, settings))
+        return deep_call(lambda: _quietly(_lint_source, path, text, settings))
     except RecursionError:
         return FileResult(path, (_parse_error(path, SourceError(TOO_DEEP)),), source=text)
 
 
 TOO_DEEP = "too deeply nested to analyze (the recursion limit was reached)"
+
+
+def _quietly(function, *args):
+    """Parsing and evaluating literals of the analyzed code makes Python warn
+    about that code ("invalid escape sequence", "'int' object is not
+    callable"): not kernlint's output, and an error under -W error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args)
 
 
 def _lint_source(path: str, text: str, settings: Settings) -> FileResult:

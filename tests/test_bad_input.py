@@ -361,3 +361,12 @@ def test_an_unexpected_exception_in_another_command_names_the_command(monkeypatc
     assert result.exit_code == 2
     assert result.stderr.startswith("kernlint: internal error while running `kernlint rule`: RuntimeError: lookup failed at ")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_code_python_warns_about_prints_no_warning(tmp_path) -> None:
+    """kernlint asks CPython's parser for its verdict; the SyntaxWarnings
+    that parsing emits are not the user's business."""
+    (tmp_path / "odd.py").write_text("x = 1()\nif x is 1:\n    y = '\\d'\n")
+    proc = run_kernlint("odd.py", cwd=tmp_path, env={"PYTHONWARNINGS": "error"})
+    assert proc.stdout.decode() == "All checks passed (1 file).\n"
+    assert proc.stderr == b"" and proc.returncode == 0
