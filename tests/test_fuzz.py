@@ -135,7 +135,7 @@ def check_pipeline(source: str, path: str = "fuzz.py", twice: bool = False) -> N
 
 # ---- generated programs ----------------------------------------------------
 
-@fuzz_settings(quick=60)
+@fuzz_settings(quick=80)
 @given(hypothesmith.from_grammar())
 def test_generated_programs_go_through_the_pipeline(source: str) -> None:
     check_pipeline(source)
@@ -219,7 +219,7 @@ def test_the_corpus_is_the_repositorys_kernels() -> None:
     assert len(CORPUS) >= 8 and all(TOKENS)
 
 
-@fuzz_settings(quick=80)
+@fuzz_settings(quick=120)
 @given(mutated_kernels())
 def test_mutated_kernels_go_through_the_pipeline(source: str) -> None:
     check_pipeline(source, "kernel.py")
