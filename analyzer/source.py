@@ -59,6 +59,15 @@ _BRACKET_STEPS = {ord(c): step for c, step in zip("([{)]}", (1, 1, 1, -1, -1, -1
 
 
 def parse(text: str) -> cst.Module:
+    """The libcst tree, or SourceError. Runs with the big stack and raised
+    recursion limit of limits.deep_call (inline when already inside it), so
+    a file parses the same wherever it is parsed (lint, or a fix's check)."""
+    from kernlint.limits import deep_call
+
+    return deep_call(lambda: _parse(text))
+
+
+def _parse(text: str) -> cst.Module:
     _refuse_too_deep(text)
     try:
         return cst.parse_module(text)

@@ -135,6 +135,17 @@ def test_nesting_python_accepts_is_analyzed(expression: str) -> None:
     assert [(f.code, f.span.line, f.span.column) for f in result.findings] == [("KL014", 3, 20)]
 
 
+def test_a_deep_file_python_accepts_is_fixed_too() -> None:
+    """The fix's own re-parse runs with the same stack and limit as the lint
+    (it used to refuse a 4000-term sum that the lint had analyzed)."""
+    from kernlint.fixes import fix_text
+
+    source = "x = " + " + ".join(["a"] * 4000) + "\n" + TF32.decode()
+    fixed, applied, remaining, error = fix_text("deep.py", source)
+    assert (applied, error, remaining.findings) == (1, None, ())
+    assert fixed == source.replace("allow_tf32=True", 'input_precision="tf32"')
+
+
 def test_recursion_error_inside_a_rule_is_kl000_not_a_crash(monkeypatch) -> None:
     from kernlint.registry import rule_by_code_or_name
 
