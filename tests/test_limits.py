@@ -261,3 +261,29 @@ def test_deep_call_from_several_threads_at_once() -> None:
         thread.join()
     assert results == [["KL014"]] * 3
     assert sys.getrecursionlimit() == before
+
+
+def test_every_format_renders_the_limit_findings(tmp_path: Path) -> None:
+    """KL901 and KL902 in every output format; the JSON ones stay valid."""
+    import json
+
+    from kernlint import schemas
+    from kernlint.advice import verdict
+    from kernlint.engine import file_too_large_result, timeout_result
+    from kernlint.reporters import REPORTERS, RunReport, render
+
+    results = (file_too_large_result("big.py", 11 * MB, 10 * MB), timeout_result("slow.py", 20))
+    report = RunReport("0", results, tuple(verdict(r.path, r.findings) for r in results))
+    for name in sorted(REPORTERS):
+        text = render(name, report)
+        assert "KL901" in text and "KL902" in text, name
+        if name in schemas.SCHEMAS:
+            schemas.validate(name, json.loads(text))
+    sarif = json.loads(render("sarif", report))
+    rules = {rule["id"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert {"KL901", "KL902"} <= rules
+    schema = Path(__file__).resolve().parent.parent.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.exists():
+        import jsonschema
+
+        jsonschema.Draft4Validator(json.loads(schema.read_text())).validate(sarif)
