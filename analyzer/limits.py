@@ -152,8 +152,14 @@ def run_jobs(
     idle: list[_Worker] = []
     busy: dict[_Worker, tuple[int, float]] = {}
     try:
-        idle = [_Worker(context, settings) for _ in range(count)]
+        idle = [w for w in (_start(context, settings) for _ in range(count)) if w is not None]
         while pending or busy:
+            if not idle and not busy:
+                # No worker can be started here (a daemonic process, a
+                # process limit): check the rest in this process.
+                for index in pending:
+                    results[index] = execute(jobs[index], settings)
+                break
             while pending and idle:
                 worker = idle.pop()
                 index = pending.popleft()
@@ -162,7 +168,7 @@ def run_jobs(
                 else:
                     results[index] = on_unfinished(jobs[index], worker.death())
                     worker.stop()
-                    idle.append(_Worker(context, settings))
+                    _replace(idle, context, settings)
             if not busy:
                 continue
             wait_for = max(0.0, min(deadline for _, deadline in busy.values()) - time.monotonic())
@@ -175,17 +181,30 @@ def run_jobs(
                 except (EOFError, OSError):
                     results[index] = on_unfinished(jobs[index], worker.death())
                     worker.stop()
-                    idle.append(_Worker(context, settings))
+                    _replace(idle, context, settings)
             now = time.monotonic()
             for worker in [w for w, (_, deadline) in busy.items() if deadline <= now]:
                 index, _ = busy.pop(worker)
                 results[index] = on_unfinished(jobs[index], "timeout")
                 worker.stop()
-                idle.append(_Worker(context, settings))
+                _replace(idle, context, settings)
     finally:
         for worker in [*idle, *busy]:
             worker.stop()
     return results
+
+
+def _start(context: Any, settings: Any) -> _Worker | None:
+    try:
+        return _Worker(context, settings)
+    except (OSError, AssertionError):  # AssertionError: a daemonic process may not fork
+        return None
+
+
+def _replace(idle: list[_Worker], context: Any, settings: Any) -> None:
+    worker = _start(context, settings)
+    if worker is not None:
+        idle.append(worker)
 
 
 def _context() -> Any:

@@ -287,3 +287,35 @@ def test_every_format_renders_the_limit_findings(tmp_path: Path) -> None:
         import jsonschema
 
         jsonschema.Draft4Validator(json.loads(schema.read_text())).validate(sarif)
+
+
+def test_when_no_worker_can_start_the_files_are_checked_here(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "k.py").write_bytes(TF32)
+
+    def cannot_fork(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(limits, "_Worker", cannot_fork)
+    monkeypatch.chdir(tmp_path)
+    outcome = run(["k.py", "k.py"])
+    assert [f.code for f in outcome.report.findings] == ["KL014"]
+    assert outcome.exit_code == 1
+
+
+def _lint_in_daemon(folder: str, queue) -> None:
+    os.chdir(folder)
+    queue.put([f.code for f in run(["k.py"]).report.findings])
+
+
+def test_run_works_inside_a_daemonic_process(tmp_path: Path) -> None:
+    """A daemonic process (a multiprocessing pool's worker) may not start
+    processes: the files are checked in it instead."""
+    import multiprocessing
+
+    (tmp_path / "k.py").write_bytes(TF32)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=_lint_in_daemon, args=(str(tmp_path), queue), daemon=True)
+    process.start()
+    assert queue.get(timeout=60) == ["KL014"]
+    process.join(timeout=60)
