@@ -82,18 +82,14 @@ def main() -> None:
 
 
 def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
+    from kernlint.config import ConfigError, rule_codes
+
     if not values:
         return None
-    codes = set()
-    for value in values:
-        for item in value.split(","):
-            if not item.strip():
-                continue
-            rule = rule_by_code_or_name(item)
-            if rule is None:
-                raise click.BadParameter(f"unknown rule {item.strip()!r} (see `kernlint rules`)")
-            codes.add(rule.code)
-    return frozenset(codes)
+    try:
+        return rule_codes(values, "command line")
+    except ConfigError as error:
+        raise click.BadParameter(str(error).removeprefix("command line: ")) from None
 
 
 @main.command()
