@@ -135,12 +135,16 @@ def check_pipeline(source: str, path: str = "fuzz.py", twice: bool = False) -> N
 
 # ---- generated programs ----------------------------------------------------
 
+# hypothesmith compiles what it generates; its SyntaxWarnings are not ours.
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @fuzz_settings(quick=80)
 @given(hypothesmith.from_grammar())
 def test_generated_programs_go_through_the_pipeline(source: str) -> None:
     check_pipeline(source)
 
 
+# hypothesmith compiles what it generates; its SyntaxWarnings are not ours.
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @fuzz_settings(quick=30)
 @given(hypothesmith.from_node())
 def test_generated_syntax_trees_go_through_the_pipeline(source: str) -> None:
