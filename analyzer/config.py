@@ -6,6 +6,8 @@
     extend-select = ["KL900"]                  # added to select (or to all)
     exclude = ["generated/*", "third_party"]   # globs, skipped when walking dirs
     target-gpu = "H100"                        # measurement record for claims
+    max-file-size = 10485760                   # bytes; larger files get KL901 (0: no cap)
+    timeout-per-file = 20                      # seconds; slower files get KL902 (0: none)
     [tool.kernlint.per-file-ignores]
     "tests/*.py" = ["KL003"]                   # globs relative to this file's folder
 
@@ -33,7 +35,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "target-gpu")
+KEYS = (
+    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "target-gpu",
+    "max-file-size", "timeout-per-file",
+)
 SECTION = "[tool.kernlint]"
 
 
@@ -50,6 +55,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = ()
     target_gpu: str | None = None
+    max_file_size: int | None = None
+    timeout_per_file: float | None = None
 
     @property
     def root(self) -> str | None:
@@ -143,6 +150,14 @@ def load_config(path: str) -> Config:
     target_gpu = table.get("target-gpu")
     if target_gpu is not None and not isinstance(target_gpu, str):
         raise ConfigError(f"{where}: {section}: target-gpu must be a string")
+
+    def limit(key: str, kinds: tuple[type, ...]) -> float | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+            raise ConfigError(f"{where}: {section}: {key} must be a number >= 0")
+        return value
     return Config(
         path=path,
         select=codes("select", table["select"]) if "select" in table else None,
@@ -151,6 +166,8 @@ def load_config(path: str) -> Config:
         per_file_ignores=tuple(per_file),
         exclude=globs("exclude", table.get("exclude", [])),
         target_gpu=target_gpu,
+        max_file_size=limit("max-file-size", (int,)),  # type: ignore[arg-type]
+        timeout_per_file=limit("timeout-per-file", (int, float)),
     )
 
 
@@ -193,6 +210,11 @@ def resolve(
         extend_select=extra if base is None else frozenset(),
         per_file_ignores=config.per_file_ignores,
         root=config.root,
+        **{
+            name: value
+            for name, value in (("max_file_size", config.max_file_size), ("timeout_per_file", config.timeout_per_file))
+            if value is not None
+        },
     )
 
 

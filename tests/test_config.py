@@ -184,3 +184,25 @@ def test_stdin_uses_the_config_nearest_to_its_filename(tmp_path: Path) -> None:
     project(tmp_path, {"sub/pyproject.toml": '[tool.kernlint]\nignore = ["KL014"]\nextend-select = ["KL900"]\n'})
     proc = run_kernlint("--format", "json", "-", "--stdin-filename", "sub/a.py", stdin=SOURCE.encode(), cwd=tmp_path)
     assert [(f["code"], f["line"]) for f in json.loads(proc.stdout)["findings"]] == [("KL900", 4)]
+
+
+def test_limits_come_from_the_file_and_flags_override_them(tmp_path) -> None:
+    from kernlint import config
+
+    (tmp_path / "pyproject.toml").write_text("[tool.kernlint]\nmax-file-size = 100\ntimeout-per-file = 2.5\n")
+    loaded = config.load_config(str(tmp_path / "pyproject.toml"))
+    settings = config.resolve(loaded)
+    assert (settings.max_file_size, settings.timeout_per_file) == (100, 2.5)
+    big = tmp_path / "big.py"
+    big.write_text("x = 1\n" * 50)
+    proc = run_kernlint("big.py", cwd=tmp_path)
+    assert proc.stdout.decode().splitlines()[0].startswith("big.py:1:1: KL901 [file-too-large] not analyzed: the file is 300 bytes, over the size cap of 100 bytes")
+    assert run_kernlint("--max-file-size", "0", "big.py", cwd=tmp_path).returncode == 0
+
+
+def test_a_negative_limit_is_an_error_naming_key_and_file(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.kernlint]\ntimeout-per-file = -1\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    proc = run_kernlint("a.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == "kernlint: error: pyproject.toml: [tool.kernlint]: timeout-per-file must be a number >= 0"
