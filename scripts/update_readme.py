@@ -38,7 +38,29 @@ def output_of(command: str) -> str:
     return proc.stdout + proc.stderr
 
 
+# A pre-commit run's output: its header (pasted from a real run) stays, the
+# kernlint output below it is regenerated on a copy of FILE named NAME.
+HOOK = re.compile(
+    r"(<!-- hook-output: (?P<source>\S+) as (?P<name>\S+) -->\n```text\n(?:[^\n]*\n)*?- exit code: \d+\n\n)(?P<body>.*?)(```)",
+    re.S,
+)
+
+
+def hook_output(source: str, name: str) -> str:
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(ROOT / source, Path(folder) / name)
+        proc = subprocess.run(
+            [sys.executable, "-m", "kernlint", name], capture_output=True, text=True, cwd=folder,
+            env={**os.environ, "NO_COLOR": "1"}, timeout=120,
+        )
+    return proc.stdout + proc.stderr
+
+
 def regenerate(text: str) -> str:
+    text = HOOK.sub(lambda m: m.group(1) + hook_output(m.group("source"), m.group("name")) + m.group(5), text)
     text = BLOCK.sub(lambda m: m.group(1) + output_of(m.group("command")) + m.group(4), text)
     return MARKDOWN.sub(lambda m: m.group(1) + output_of(m.group("command")) + m.group(4), text)
 
