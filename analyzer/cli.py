@@ -110,6 +110,7 @@ def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
 @click.option("--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
+@click.option("--force-exclude", is_flag=True, help="Apply the configured exclude to files named explicitly too (pre-commit passes every file by name).")
 @click.option("--max-file-size", type=click.IntRange(min=0), default=None, metavar="BYTES",
               help=f"Skip files larger than this with a KL901 finding (default {DEFAULT_MAX_FILE_SIZE}; 0: no cap).")
 @click.option("--timeout-per-file", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
@@ -132,6 +133,7 @@ def check(
     report_unused_suppressions: bool,
     fix: bool,
     diff: bool,
+    force_exclude: bool,
     max_file_size: int | None,
     timeout_per_file: float | None,
 ) -> None:
@@ -163,7 +165,10 @@ def check(
         settings = _with(settings, timeout_per_file=timeout_per_file)
     fix_mode = "diff" if diff else "fix" if fix else None
     _stage["doing"] = "checking " + ", ".join(targets)
-    outcome = run(targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded), fix=fix_mode)
+    outcome = run(
+        targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded),
+        fix=fix_mode, force_exclude=force_exclude,
+    )
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
     if fix_mode == "diff":

@@ -100,7 +100,9 @@ class Discovery:
     errors: tuple[str, ...]  # one line each: a path that does not exist or cannot be walked
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Discovery:
+def discover(paths: list[str], exclude: tuple[str, ...] = (), force_exclude: bool = False) -> Discovery:
+    """`force_exclude` applies `exclude` to files named explicitly too (for
+    pre-commit and editors, which pass every file by name)."""
     files: set[str] = set()
     errors: list[str] = []
     for raw in paths:
@@ -112,7 +114,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Discovery:
             _walk(path, files, errors, exclude)
         elif os.path.islink(path) and not os.path.exists(path):
             errors.append(f"{raw}: {_dangling(path)}")
-        else:
+        elif not (force_exclude and _excluded(path, exclude)):
             files.add(path)
     return Discovery(tuple(sorted(os.path.normpath(f).replace(os.sep, "/") for f in files)), tuple(errors))
 

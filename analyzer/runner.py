@@ -37,6 +37,7 @@ def run(
     stdin_filename: str | None = None,
     exclude: tuple[str, ...] = (),
     fix: str | None = None,
+    force_exclude: bool = False,
 ) -> RunOutcome:
     """`fix`: None (lint only), "fix" (write safe fixes) or "diff" (compute
     them, write nothing)."""
@@ -52,7 +53,7 @@ def run(
     if "-" in paths:
         data = sys.stdin.buffer.read()
         jobs.append(Job(stdin_filename or "-", data, None if fix is None else "diff"))
-    found = discover(file_paths, exclude)
+    found = discover(file_paths, exclude, force_exclude)
     errors.extend(found.errors)
     too_large: list[FileResult] = []
     for path in found.files:

@@ -206,3 +206,15 @@ def test_a_negative_limit_is_an_error_naming_key_and_file(tmp_path) -> None:
     proc = run_kernlint("a.py", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == "kernlint: error: pyproject.toml: [tool.kernlint]: timeout-per-file must be a number >= 0"
+
+
+def test_force_exclude_applies_exclude_to_files_named_explicitly(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.kernlint]\nexclude = ["generated_*.py"]\n')
+    source = "import triton.language as tl\nc = tl.dot(a, b, allow_tf32=True)\n"
+    (tmp_path / "generated_k.py").write_text(source)
+    (tmp_path / "k.py").write_text(source)
+    named = run_kernlint("generated_k.py", "k.py", cwd=tmp_path)
+    assert [line.split(":")[0] for line in named.stdout.decode().splitlines()[:2]] == ["generated_k.py", "k.py"]
+    forced = run_kernlint("--force-exclude", "generated_k.py", "k.py", cwd=tmp_path)
+    assert forced.stdout.decode().splitlines()[0].startswith("k.py:2:18: KL014")
+    assert "generated_k.py" not in forced.stdout.decode()
