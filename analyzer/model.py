@@ -335,6 +335,12 @@ class FileModel:
             seen.setdefault(id(kernel), kernel)
         return sorted(seen.values(), key=lambda k: self.line_of(k.node))
 
+    @cached_property
+    def calls(self) -> list[cst.Call]:
+        """Every call in the file, in source order of their scopes (the
+        module's top level first, then each function's)."""
+        return [call for scope in (self.top, *self.functions) for call in scope.calls]
+
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         return [launch for launch in self.launches if launch.kernel is kernel]
 

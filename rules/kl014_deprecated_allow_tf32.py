@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from kernlint.findings import Category, Fix, Severity
-from kernlint.model import FileModel, walk
+from kernlint.model import FileModel
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # allow_tf32=True asked for TF32; False asked for full fp32 ("ieee").
@@ -89,8 +89,8 @@ class DeprecatedAllowTf32(Rule):
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
-        for node in walk(model.module):
-            if not (isinstance(node, cst.Call) and model.is_tl(node.func, "dot")):
+        for node in model.calls:
+            if not model.is_tl(node.func, "dot"):
                 continue
             for arg in node.args:
                 if arg.keyword is None or arg.keyword.value != "allow_tf32":
