@@ -219,12 +219,23 @@ def _emit(text: str, output_file: str | None) -> None:
 def _write_report(path: str, text: str) -> None:
     import os
 
+    import tempfile
+
     try:
         parent = os.path.dirname(path)
         if parent:
             os.makedirs(parent, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        # Written beside the target and renamed over it, so a CI step never
+        # reads a half-written report.
+        fd, temporary = tempfile.mkstemp(dir=parent or ".", prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
     except OSError as error:
         click.echo(f"kernlint: error: {path}: cannot write the report: {error.strerror or error}", err=True)
         sys.exit(EXIT_ERROR)
