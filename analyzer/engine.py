@@ -178,38 +178,36 @@ def _internal_error(path: str, where: str, error: BaseException) -> Finding:
     )
 
 
-def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
-    """KL901: the file was not read (see kernlint.limits)."""
+def _not_analyzed(path: str, code_name: tuple[str, str], why: str, plan: str) -> FileResult:
+    """A file-level warning for a file whose contents were not checked."""
     return FileResult(path, (Finding(
-        code=FILE_TOO_LARGE[0],
-        name=FILE_TOO_LARGE[1],
+        code=code_name[0],
+        name=code_name[1],
         category=Category.INTERNAL,
         severity=Severity.WARNING,
-        message=(
-            f"not analyzed: the file is {size:,} bytes, over the size cap of {cap:,} bytes "
-            "(--max-file-size); nothing in it was checked"
-        ),
+        message=f"not analyzed: {why}; nothing in it was checked",
         path=path,
         span=Span(1, 1, 1, 1),
-        plan="Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
+        plan=plan,
     ),))
+
+
+def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
+    """KL901: the file was not read (see kernlint.limits)."""
+    return _not_analyzed(
+        path, FILE_TOO_LARGE,
+        f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size)",
+        "Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
+    )
 
 
 def timeout_result(path: str, budget: float) -> FileResult:
     """KL902: the file's analysis was stopped (see kernlint.limits)."""
-    return FileResult(path, (Finding(
-        code=TIMEOUT[0],
-        name=TIMEOUT[1],
-        category=Category.INTERNAL,
-        severity=Severity.WARNING,
-        message=(
-            f"not analyzed: checking this file took longer than the time budget of {budget:g} s "
-            "(--timeout-per-file) and was stopped; nothing in it was checked"
-        ),
-        path=path,
-        span=Span(1, 1, 1, 1),
-        plan="Exclude the file if it is generated; otherwise raise --timeout-per-file (0: no budget).",
-    ),))
+    return _not_analyzed(
+        path, TIMEOUT,
+        f"checking this file took longer than the time budget of {budget:g} s (--timeout-per-file) and was stopped",
+        "Exclude the file if it is generated; otherwise raise --timeout-per-file (0: no budget).",
+    )
 
 
 def internal_error_result(path: str, where: str, error: BaseException | str) -> FileResult:
