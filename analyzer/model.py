@@ -199,6 +199,45 @@ class ClassInfo:
     is_autograd_function: bool = False
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class ParameterSource:
+    """A module tensor an expression stands for."""
+
+    tensor: ModuleTensor
+    cls: ClassInfo
+    scope: FunctionInfo  # the method that reads it as `self.X`
+
+
+# Views that are the same tensor in another layout.
+VIEW_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+
+
+def strip_identity(node: cst.BaseExpression) -> cst.BaseExpression:
+    """Drop wrappers that keep the tensor's identity (`.data`, `.detach()`,
+    `.requires_grad_()`)."""
+    while True:
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            node = node.value
+        elif isinstance(node, cst.Call) and call_name(node) in ("detach", "requires_grad_"):
+            node = node.func.value  # type: ignore[union-attr]
+        else:
+            return node
+
+
+def view_base(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`self.w.t()` -> `self.w`: the tensor under views and identity calls."""
+    for _ in range(8):
+        node = strip_identity(node)
+        if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
+            node = node.value
+        elif isinstance(node, cst.Call) and call_name(node) in VIEW_METHODS:
+            node = node.func.value  # type: ignore[union-attr]
+        else:
+            break
+    return node
+
+
 def _literal_value(node: cst.BaseExpression) -> object | None:
     if isinstance(node, cst.Integer):
         try:
@@ -416,10 +455,11 @@ class FileModel:
 
     # ---- values ------------------------------------------------------------
     def assigned_value(
-        self, scope: FunctionInfo, name: str, before: cst.CSTNode | None = None
+        self, scope: FunctionInfo, name: str, before: cst.CSTNode | None = None, strict: bool = False
     ) -> cst.BaseExpression | None:
         """The value most recently assigned to `name` in `scope` before
-        `before` (or anywhere, if nothing precedes it)."""
+        `before`; if nothing precedes it, the last assignment anywhere (a
+        loop may carry it back), or None when `strict`."""
         candidates = [(value, node) for target, value, node in scope.assignments if target == name]
         if not candidates:
             return None
@@ -428,6 +468,8 @@ class FileModel:
             earlier = [c for c in candidates if self.line_of(c[1]) < line]
             if earlier:
                 return earlier[-1][0]
+            if strict:
+                return None
         return candidates[-1][0]
 
     def bindings(self, scope: FunctionInfo, param: str) -> Iterator[tuple[cst.BaseExpression, FunctionInfo]]:
@@ -484,18 +526,21 @@ class FileModel:
 
     def parameter_source(
         self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0
-    ) -> tuple[ModuleTensor, ClassInfo] | None:
-        """The module tensor an expression stands for, followed through
-        assignments and wrapper arguments (`wrapper(x, self.weight)`)."""
+    ) -> ParameterSource | None:
+        """The module tensor an expression stands for, and the function that
+        reads it as `self.X`, followed through views (`.t()`, `.T`),
+        assignments made before it and wrapper arguments (`wrapper(x,
+        self.weight)`)."""
         if depth > 8:
             return None
+        node = view_base(node)
         tensor = self.module_tensor(node, scope)
         if tensor is not None:
             cls = self.class_of(scope)
             assert cls is not None
-            return tensor, cls
+            return ParameterSource(tensor, cls, scope)
         if isinstance(node, cst.Name):
-            value = self.assigned_value(scope, node.value, before=node)
+            value = self.assigned_value(scope, node.value, before=node, strict=True)
             if value is not None:
                 return self.parameter_source(value, scope, depth + 1)
             for argument, caller in self.bindings(scope, node.value):

@@ -6,12 +6,22 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernlint.findings import Category, Severity
-from kernlint.model import METHOD_CASTS, ClassInfo, FileModel, FunctionInfo, ModuleTensor, call_name, keyword, positional
+from kernlint.model import (
+    METHOD_CASTS,
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+    FileModel,
+    FunctionInfo,
+    ParameterSource,
+    call_name,
+    keyword,
+    positional,
+    strip_identity,
+    view_base,
+)
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-# Views that change the order of dimensions; `.contiguous()` on one copies.
-VIEW_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
-VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+# torch.transpose(w, ...) and friends: functions that return a reordered view.
 TORCH_VIEWS = frozenset({f"torch.{name}" for name in VIEW_METHODS})
 # Receivers a relayout or a re-cast may be reached through without changing
 # which tensor it is.
@@ -28,13 +38,6 @@ class _View:
     base: cst.BaseExpression  # the tensor it is a view of (`w`)
     # new dim -> old dim, when the dims are literals
     dims: dict[int, int] | None
-
-
-@dataclass(frozen=True)
-class _Origin:
-    tensor: ModuleTensor
-    cls: ClassInfo
-    scope: FunctionInfo  # where the module tensor is read as `self.X`
 
 
 class PerCallRelayout(Rule):
@@ -348,13 +351,13 @@ class PerCallRelayout(Rule):
     ) -> Report | None:
         if call_name(call) != "contiguous":
             return None
-        receiver = _strip(call.func.value)  # type: ignore[union-attr]
+        receiver = strip_identity(call.func.value)  # type: ignore[union-attr]
         view = self._view(model, function, receiver, call)
         if view is None:
             return None
         covered.update(id(n) for n in _calls_in(call))
-        base = _strip(view.base)
-        origin = _origin(model, base, function)
+        base = strip_identity(view.base)
+        origin = model.parameter_source(base, function)
         if origin is None and in_backward:
             return None
         expression = model.code(call)
@@ -389,9 +392,9 @@ class PerCallRelayout(Rule):
                 return _View(node, args[0], _dims(name.split(".")[-1], args[1:]))
             return None
         if isinstance(node, cst.Name):
-            value = _earlier_value(model, function, node.value, before)
+            value = model.assigned_value(function, node.value, before, strict=True)
             if value is not None:
-                return self._view(model, function, _strip(value), before, depth + 1)
+                return self._view(model, function, strip_identity(value), before, depth + 1)
         return None
 
     def _relayout_plan(
@@ -401,7 +404,7 @@ class PerCallRelayout(Rule):
         call: cst.Call,
         view: _View,
         base: cst.BaseExpression,
-        origin: _Origin | None,
+        origin: ParameterSource | None,
     ) -> str:
         tensor = model.code(base)
         target = _target_of(function, call)
@@ -446,9 +449,9 @@ class PerCallRelayout(Rule):
             what = f"re-casts to {target}"
         else:
             return None
-        receiver = _strip(call.func.value)  # type: ignore[union-attr]
-        base = _view_base(model, receiver)
-        origin = _origin(model, base, function)
+        receiver = strip_identity(call.func.value)  # type: ignore[union-attr]
+        base = view_base(receiver)
+        origin = model.parameter_source(base, function)
         if origin is None:
             return None
         if target is not None:
@@ -493,30 +496,6 @@ def _feeds_matmul(model: FileModel, function: FunctionInfo, call: cst.Call) -> b
     return any(matches(op.left) or matches(op.right) for op in getattr(function, "matmul_ops", ()))
 
 
-def _strip(node: cst.BaseExpression) -> cst.BaseExpression:
-    """Drop parentheses-free wrappers that keep the tensor's identity."""
-    while True:
-        if isinstance(node, cst.Attribute) and node.attr.value == "data":
-            node = node.value
-        elif isinstance(node, cst.Call) and call_name(node) in ("detach", "requires_grad_"):
-            node = node.func.value  # type: ignore[union-attr]
-        else:
-            return node
-
-
-def _view_base(model: FileModel, node: cst.BaseExpression) -> cst.BaseExpression:
-    """`self.w.t()` -> `self.w`: the tensor under views and identity calls."""
-    for _ in range(8):
-        node = _strip(node)
-        if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
-            node = node.value
-        elif isinstance(node, cst.Call) and call_name(node) in VIEW_METHODS:
-            node = node.func.value  # type: ignore[union-attr]
-        else:
-            break
-    return node
-
-
 def _dims(method: str, args: list[cst.BaseExpression]) -> dict[int, int] | None:
     """new dim -> old dim of a transposing view, when its dims are literals."""
     values = [_int(a) for a in args]
@@ -551,34 +530,7 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
         stack.extend(child.children)
 
 
-def _earlier_value(model: FileModel, function: FunctionInfo, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
-    line = model.line_of(before)
-    earlier = [value for target, value, node in function.assignments if target == name and model.line_of(node) < line]
-    return earlier[-1] if earlier else None
-
-
-def _origin(model: FileModel, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> _Origin | None:
-    """The module tensor an expression is, and the function that reads it as
-    `self.X`, following assignments and wrapper arguments."""
-    if depth > 8:
-        return None
-    tensor = model.module_tensor(node, scope)
-    if tensor is not None:
-        cls = model.class_of(scope)
-        assert cls is not None
-        return _Origin(tensor, cls, scope)
-    if isinstance(node, cst.Name):
-        value = _earlier_value(model, scope, node.value, node)
-        if value is not None:
-            return _origin(model, _view_base(model, value), scope, depth + 1)
-        for argument, caller in model.bindings(scope, node.value):
-            found = _origin(model, _view_base(model, argument), caller, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def _describe(origin: _Origin | None, tensor: str, function: FunctionInfo) -> str:
+def _describe(origin: ParameterSource | None, tensor: str, function: FunctionInfo) -> str:
     if origin is None:
         return f"`{tensor}` is an activation (not a module parameter)"
     kind = KIND_WORDS.get(origin.tensor.kind, "tensor")

@@ -112,7 +112,7 @@ class DeprecatedAllowTf32(Rule):
                 )
                 yield Report(
                     node=arg,
-                    message=f"`allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead",
+                    message="`allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead",
                     plan=plan,
                     fix=fix,
                 )

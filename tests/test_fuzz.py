@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from kernlint import __version__, schemas
 from kernlint.advice import verdict
-from kernlint.engine import Settings, lint_bytes, lint_source
+from kernlint.engine import lint_bytes, lint_source
 from kernlint.fixes import fix_text
 from kernlint.reporters import REPORTERS, RunReport, render
 from kernlint.source import SourceError, parse
