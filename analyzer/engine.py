@@ -164,15 +164,17 @@ def _parse_error(path: str, error: SourceError) -> Finding:
 def _internal_error(path: str, where: str, error: BaseException) -> Finding:
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     at = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
+    return _internal_finding(path, f"internal error in {where} on this file: {type(error).__name__}: {error}{at}; the other rules still ran")
+
+
+def _internal_finding(path: str, what: str) -> Finding:
+    """KL999 at the top of the file; `what` says where and what failed."""
     return Finding(
         code=INTERNAL_ERROR[0],
         name=INTERNAL_ERROR[1],
         category=Category.INTERNAL,
         severity=Severity.ERROR,
-        message=(
-            f"internal error in {where} on this file: {type(error).__name__}: {error}{at}; "
-            f"the other rules still ran. Please report it at {REPORT_URL} with this file"
-        ),
+        message=f"{what}. Please report it at {REPORT_URL} with this file",
         path=path,
         span=Span(1, 1, 1, 1),
     )
@@ -213,18 +215,7 @@ def timeout_result(path: str, budget: float) -> FileResult:
 def internal_error_result(path: str, where: str, error: BaseException | str) -> FileResult:
     """KL999 for a whole file (a worker that crashed or died)."""
     if isinstance(error, str):
-        finding = Finding(
-            code=INTERNAL_ERROR[0],
-            name=INTERNAL_ERROR[1],
-            category=Category.INTERNAL,
-            severity=Severity.ERROR,
-            message=(
-                f"internal error in {where} on this file: {error}; nothing in it was checked. "
-                f"Please report it at {REPORT_URL} with this file"
-            ),
-            path=path,
-            span=Span(1, 1, 1, 1),
-        )
+        finding = _internal_finding(path, f"internal error in {where} on this file: {error}; nothing in it was checked")
     else:
         finding = _internal_error(path, where, error)
     return FileResult(path, (finding,))
