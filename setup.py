@@ -1,21 +1,23 @@
-"""Maps the repository's folders into the single `kernlint` import namespace.
+"""The package list of the one `kernlint` namespace, spread over three roots.
 
-The layout keeps the engine, the rules and the kernel library in folders of
-their own (analyzer/, rules/, kernels/); installed, they are kernlint,
-kernlint.rules and kernlint.kernels, so nothing generic lands at the top of
-site-packages.
+analyzer/kernlint is `kernlint` (the engine), rules/kernlint/rules is
+`kernlint.rules` and kernels/kernlint/kernels is `kernlint.kernels`: every
+module's path is its root plus its import name, so editors, mypy and
+import-linter follow imports with analyzer/, rules/ and kernels/ on their
+path (see [tool.mypy] in pyproject.toml). Subpackages (a new pair in the
+kernel library) are found here, so adding one needs no edit.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
-FOLDERS = {"kernlint": "analyzer", "kernlint.rules": "rules", "kernlint.kernels": "kernels"}
+ROOTS = {"kernlint": "analyzer/kernlint", "kernlint.rules": "rules/kernlint/rules", "kernlint.kernels": "kernels/kernlint/kernels"}
 
 
-def packages_under(namespace: str, folder: str) -> list[str]:
-    return [namespace] + [f"{namespace}.{name}" for name in find_packages(folder)]
+def packages_under(package: str, folder: str) -> list[str]:
+    return [package] + [f"{package}.{name}" for name in find_namespace_packages(folder, exclude=["*__pycache__*"])]
 
 
 setup(
-    package_dir=FOLDERS,
-    packages=[pkg for ns, folder in FOLDERS.items() for pkg in packages_under(ns, folder)],
+    package_dir=ROOTS,
+    packages=[pkg for package, folder in ROOTS.items() for pkg in packages_under(package, folder)],
 )

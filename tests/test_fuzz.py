@@ -29,7 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernlint import __version__, schemas
+from kernlint import schemas
+from kernlint.version import __version__
 from kernlint.advice import verdict
 from kernlint.engine import lint_bytes, lint_source
 from kernlint.fixes import fix_text
@@ -47,8 +48,8 @@ SARIF_SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 CORPUS = sorted(
     [ROOT / "fixtures" / "seed" / "kernel.py", ROOT / "fixtures" / "seed" / "reference.py"]
     + list((ROOT / "fixtures" / "rules").glob("*.py"))
-    + list((ROOT / "kernels").glob("kl*/before.py"))
-    + list((ROOT / "kernels").glob("kl*/after.py"))
+    + list((ROOT / "kernels" / "kernlint" / "kernels").glob("kl*/before.py"))
+    + list((ROOT / "kernels" / "kernlint" / "kernels").glob("kl*/after.py"))
 )
 SOURCES = [path.read_text(encoding="utf-8") for path in CORPUS]
 

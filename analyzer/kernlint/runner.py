@@ -7,7 +7,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from kernlint import __version__
+from kernlint.version import __version__
 from kernlint.advice import verdict
 from kernlint.discovery import discover
 from kernlint.engine import INTERNAL_ERROR, Settings, file_too_large_result, internal_error_result, timeout_result
