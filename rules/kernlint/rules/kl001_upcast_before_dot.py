@@ -7,7 +7,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernlint.findings import Category, Severity
-from kernlint.model import NARROW_DTYPES, Conversion, DtypeFact, FileModel, Kernel, Launch, keyword, positional
+from kernlint.model import Conversion, DtypeFact, FileModel, Kernel, Launch
+from kernlint.model.dtypes import NARROW_DTYPES
+from kernlint.model.syntax import keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 SHORT = {

@@ -6,19 +6,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernlint.findings import Category, Severity
-from kernlint.model import (
-    METHOD_CASTS,
-    VIEW_ATTRIBUTES,
-    VIEW_METHODS,
-    FileModel,
-    FunctionInfo,
-    ParameterSource,
-    call_name,
-    keyword,
-    positional,
-    strip_identity,
-    view_base,
-)
+from kernlint.model import FileModel, FunctionInfo, ParameterSource
+from kernlint.model.dtypes import METHOD_CASTS
+from kernlint.model.syntax import VIEW_ATTRIBUTES, VIEW_METHODS, call_name, keyword, positional, strip_identity, view_base
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # torch.transpose(w, ...) and friends: functions that return a reordered view.

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from kernlint.findings import Category, Severity
-from kernlint.model import NARROW_DTYPES, Conversion, DtypeFact, FileModel, FunctionInfo, call_name, keyword, positional
+from kernlint.model import Conversion, DtypeFact, FileModel, FunctionInfo
+from kernlint.model.dtypes import NARROW_DTYPES
+from kernlint.model.syntax import call_name, keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 SHORT = {

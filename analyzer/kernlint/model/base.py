@@ -1,0 +1,211 @@
+"""The core every fact builds on: the file's parsed module, positions,
+names, scopes, the call graph and the values assigned to names. Filled by
+the one traversal in collect.py; host.py, kernel.py and dtypes.py add the
+questions rules ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from kernlint.findings import Span
+from kernlint.model.collect import Collector
+from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
+from kernlint.model.syntax import literal_value, next_newline
+from kernlint.names import ImportTable, collect_imports
+
+
+class ModelBase:
+    """Structure, positions and values of one file."""
+
+    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+        self.path = path
+        self.source = source
+        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.module = self._wrapper.module
+        self.imports: ImportTable = collect_imports(self.module)
+        self.top = FunctionInfo("<module>", "<module>", None)
+        self.functions: list[FunctionInfo] = []
+        self.classes: dict[str, ClassInfo] = {}
+        self.constants: dict[str, object] = {}
+        self.kernels: dict[str, Kernel] = {}  # every name a kernel is bound to
+        self.launches: list[Launch] = []
+        self._scope_of_node: dict[int, FunctionInfo] = {}
+        self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
+        Collector(self).collect()
+
+    @cached_property
+    def _positions(self):
+        # Positions cost a full code-generation pass; most files in a
+        # repository have no kernels and never need one.
+        return self._wrapper.resolve(PositionProvider)
+
+    def span(self, node: cst.CSTNode) -> Span:
+        code_range: CodeRange = self._positions[node]
+        return Span(
+            code_range.start.line,
+            code_range.start.column + 1,
+            code_range.end.line,
+            code_range.end.column + 1,
+        )
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self._positions[node].start.line
+
+    def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Character offsets of a node in `source`, for fixes."""
+        span = self.span(node)
+        starts = self._line_starts
+        return (
+            starts[span.line - 1] + span.column - 1,
+            starts[span.end_line - 1] + span.end_column - 1,
+        )
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        text = self.source
+        index = 0
+        while True:
+            nl = next_newline(text, index)
+            if nl < 0:
+                break
+            index = nl + (2 if text.startswith("\r\n", nl) else 1)
+            starts.append(index)
+        return starts
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        return self.imports.resolve(node)
+
+    def is_call_to(self, node: cst.CSTNode, *qualnames: str) -> bool:
+        return isinstance(node, cst.Call) and self.qualname(node.func) in qualnames
+
+    def is_tl(self, node: cst.BaseExpression, name: str) -> bool:
+        return self.qualname(node) == f"{TL}.{name}"
+
+    def scope_of(self, node: cst.CSTNode) -> FunctionInfo:
+        """The innermost function containing a node (calls, assigns, asserts
+        and launches are indexed; other nodes answer the module level)."""
+        return self._scope_of_node.get(id(node), self.top)
+
+    def in_main_guard(self, node: cst.CSTNode) -> bool:
+        """Whether an indexed call or `@` operation sits under the module's
+        `if __name__ == "__main__":`."""
+        return id(node) in self._main_guard_ids
+
+    def function(self, name: str) -> FunctionInfo | None:
+        return next((f for f in self.functions if f.qualname == name), None)
+
+    def kernel_of(self, function: FunctionInfo) -> Kernel | None:
+        return next((k for k in set(self.kernels.values()) if k.function is function), None)
+
+    @property
+    def kernel_list(self) -> list[Kernel]:
+        seen: dict[int, Kernel] = {}
+        for kernel in self.kernels.values():
+            seen.setdefault(id(kernel), kernel)
+        return sorted(seen.values(), key=lambda k: self.line_of(k.node))
+
+    @cached_property
+    def calls(self) -> list[cst.Call]:
+        """Every call in the file, in source order of their scopes (the
+        module's top level first, then each function's)."""
+        return [call for scope in (self.top, *self.functions) for call in scope.calls]
+
+    def launches_of(self, kernel: Kernel) -> list[Launch]:
+        return [launch for launch in self.launches if launch.kernel is kernel]
+
+    def class_of(self, function: FunctionInfo) -> ClassInfo | None:
+        return self.classes.get(function.class_name) if function.class_name else None
+
+    def enclosing_kernel_or_function(self, node: cst.CSTNode) -> str | None:
+        """Name of the innermost function whose text contains the node (any
+        node, not only the indexed ones), or None at module level."""
+        scope = self.scope_of(node)
+        if not scope.is_module_level:
+            return scope.name
+        span = self.span(node)
+        best: FunctionInfo | None = None
+        for function in self.functions:
+            assert function.node is not None
+            outer = self.span(function.node)
+            if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column):
+                if best is None or self.span(best.node).line <= outer.line:  # type: ignore[arg-type]
+                    best = function
+        return best.name if best is not None else None
+
+    def called_functions(self, function: FunctionInfo) -> Iterator[FunctionInfo]:
+        """Functions of this file that `function` calls by name or as
+        `self.method(...)`."""
+        owner = self.class_of(function)
+        for call in function.calls:
+            target = self.resolve_callee(call, owner)
+            if target is not None:
+                yield target
+
+    def resolve_callee(self, call: cst.Call, owner: ClassInfo | None) -> FunctionInfo | None:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return self.function(func.value)
+        if (
+            owner is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return owner.methods.get(func.attr.value)
+        return None
+
+    def callers(self, function: FunctionInfo) -> Iterator[tuple[cst.Call, FunctionInfo]]:
+        for caller in [self.top, *self.functions]:
+            owner = self.class_of(caller)
+            for call in caller.calls:
+                if self.resolve_callee(call, owner) is function:
+                    yield call, caller
+
+    def assigned_value(
+        self, scope: FunctionInfo, name: str, before: cst.CSTNode | None = None, strict: bool = False
+    ) -> cst.BaseExpression | None:
+        """The value most recently assigned to `name` in `scope` before
+        `before`; if nothing precedes it, the last assignment anywhere (a
+        loop may carry it back), or None when `strict`."""
+        candidates = [(value, node) for target, value, node in scope.assignments if target == name]
+        if not candidates:
+            return None
+        if before is not None and before in self._positions:
+            line = self.line_of(before)
+            earlier = [c for c in candidates if self.line_of(c[1]) < line]
+            if earlier:
+                return earlier[-1][0]
+            if strict:
+                return None
+        return candidates[-1][0]
+
+    def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
+        """The value of an expression that is fixed in the source: a literal,
+        a module constant assigned once, or a local name assigned exactly once
+        from one of those. None for anything computed (a call, a lookup, a
+        branch, a parameter)."""
+        if depth > 8:
+            return None
+        value = literal_value(node)
+        if value is not None:
+            return value
+        if not isinstance(node, cst.Name):
+            return None
+        local = [v for target, v, _ in scope.assignments if target == node.value]
+        if not scope.is_module_level and (local or node.value in scope.params):
+            if len(local) != 1 or node.value in scope.params:
+                return None
+            return self.constant_value(local[0], scope, depth + 1)
+        module = [v for target, v, _ in self.top.assignments if target == node.value]
+        if len(module) == 1:
+            return self.constant_value(module[0], self.top, depth + 1)
+        return None

@@ -1,0 +1,143 @@
+"""The model's data: what one file holds (functions, classes, kernels,
+launches, module tensors) and the facts queries return (dtypes,
+conversions). Plain dataclasses; the queries live in host.py, kernel.py and
+dtypes.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+TRITON_JIT = "triton.jit"
+
+TRITON_AUTOTUNE = "triton.autotune"
+
+TRITON_HEURISTICS = "triton.heuristics"
+
+TL = "triton.language"
+
+@dataclass(frozen=True)
+class DtypeFact:
+    """What is known of a tensor's dtype and why: `evidence` says where the
+    fact comes from in words a user can check ("assert at line 131")."""
+
+    dtype: str
+    evidence: str
+    source: str  # "assert", "creation", "cast", "get_inputs", "annotation"
+
+    @property
+    def is_host_evidence(self) -> bool:
+        return self.source in ("assert", "creation", "get_inputs")
+
+@dataclass(frozen=True, eq=False)
+class Conversion:
+    """An explicit dtype conversion: `dtype` is the target (None when it is
+    not a literal dtype), `call` the conversion, `value` what is converted."""
+
+    dtype: str | None
+    call: cst.Call
+    value: cst.BaseExpression
+
+@dataclass(eq=False, repr=False)
+class FunctionInfo:
+    name: str
+    qualname: str
+    node: cst.FunctionDef | None  # None for the module's top level
+    class_name: str | None = None
+    params: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ()
+    assignments: list[tuple[str, cst.BaseExpression, cst.CSTNode]] = field(default_factory=list)
+    asserts: list[cst.Assert] = field(default_factory=list)
+    calls: list[cst.Call] = field(default_factory=list)
+    under_main_guard: list[cst.Call] = field(default_factory=list)
+    matmul_ops: list[cst.BinaryOperation] = field(default_factory=list)  # `a @ b`
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<FunctionInfo {self.qualname}>"
+
+    @property
+    def is_module_level(self) -> bool:
+        return self.node is None
+
+@dataclass(frozen=True, eq=False, repr=False)
+class KernelParam:
+    name: str
+    constexpr: bool
+    default: cst.BaseExpression | None
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Autotune:
+    node: cst.Decorator | cst.Call
+    configs: tuple[dict[str, object], ...] | None  # None when built elsewhere
+    key: tuple[str, ...]
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Kernel:
+    function: FunctionInfo
+    params: tuple[KernelParam, ...]
+    autotune: Autotune | None
+    heuristics: tuple[str, ...]
+    # True for @triton.heuristics or a config table keyed on problem sizes.
+    has_heuristics: bool
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def node(self) -> cst.FunctionDef:
+        assert self.function.node is not None
+        return self.function.node
+
+    def param(self, name: str) -> KernelParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def constexprs(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.constexpr)
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Launch:
+    """`kernel[grid](args...)`: each argument bound to the kernel parameter it
+    reaches; keywords that are not parameters (num_warps, ...) are options."""
+
+    node: cst.Call
+    kernel: Kernel
+    grid: cst.BaseExpression
+    caller: FunctionInfo
+    arguments: dict[str, cst.BaseExpression]
+    options: dict[str, cst.BaseExpression]
+    has_star_args: bool
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ModuleTensor:
+    """A tensor an nn.Module holds: `self.X = nn.Parameter(...)`,
+    `register_buffer("X", ...)` or a tensor built in `__init__`."""
+
+    name: str
+    kind: str  # "parameter", "buffer", "tensor"
+    value: cst.BaseExpression
+    scope: FunctionInfo
+
+@dataclass(eq=False, repr=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    bases: tuple[str, ...]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    tensors: dict[str, ModuleTensor] = field(default_factory=dict)
+    is_nn_module: bool = False
+    is_autograd_function: bool = False
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ParameterSource:
+    """A module tensor an expression stands for."""
+
+    tensor: ModuleTensor
+    cls: ClassInfo
+    scope: FunctionInfo  # the method that reads it as `self.X`

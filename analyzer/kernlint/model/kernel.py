@@ -1,0 +1,109 @@
+"""Kernel-side facts: what a `@triton.jit` body loads and from which pointer
+parameters, which `triton.language` calls it makes (through the jit
+functions it calls), and which constexprs size its tiles.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from kernlint.model.base import ModelBase
+from kernlint.model.facts import Kernel
+from kernlint.model.syntax import keyword, names_in, positional
+
+# triton.language calls whose shape argument sizes a tile: name -> (keyword,
+# position) of the shape, None for tl.arange whose every argument counts.
+TILE_SHAPERS: dict[str, tuple[str, int] | None] = {
+    "arange": None, "zeros": ("shape", 0), "full": ("shape", 0),
+    "make_block_ptr": ("block_shape", 4), "make_tensor_descriptor": ("block_shape", 3),
+}
+
+
+class KernelFacts(ModelBase):
+    def pointer_params(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str]:
+        """The kernel's pointer parameters an address expression is built
+        from (`a_ptr + offs * stride`, through assignments and block
+        pointers)."""
+        if depth > 12:
+            return []
+        names: list[str] = []
+        for name_node in names_in(node):
+            param = kernel.param(name_node.value)
+            if param is not None:
+                if not param.constexpr and param.name not in names and _is_pointer_like(param.name):
+                    names.append(param.name)
+                continue
+            value = self.assigned_value(kernel.function, name_node.value, before=node)
+            if value is not None and value is not node:
+                for found in self.pointer_params(kernel, value, depth + 1):
+                    if found not in names:
+                        names.append(found)
+        return names
+
+    def loaded_pointers(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str] | None:
+        """If a kernel value comes from `tl.load(...)`, the pointer parameters
+        it was loaded from; None if it was not (visibly) loaded."""
+        if depth > 12:
+            return None
+        if isinstance(node, cst.Name):
+            value = self.assigned_value(kernel.function, node.value, before=node)
+            return None if value is None else self.loaded_pointers(kernel, value, depth + 1)
+        if isinstance(node, cst.Call):
+            if self.is_tl(node.func, "load") and node.args:
+                return self.pointer_params(kernel, node.args[0].value)
+            return None
+        return None
+
+    def kernel_uses(self, kernel: Kernel, *names: str) -> list[cst.Call]:
+        """Calls to `triton.language.<name>` in the kernel and in the jit
+        functions of this file it calls."""
+        found: list[cst.Call] = []
+        seen: set[int] = set()
+        pending = [kernel.function]
+        while pending:
+            function = pending.pop()
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            found.extend(c for c in function.calls if any(self.is_tl(c.func, n) for n in names))
+            pending.extend(f for f in self.called_functions(function) if self.kernel_of(f) is not None)
+        return found
+
+    def tile_constexprs(self, kernel: Kernel) -> tuple[str, ...]:
+        """The constexpr parameters that size the kernel's tiles: those in the
+        shape of `tl.arange`, `tl.zeros`/`tl.full`, a block pointer's or a
+        tensor descriptor's `block_shape` (directly or through a local name),
+        plus `GROUP*` constexprs that order the tiles. In signature order."""
+        constexprs = set(kernel.constexprs)
+        used: set[str] = set()
+        for call in kernel.function.calls:
+            for name, shape_at in TILE_SHAPERS.items():
+                if not self.is_tl(call.func, name):
+                    continue
+                if shape_at is None:
+                    shapes = positional(call)
+                else:
+                    keyword_name, index = shape_at
+                    shape = keyword(call, keyword_name)
+                    args = positional(call)
+                    if shape is None and index < len(args):
+                        shape = args[index]
+                    shapes = [shape] if shape is not None else []
+                for shape in shapes:
+                    for name_node in names_in(shape):
+                        if name_node.value in constexprs:
+                            used.add(name_node.value)
+                            continue
+                        value = self.assigned_value(kernel.function, name_node.value, before=call)
+                        if value is not None:
+                            used.update(n.value for n in names_in(value) if n.value in constexprs)
+        used.update(name for name in constexprs if "GROUP" in name.upper())
+        return tuple(name for name in kernel.constexprs if name in used)
+
+
+def _is_pointer_like(name: str) -> bool:
+    # Every non-constexpr parameter may be a pointer; integer sizes and
+    # strides only ever appear in offsets, and excluding names that read
+    # like sizes keeps "a_ptr + offs * stride_am" from naming stride_am.
+    lowered = name.lower()
+    return not (lowered.startswith("stride") or lowered in ("m", "n", "k") or lowered.startswith("num_") or lowered.endswith("_stride") or lowered in ("n_elements", "numel", "size"))
