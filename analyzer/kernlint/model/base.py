@@ -6,6 +6,7 @@ questions rules ask.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 from functools import cached_property
 
@@ -101,10 +102,21 @@ class ModelBase:
         return id(node) in self._main_guard_ids
 
     def function(self, name: str) -> FunctionInfo | None:
-        return next((f for f in self.functions if f.qualname == name), None)
+        return self._function_by_qualname.get(name)
+
+    @cached_property
+    def _function_by_qualname(self) -> dict[str, FunctionInfo]:
+        index: dict[str, FunctionInfo] = {}
+        for function in self.functions:
+            index.setdefault(function.qualname, function)
+        return index
 
     def kernel_of(self, function: FunctionInfo) -> Kernel | None:
-        return next((k for k in set(self.kernels.values()) if k.function is function), None)
+        return self._kernel_by_function.get(id(function))
+
+    @cached_property
+    def _kernel_by_function(self) -> dict[int, Kernel]:
+        return {id(kernel.function): kernel for kernel in self.kernels.values()}
 
     @property
     def kernel_list(self) -> list[Kernel]:
@@ -164,11 +176,35 @@ class ModelBase:
         return None
 
     def callers(self, function: FunctionInfo) -> Iterator[tuple[cst.Call, FunctionInfo]]:
+        """The calls in this file that reach `function`, with their scopes,
+        in source order of the scopes."""
+        yield from self._call_graph.get(id(function), ())
+
+    @cached_property
+    def _call_graph(self) -> dict[int, list[tuple[cst.Call, FunctionInfo]]]:
+        # Built once: a per-query rescan of every call made the model
+        # quadratic in the number of functions (issue 14).
+        graph: dict[int, list[tuple[cst.Call, FunctionInfo]]] = defaultdict(list)
         for caller in [self.top, *self.functions]:
             owner = self.class_of(caller)
             for call in caller.calls:
-                if self.resolve_callee(call, owner) is function:
-                    yield call, caller
+                target = self.resolve_callee(call, owner)
+                if target is not None:
+                    graph[id(target)].append((call, caller))
+        return graph
+
+    def _assignments_to(self, scope: FunctionInfo, name: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+        index = self._assignment_index.get(id(scope))
+        if index is None:
+            index = defaultdict(list)
+            for target, value, node in scope.assignments:
+                index[target].append((value, node))
+            self._assignment_index[id(scope)] = index
+        return index.get(name, [])
+
+    @cached_property
+    def _assignment_index(self) -> dict[int, dict[str, list[tuple[cst.BaseExpression, cst.CSTNode]]]]:
+        return {}
 
     def assigned_value(
         self, scope: FunctionInfo, name: str, before: cst.CSTNode | None = None, strict: bool = False
@@ -176,7 +212,7 @@ class ModelBase:
         """The value most recently assigned to `name` in `scope` before
         `before`; if nothing precedes it, the last assignment anywhere (a
         loop may carry it back), or None when `strict`."""
-        candidates = [(value, node) for target, value, node in scope.assignments if target == name]
+        candidates = self._assignments_to(scope, name)
         if not candidates:
             return None
         if before is not None and before in self._positions:
@@ -200,12 +236,12 @@ class ModelBase:
             return value
         if not isinstance(node, cst.Name):
             return None
-        local = [v for target, v, _ in scope.assignments if target == node.value]
+        local = [v for v, _ in self._assignments_to(scope, node.value)]
         if not scope.is_module_level and (local or node.value in scope.params):
             if len(local) != 1 or node.value in scope.params:
                 return None
             return self.constant_value(local[0], scope, depth + 1)
-        module = [v for target, v, _ in self.top.assignments if target == node.value]
+        module = [v for v, _ in self._assignments_to(self.top, node.value)]
         if len(module) == 1:
             return self.constant_value(module[0], self.top, depth + 1)
         return None
