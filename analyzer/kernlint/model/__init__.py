@@ -25,6 +25,7 @@ import libcst as cst
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.facts import (
     ClassInfo,
+    ConstexprValues,
     Conversion,
     DtypeFact,
     FunctionInfo,
@@ -36,7 +37,7 @@ from kernlint.model.facts import (
 )
 
 __all__ = [
-    "ClassInfo", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
+    "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
     "Launch", "ModuleTensor", "ParameterSource", "build_model",
 ]
 

@@ -101,6 +101,21 @@ class Kernel:
     def constexprs(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.constexpr)
 
+@dataclass(frozen=True)
+class ConstexprValues:
+    """The values a kernel's constexpr takes over its launches and autotune
+    configs: `values` holds those fixed in the source; `complete` is False
+    when some launch, config or heuristic sets it to something computed
+    (then other values are possible). Unknown: empty and not complete."""
+
+    values: frozenset[object]
+    complete: bool
+
+    @property
+    def known(self) -> bool:
+        return self.complete and bool(self.values)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Launch:
     """`kernel[grid](args...)`: each argument bound to the kernel parameter it

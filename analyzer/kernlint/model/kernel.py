@@ -8,8 +8,8 @@ from __future__ import annotations
 import libcst as cst
 
 from kernlint.model.base import ModelBase
-from kernlint.model.facts import Kernel
-from kernlint.model.syntax import keyword, names_in, positional
+from kernlint.model.facts import ConstexprValues, Kernel
+from kernlint.model.syntax import keyword, literal_value, names_in, positional
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
 # position) of the shape, None for tl.arange whose every argument counts.
@@ -20,6 +20,51 @@ TILE_SHAPERS: dict[str, tuple[str, int] | None] = {
 
 
 class KernelFacts(ModelBase):
+    def constexpr_values(self, kernel: Kernel, name: str) -> ConstexprValues:
+        """The values constexpr `name` of `kernel` takes: from each autotune
+        config that sets it, from each launch's argument (a literal or a
+        constant, see `constant_value`), else from the parameter's default.
+        A heuristic that sets it, a config built elsewhere, a computed
+        argument or a `*args` launch make the answer incomplete."""
+        values: set[object] = set()
+        complete = True
+        if name in kernel.heuristics or "*" in kernel.heuristics:
+            complete = False
+        by_config = False
+        if kernel.autotune is not None:
+            if kernel.autotune.configs is None:
+                complete, by_config = False, True
+            for config in kernel.autotune.configs or ():
+                if name in config:
+                    by_config = True
+                    if config[name] is None:
+                        complete = False
+                    else:
+                        values.add(config[name])
+        param = kernel.param(name)
+        default = literal_value(param.default) if param is not None and param.default is not None else None
+        launches = self.launches_of(kernel)
+        for launch in launches:
+            argument = launch.arguments.get(name)
+            if argument is not None:
+                value = self.constant_value(argument, launch.caller)
+                if value is None:
+                    complete = False
+                else:
+                    values.add(value)
+            elif by_config or name in kernel.heuristics:
+                continue
+            elif launch.has_star_args or default is None:
+                complete = False
+            else:
+                values.add(default)
+        if not launches and not by_config:
+            # Launched from another file (or not at all): only a default is known.
+            complete = False
+            if default is not None:
+                values.add(default)
+        return ConstexprValues(frozenset(values), complete)
+
     def pointer_params(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str]:
         """The kernel's pointer parameters an address expression is built
         from (`a_ptr + offs * stride`, through assignments and block
