@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_kernlint
-from kernlint.config import Config, glob_matches, load_config, resolve
+from kernlint.config import Config, load_config, resolve
+from kernlint.settings import glob_matches
 
 # Two findings of two rules whose behaviour is pinned by this suite:
 # KL014 at 3:18 and, when KL900 is on, a suppression of an unknown rule at 4:8.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernlint import engine, limits
+from kernlint import deep, engine, limits
 from kernlint.engine import Settings, lint_bytes
 from kernlint.registry import rule_by_code_or_name
 from kernlint.runner import run
@@ -237,10 +237,10 @@ def test_the_limit_rules_are_documented(code: str, name: str) -> None:
 
 def test_deep_call_returns_raises_nests_and_restores_the_limit() -> None:
     before = sys.getrecursionlimit()
-    assert limits.deep_call(lambda: sys.getrecursionlimit()) == max(before, limits.RECURSION_LIMIT)
-    assert limits.deep_call(lambda: limits.deep_call(lambda: threading.current_thread().name)) == "kernlint-deep"
+    assert deep.deep_call(lambda: sys.getrecursionlimit()) == max(before, deep.RECURSION_LIMIT)
+    assert deep.deep_call(lambda: deep.deep_call(lambda: threading.current_thread().name)) == "kernlint-deep"
     with pytest.raises(ZeroDivisionError):
-        limits.deep_call(lambda: 1 / 0)
+        deep.deep_call(lambda: 1 / 0)
     assert sys.getrecursionlimit() == before
 
 

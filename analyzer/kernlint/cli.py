@@ -11,7 +11,7 @@ import sys
 import click
 
 from kernlint.version import __version__
-from kernlint.limits import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE
+from kernlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE
 from kernlint.registry import all_rules, rule_by_code_or_name
 from kernlint.reporters import REPORTERS, render
 from kernlint.runner import EXIT_ERROR, run

@@ -21,14 +21,12 @@ Command-line flags override the file (see `resolve`).
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import sys
 from dataclasses import dataclass, field
 
-from kernlint.engine import Settings
-from kernlint.registry import rule_by_code_or_name
-from kernlint.suppressions import UNUSED_SUPPRESSION
+from kernlint.registry import rule_by_code_or_name, rule_for_event
+from kernlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE, Settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -155,7 +153,7 @@ def load_config(path: str) -> Config:
         value = table.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, kinds) or not isinstance(value, (int, float)) or value < 0:
             raise ConfigError(f"{where}: {section}: {key} must be a number >= 0")
         return value
     return Config(
@@ -201,7 +199,7 @@ def resolve(
     file_ignore = config.ignore - select if select is not None else config.ignore
     extra = config.extend_select | extend_select
     if report_unused_suppressions:
-        extra |= {UNUSED_SUPPRESSION[0]}
+        extra |= {rule_for_event("unused-suppression").code}
     return Settings(
         # None: every rule that is on by default, plus extend_select.
         select=None if base is None else base | extra,
@@ -210,11 +208,8 @@ def resolve(
         extend_select=extra if base is None else frozenset(),
         per_file_ignores=config.per_file_ignores,
         root=config.root,
-        **{
-            name: value
-            for name, value in (("max_file_size", config.max_file_size), ("timeout_per_file", config.timeout_per_file))
-            if value is not None
-        },
+        max_file_size=int(config.max_file_size) if config.max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
+        timeout_per_file=config.timeout_per_file if config.timeout_per_file is not None else DEFAULT_TIMEOUT_PER_FILE,
     )
 
 
@@ -231,33 +226,3 @@ def exclude_patterns(config: Config, cwd: str | None = None) -> tuple[str, ...]:
         prefix = os.path.relpath(root, cwd).replace(os.sep, "/")
         patterns += [f"{prefix}/{p.lstrip('/')}" for p in config.exclude if "/" in p]
     return tuple(patterns)
-
-
-def glob_matches(relative: str, pattern: str) -> bool:
-    """Does a config glob match a path relative to the config's folder? A
-    pattern without `/` matches the file name anywhere; `*` crosses folders;
-    a folder's name matches everything under it."""
-    pattern = pattern[2:] if pattern.startswith("./") else pattern
-    candidates = [pattern, pattern.rstrip("/") + "/*"]
-    if pattern.startswith("**/"):
-        candidates += [pattern[3:], pattern[3:].rstrip("/") + "/*"]
-    if "/" not in pattern.rstrip("/"):
-        name = relative.rsplit("/", 1)[-1]
-        parts = relative.split("/")
-        return any(fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(part, pattern.rstrip("/")) for part in parts) or fnmatch.fnmatchcase(relative, pattern)
-    return any(fnmatch.fnmatchcase(relative, c) for c in candidates)
-
-
-def ignored_for(path: str, per_file_ignores: tuple[tuple[str, frozenset[str]], ...], root: str | None) -> frozenset[str]:
-    """The codes that per-file-ignores switch off for `path`."""
-    relative = path
-    if root is not None:
-        candidate = os.path.relpath(os.path.abspath(path), root)
-        if not candidate.startswith(".."):
-            relative = candidate
-    relative = relative.replace(os.sep, "/")
-    codes: set[str] = set()
-    for pattern, ignored in per_file_ignores:
-        if glob_matches(relative, pattern):
-            codes |= ignored
-    return frozenset(codes)

@@ -2,14 +2,7 @@
 
 Three guards, each turning a hostile file into a finding for that file:
 
-- **Deep nesting.** libcst's parser and visitors recurse once per level of
-  nesting. `deep_call` runs the analysis of one file in a thread with a large
-  stack (STACK_SIZE) and a raised recursion limit (RECURSION_LIMIT), so
-  nesting that CPython itself accepts is analyzed; deeper nesting ends in a
-  RecursionError that the engine reports as KL000 ("too deeply nested"),
-  never as a crash. (A native stack overflow in libcst's parser cannot be
-  caught, so source.parse refuses, before libcst sees it, nesting that
-  CPython's own parser refuses.)
+- **Deep nesting**: see kernlint.deep (`deep_call`).
 - **Size cap** (`--max-file-size`, bytes, default 10 MiB): a larger file is
   not read at all; it gets a KL901 file-too-large finding.
 - **Time budget** (`--timeout-per-file`, seconds, default 20): `run_jobs`
@@ -37,76 +30,22 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
-import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
-DEFAULT_TIMEOUT_PER_FILE = 20.0
-FILE_TOO_LARGE = ("KL901", "file-too-large")
-TIMEOUT = ("KL902", "timeout")
-# The stack is reserved virtual memory; only the pages a deep file touches
-# are used. 512 MiB holds RECURSION_LIMIT levels of libcst's visitors with
-# room to spare (measured: 3000-level expressions need under 64 MiB).
-STACK_SIZE = 512 * 1024 * 1024
-RECURSION_LIMIT = 20_000
+from kernlint import engine
+from kernlint.findings import FileResult
+from kernlint.fixes import FixOutcome, fix_file
+from kernlint.registry import all_rules
+from kernlint.settings import Settings
+
+# What a job gives back: the lint result, or the fix outcome for a fix job.
+JobResult = FileResult | FixOutcome
+
 MAX_WORKERS = 8
-
-T = TypeVar("T")
-
-_deep = threading.local()
-_limit_lock = threading.Lock()
-_limit_users = 0
-_saved_limit = 0
-
-
-def deep_call(function: Callable[[], T]) -> T:
-    """`function()` in a thread with a large stack and a raised recursion
-    limit; its result or exception comes back as if called directly. Nested
-    calls run inline."""
-    if getattr(_deep, "active", False):
-        return function()
-    outcome: list[Any] = []
-
-    def target() -> None:
-        global _limit_users, _saved_limit
-        _deep.active = True
-        with _limit_lock:
-            if _limit_users == 0:
-                _saved_limit = sys.getrecursionlimit()
-                sys.setrecursionlimit(max(_saved_limit, RECURSION_LIMIT))
-            _limit_users += 1
-        try:
-            outcome.append((True, function()))
-        except BaseException as error:  # noqa: BLE001 - handed to the caller
-            outcome.append((False, error))
-        finally:
-            with _limit_lock:
-                _limit_users -= 1
-                if _limit_users == 0:
-                    sys.setrecursionlimit(_saved_limit)
-
-    try:
-        with _limit_lock:
-            previous = threading.stack_size(STACK_SIZE)
-            try:
-                thread = threading.Thread(target=target, name="kernlint-deep", daemon=True)
-                thread.start()
-            finally:
-                threading.stack_size(previous)
-    except (RuntimeError, ValueError, MemoryError):
-        # No thread with that stack here (an unusual platform or ulimit):
-        # run inline; deep files then stop earlier with a RecursionError.
-        return function()
-    thread.join()
-    ok, value = outcome[0]
-    if ok:
-        return value
-    raise value
 
 
 # ---- the time budget: one worker process per CPU, killed on timeout -------
@@ -122,21 +61,17 @@ class Job:
     fix: str | None = None
 
 
-def execute(job: Job, settings: Any) -> Any:
+def execute(job: Job, settings: Settings) -> JobResult:
     """Check one file in this process: a FileResult for a lint job, a
     fixes.FixOutcome for a fix job."""
     if job.fix is None:
-        from kernlint.engine import lint_bytes
-
-        return lint_bytes(job.path, job.data, settings)
-    from kernlint.fixes import fix_file
-
+        return engine.lint_bytes(job.path, job.data, settings)
     return fix_file(job.path, job.data, settings, write=job.fix == "fix")
 
 
 def run_jobs(
     jobs: list[Job],
-    settings: Any,
+    settings: Settings,
     timeout: float,
     on_unfinished: Callable[[Job, str], Any],
     workers: int | None = None,
@@ -197,14 +132,14 @@ def run_jobs(
     return results
 
 
-def _start(context: Any, settings: Any) -> _Worker | None:
+def _start(context: Any, settings: Settings) -> _Worker | None:
     try:
         return _Worker(context, settings)
     except (OSError, AssertionError):  # AssertionError: a daemonic process may not fork
         return None
 
 
-def _replace(idle: list[_Worker], context: Any, settings: Any) -> None:
+def _replace(idle: list[_Worker], context: Any, settings: Settings) -> None:
     worker = _start(context, settings)
     if worker is not None:
         idle.append(worker)
@@ -217,13 +152,11 @@ def _context() -> Any:
 
 def _warm_up() -> None:
     """Load the rules and claims before forking, so that no worker repeats it."""
-    from kernlint.registry import all_rules
-
     all_rules()
 
 
 class _Worker:
-    def __init__(self, context: Any, settings: Any) -> None:
+    def __init__(self, context: Any, settings: Settings) -> None:
         self.connection, child = context.Pipe(duplex=True)
         self.process = context.Process(target=_serve, args=(child, settings), daemon=True, name="kernlint-worker")
         self.process.start()
@@ -256,7 +189,7 @@ class _Worker:
         self.process.join()
 
 
-def _serve(connection: Any, settings: Any) -> None:
+def _serve(connection: Any, settings: Settings) -> None:
     """A worker: check the jobs it is sent until the pipe closes."""
     # Ctrl-C is the parent's to handle; a worker just gets killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -277,12 +210,8 @@ def _serve(connection: Any, settings: Any) -> None:
             connection.send(_crash_result(job, error))
 
 
-def _crash_result(job: Job, error: BaseException) -> Any:
-    from kernlint.engine import internal_error_result
-
-    result = internal_error_result(job.path, "the file's worker process", f"{type(error).__name__}: {error}")
+def _crash_result(job: Job, error: BaseException) -> JobResult:
+    result = engine.internal_error_result(job.path, "the file's worker process", f"{type(error).__name__}: {error}")
     if job.fix is None:
         return result
-    from kernlint.fixes import FixOutcome
-
     return FixOutcome(job.path, result, 0, job.data, job.data, "")

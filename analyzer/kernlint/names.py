@@ -46,7 +46,7 @@ class ImportTable:
             for alias in node.names:
                 full = _module_name(alias.name)
                 if alias.asname is not None:
-                    local = dotted(alias.asname.name)  # type: ignore[arg-type]
+                    local = dotted(alias.asname.name)
                     if local:
                         self.aliases[local] = full
                 else:
@@ -64,7 +64,7 @@ class ImportTable:
             name = _module_name(alias.name)
             local = name
             if alias.asname is not None:
-                local = dotted(alias.asname.name) or name  # type: ignore[arg-type]
+                local = dotted(alias.asname.name) or name
             self.aliases[local] = f"{module}.{name}" if module else name
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
@@ -109,7 +109,7 @@ def collect_imports(module: cst.Module) -> ImportTable:
                 stack.extend(reversed(child))
             elif isinstance(child, cst.BaseSuite):
                 body = child.body
-                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])
+                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])  # type: ignore[list-item]
             elif isinstance(child, cst.CSTNode):
                 stack.append(child)
     return table

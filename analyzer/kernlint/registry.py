@@ -7,6 +7,7 @@ them all), and `check` asks the FileModel questions and yields Reports.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import pkgutil
 import re
@@ -56,8 +57,21 @@ class Report:
     fix: Fix | None = None
 
 
+class Activation(enum.Enum):
+    """When a rule runs. DEFAULT: unless ignored. OPT_IN: only when selected
+    (`select`/`extend-select`). ALWAYS: cannot be turned off, because its
+    finding says that a file was not (fully) checked."""
+
+    DEFAULT = "default"
+    OPT_IN = "opt-in"
+    ALWAYS = "always"
+
+
 class Rule:
-    """Base class; subclasses set the class attributes and `check`."""
+    """Base class; subclasses set the class attributes and `check`.
+
+    Everything the engine, the config, suppressions and the docs need to know
+    about a rule is an attribute here, declared in the rule's own file."""
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -78,6 +92,14 @@ class Rule:
     # show it, so the minimum number of examples does not apply; the rule's
     # own tests prove it instead.
     emitted_by_engine: ClassVar[bool] = False
+    activation: ClassVar[Activation] = Activation.DEFAULT
+    # False for findings that say the file was not checked: a comment in a
+    # file that cannot be parsed must not hide that.
+    suppressible: ClassVar[bool] = True
+    # For a rule whose findings the engine emits itself rather than `check`:
+    # the event it describes ("parse-error", "internal-error",
+    # "file-too-large", "timeout", "unused-suppression").
+    event: ClassVar[str | None] = None
 
     def check(self, model: FileModel) -> Iterator[Report]:
         raise NotImplementedError
@@ -114,7 +136,18 @@ def all_rules() -> tuple[type[Rule], ...]:
 
 def rule_by_code_or_name(key: str) -> type[Rule] | None:
     key = key.strip()
-    for rule in all_rules():
-        if key.upper() == rule.code or key == rule.name:
-            return rule
-    return None
+    return _by_key().get(key.upper()) or _by_key().get(key)
+
+
+@cache
+def _by_key() -> dict[str, type[Rule]]:
+    return {key: rule for rule in all_rules() for key in (rule.code, rule.name)}
+
+
+@cache
+def rule_for_event(event: str) -> type[Rule]:
+    """The rule that describes a finding the engine emits for `event`."""
+    found = [rule for rule in all_rules() if rule.event == event]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} rules declare the engine event {event!r}; exactly one must")
+    return found[0]

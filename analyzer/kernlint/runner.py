@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from kernlint.version import __version__
 from kernlint.advice import verdict
 from kernlint.discovery import discover
-from kernlint.engine import INTERNAL_ERROR, Settings, file_too_large_result, internal_error_result, timeout_result
+from kernlint.engine import file_too_large_result, internal_error_result, timeout_result
 from kernlint.findings import FileResult
 from kernlint.fixes import FixOutcome
 from kernlint.limits import Job, run_jobs
+from kernlint.registry import rule_for_event
 from kernlint.reporters import RunReport
+from kernlint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -115,6 +117,6 @@ def _remove_orphaned_temporaries(path: str) -> None:
 
 
 def exit_code(report: RunReport, errors: list[str] | tuple[str, ...]) -> int:
-    if errors or any(f.code == INTERNAL_ERROR[0] for f in report.findings):
+    if errors or any(f.code == rule_for_event("internal-error").code for f in report.findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN

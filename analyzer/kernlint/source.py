@@ -60,9 +60,9 @@ _BRACKET_STEPS = {ord(c): step for c, step in zip("([{)]}", (1, 1, 1, -1, -1, -1
 
 def parse(text: str) -> cst.Module:
     """The libcst tree, or SourceError. Runs with the big stack and raised
-    recursion limit of limits.deep_call (inline when already inside it), so
+    recursion limit of deep.deep_call (inline when already inside it), so
     a file parses the same wherever it is parsed (lint, or a fix's check)."""
-    from kernlint.limits import deep_call
+    from kernlint.deep import deep_call
 
     return deep_call(lambda: _parse(text))
 
@@ -95,7 +95,7 @@ def _python_syntax_error(text: str) -> SourceError | None:
 
 def _refuse_too_deep(text: str) -> None:
     """Raise SourceError for nesting that would crash libcst's parser.
-    ast.parse only parses; run inside limits.deep_call, its own recursion
+    ast.parse only parses; run inside deep.deep_call, its own recursion
     limit is the raised one."""
     try:
         _ast_parse(text)

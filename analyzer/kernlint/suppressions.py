@@ -19,7 +19,8 @@ count: `tokenize` tells them from `#` inside strings.
 
 `# noqa` lists shared with other tools (`# noqa: E501, KL014`) are read for
 their KL codes only; a `# noqa: E501` is not a kernlint directive at all.
-KL000 (parse error) and KL999 (internal error) cannot be suppressed.
+A rule declared `suppressible = False` (a parse error, an internal error:
+findings that say the file was not checked) cannot be suppressed.
 
 With KL900 (unused-suppression) enabled (`--report-unused-suppressions` or
 `extend-select = ["KL900"]`), a directive that silenced nothing is itself a
@@ -37,13 +38,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from kernlint.findings import Category, Finding, Fix, Severity, Span
+from kernlint.findings import Finding, Fix, Span
+from kernlint.registry import all_rules, rule_by_code_or_name, rule_for_event
 
 if TYPE_CHECKING:
-    from kernlint.engine import Settings
+    from kernlint.settings import Settings
 
-UNUSED_SUPPRESSION = ("KL900", "unused-suppression")
-UNSUPPRESSIBLE = frozenset({"KL000", "KL999"})
 
 NOQA = re.compile(
     r"#\s*noqa(?![\w-])(?::\s?(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
@@ -80,13 +80,13 @@ class Scan:
 
 
 def _resolve(item: str) -> str | None:
-    from kernlint.registry import rule_by_code_or_name
 
     rule = rule_by_code_or_name(item)
     if rule is not None:
         return rule.code
-    if item.strip().upper() == UNUSED_SUPPRESSION[0] or item.strip() == UNUSED_SUPPRESSION[1]:
-        return UNUSED_SUPPRESSION[0]
+    unused = rule_for_event("unused-suppression")
+    if item.strip().upper() == unused.code or item.strip() == unused.name:
+        return unused.code
     return None
 
 
@@ -181,7 +181,7 @@ def _matching(finding: Finding, scan: Scan, by_line: dict[int, list[Directive]])
 def apply(path: str, text: str, findings: list[Finding], settings: Settings) -> tuple[list[Finding], list[Finding]]:
     """(findings still reported, findings suppressed). Adds KL900 findings
     for unused directives when the settings enable KL900."""
-    report_unused = settings.enabled(UNUSED_SUPPRESSION[0])
+    report_unused = settings.enabled(rule_for_event("unused-suppression").code)
     lowered = text.lower()
     if "noqa" not in lowered and "kernlint" not in lowered:
         return findings, []
@@ -198,13 +198,15 @@ def apply(path: str, text: str, findings: list[Finding], settings: Settings) -> 
     active: list[Finding] = []
     suppressed: list[Finding] = []
     for finding in findings:
-        directive = None if finding.code in UNSUPPRESSIBLE else _first_covering(finding, file_level, scanned, by_line)
-        if directive is None:
+        covering: Directive | None = None
+        if _suppressible(finding.code):
+            covering = _first_covering(finding, file_level, scanned, by_line)
+        if covering is None:
             active.append(finding)
             continue
-        directive.used.add(finding.code)
-        directive.used_any = True
-        suppressed.append(replace(finding, suppressed_by=directive.text))
+        covering.used.add(finding.code)
+        covering.used_any = True
+        suppressed.append(replace(finding, suppressed_by=covering.text))
     if report_unused:
         for unused in _unused(path, text, scanned, settings):
             if _first_covering(unused, file_level, scanned, {}) is None:
@@ -224,13 +226,13 @@ def _first_covering(finding: Finding, file_level: list[Directive], scanned: Scan
 
 
 def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable[Finding]:
-    from kernlint.registry import all_rules
 
-    every_rule_ran = all(settings.enabled(rule.code) for rule in all_rules() if rule.code != UNUSED_SUPPRESSION[0])
+    unused = rule_for_event("unused-suppression")
+    every_rule_ran = all(settings.enabled(rule.code) for rule in all_rules() if rule is not unused)
     starts = _line_starts(text)
     where = {"noqa": "on this line", "ignore": "here", "ignore-file": "in this file"}
     for directive in scanned.directives:
-        if directive.codes is not None and UNUSED_SUPPRESSION[0] in directive.codes:
+        if directive.codes is not None and unused.code in directive.codes:
             continue  # it asks not to be judged
         if directive.codes is None:
             if directive.used_any or not every_rule_ran:
@@ -253,12 +255,18 @@ def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable
                        _removal(text, starts, directive, keep))
 
 
+def _suppressible(code: str) -> bool:
+    rule = rule_by_code_or_name(code)
+    return rule is None or rule.suppressible
+
+
 def _finding(path: str, directive: Directive, message: str, fix: Fix | None) -> Finding:
+    unused = rule_for_event("unused-suppression")
     return Finding(
-        code=UNUSED_SUPPRESSION[0],
-        name=UNUSED_SUPPRESSION[1],
-        category=Category.INTERNAL,
-        severity=Severity.WARNING,
+        code=unused.code,
+        name=unused.name,
+        category=unused.category,
+        severity=unused.severity,
         message=message,
         path=path,
         span=Span(directive.line, directive.column + 1, directive.line, directive.column + 1 + len(directive.text)),

@@ -215,11 +215,11 @@ class Collector(cst.CSTVisitor):
                 continue
             args = positional(target)
             if args and isinstance(args[0], cst.Name):
-                function = model.function(args[0].value)
-                if function is not None and function.node is not None:
+                jitted = model.function(args[0].value)
+                if jitted is not None and jitted.node is not None:
                     # One Kernel per function, however many names jit it.
-                    existing = next((k for k in model.kernels.values() if k.function is function), None)
-                    model.kernels[alias] = existing or self._kernel(function, function.node.decorators)
+                    existing = next((k for k in model.kernels.values() if k.function is jitted), None)
+                    model.kernels[alias] = existing or self._kernel(jitted, jitted.node.decorators)
 
     def _kernel(self, function: FunctionInfo, decorators) -> Kernel:
         model = self.model
@@ -240,9 +240,9 @@ class Collector(cst.CSTVisitor):
                 continue
             name = model.qualname(target.func)
             if name == TRITON_AUTOTUNE:
-                autotune = Autotune(decorator, self._configs(keyword(target, "configs") or (positional(target) or [None])[0]), self._strings(keyword(target, "key")))
+                autotune = Autotune(decorator, self._configs(keyword(target, "configs") or next(iter(positional(target)), None)), self._strings(keyword(target, "key")))
             elif name == TRITON_HEURISTICS:
-                values = keyword(target, "values") or (positional(target) or [None])[0]
+                values = keyword(target, "values") or next(iter(positional(target)), None)
                 if isinstance(values, cst.Dict):
                     heuristics.extend(
                         str(e.key.evaluated_value) for e in values.elements

@@ -150,8 +150,8 @@ class DtypeFacts(HostFacts, KernelFacts):
         line = self.line_of(call)
         explicit = self.torch_dtype(keyword(call, "dtype"))
         if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-            args = positional(call) or [keyword(call, "data")]
-            return self.dtype_of(args[0], scope, depth + 1) if args[0] is not None else None
+            data = next(iter(positional(call)), None) or keyword(call, "data")
+            return self.dtype_of(data, scope, depth + 1) if data is not None else None
         if name and name.startswith("torch.") and not isinstance(call.func, cst.Attribute) or (
             name and name.count(".") == 1 and name.startswith("torch.")
         ):
@@ -168,7 +168,7 @@ class DtypeFacts(HostFacts, KernelFacts):
         method = call_name(call)
         if method is None:
             return None
-        receiver = call.func.value  # type: ignore[union-attr]
+        receiver = call.func.value  # type: ignore[attr-defined]
         if method in METHOD_CASTS and not call.args:
             return DtypeFact(METHOD_CASTS[method], f".{method}() at line {line}", "cast")
         if method in ("to", "type"):

@@ -20,7 +20,7 @@ def strip_identity(node: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             node = node.value
         elif isinstance(node, cst.Call) and call_name(node) in ("detach", "requires_grad_"):
-            node = node.func.value  # type: ignore[union-attr]
+            node = node.func.value  # type: ignore[attr-defined]
         else:
             return node
 
@@ -31,7 +31,7 @@ def view_base(node: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
             node = node.value
         elif isinstance(node, cst.Call) and call_name(node) in VIEW_METHODS:
-            node = node.func.value  # type: ignore[union-attr]
+            node = node.func.value  # type: ignore[attr-defined]
         else:
             break
     return node

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import quote
 
-from kernlint.engine import INTERNAL_ERROR
 from kernlint.findings import FileResult, Finding
 from kernlint.registry import Rule, all_rules
 from kernlint.reporters import RunReport
@@ -112,26 +111,8 @@ def rule_descriptor(rule: type[Rule]) -> dict:
     return descriptor
 
 
-def _internal_descriptor() -> dict:
-    code, name = INTERNAL_ERROR
-    text = "kernlint failed inside a rule or the file model; the other rules still ran."
-    return {
-        "id": code,
-        "name": name,
-        "shortDescription": {"text": text},
-        "fullDescription": {"text": text + " Please report it with the file."},
-        "helpUri": help_uri(code, name),
-        "help": {"text": text, "markdown": f"# {code} {name}\n\n{text}\n"},
-        "defaultConfiguration": {"level": "error"},
-        "properties": {"category": "internal", "tags": ["internal", "triton"], "fixable": False},
-    }
-
-
 def descriptors() -> list[dict]:
-    rules = [rule_descriptor(rule) for rule in all_rules()]
-    if not any(r["id"] == INTERNAL_ERROR[0] for r in rules):
-        rules.append(_internal_descriptor())
-    return rules
+    return [rule_descriptor(rule) for rule in all_rules()]
 
 
 def _line_starts(text: str) -> list[int]:

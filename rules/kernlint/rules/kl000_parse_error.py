@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
-from kernlint.registry import Invalid, Report, Rule, Valid
+from kernlint.registry import Activation, Invalid, Report, Rule, Valid
 
 
 class ParseError(Rule):
@@ -33,6 +33,9 @@ class ParseError(Rule):
     category = Category.INTERNAL
     severity = Severity.ERROR
     summary = "The file could not be decoded or parsed; nothing else was checked."
+    event = "parse-error"
+    activation = Activation.ALWAYS
+    suppressible = False
 
     VALID = [
         Valid("x = 1\n"),

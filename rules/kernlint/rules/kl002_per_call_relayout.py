@@ -341,7 +341,7 @@ class PerCallRelayout(Rule):
     ) -> Report | None:
         if call_name(call) != "contiguous":
             return None
-        receiver = strip_identity(call.func.value)  # type: ignore[union-attr]
+        receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
         view = self._view(model, function, receiver, call)
         if view is None:
             return None
@@ -375,7 +375,7 @@ class PerCallRelayout(Rule):
         if isinstance(node, cst.Call):
             method = call_name(node)
             if method in VIEW_METHODS and model.qualname(node.func) not in TORCH_VIEWS:
-                return _View(node, node.func.value, _dims(method, positional(node)))  # type: ignore[union-attr]
+                return _View(node, node.func.value, _dims(method, positional(node)))  # type: ignore[attr-defined]
             name = model.qualname(node.func)
             if name in TORCH_VIEWS and positional(node):
                 args = positional(node)
@@ -439,7 +439,7 @@ class PerCallRelayout(Rule):
             what = f"re-casts to {target}"
         else:
             return None
-        receiver = strip_identity(call.func.value)  # type: ignore[union-attr]
+        receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
         base = view_base(receiver)
         origin = model.parameter_source(base, function)
         if origin is None:
@@ -588,8 +588,8 @@ def _stride_of(value: cst.BaseExpression, target: str | None) -> int | None:
         target is not None
         and isinstance(value, cst.Call)
         and call_name(value) == "stride"
-        and isinstance(value.func.value, cst.Name)  # type: ignore[union-attr]
-        and value.func.value.value == target  # type: ignore[union-attr]
+        and isinstance(value.func.value, cst.Name)  # type: ignore[attr-defined]
+        and value.func.value.value == target  # type: ignore[attr-defined]
         and len(value.args) == 1
     ):
         return _int(value.args[0].value)

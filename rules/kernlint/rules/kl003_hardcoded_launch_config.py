@@ -371,7 +371,7 @@ def _config_text(tiles: tuple[str, ...], fixed: dict[str, object], tile: tuple[d
     entries = []
     for name in tiles:
         role = _role(name)
-        value = sizes.get(role or "") if role != "GROUP" else 8
+        value: object = sizes.get(role or "") if role != "GROUP" else 8
         if value is None:
             value = fixed.get(name)
         if value is not None:

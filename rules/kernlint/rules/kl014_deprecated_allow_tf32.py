@@ -98,7 +98,7 @@ class DeprecatedAllowTf32(Rule):
                 value = arg.value.value if isinstance(arg.value, cst.Name) else None
                 precision = PRECISION.get(value or "")
                 fix = None
-                if precision is not None:
+                if precision is not None and value is not None:
                     start, _ = model.offsets(arg.keyword)
                     _, end = model.offsets(arg.value)
                     original = model.source[start:end]

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
-from kernlint.registry import Invalid, Report, Rule, Valid
+from kernlint.registry import Activation, Invalid, Report, Rule, Valid
 
 
 class UnusedSuppression(Rule):
@@ -44,6 +44,8 @@ class UnusedSuppression(Rule):
     category = Category.INTERNAL
     severity = Severity.WARNING
     summary = "A suppression comment that silences nothing (or names an unknown rule)."
+    event = "unused-suppression"
+    activation = Activation.OPT_IN
 
     # The examples run with only this rule selected: codes of rules that did
     # not run are never judged, so the INVALID ones name unknown rules.

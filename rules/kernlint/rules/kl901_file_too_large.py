@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
-from kernlint.registry import Report, Rule
+from kernlint.registry import Activation, Report, Rule
 
 
 class FileTooLarge(Rule):
@@ -43,6 +43,9 @@ class FileTooLarge(Rule):
     category = Category.INTERNAL
     severity = Severity.WARNING
     summary = "The file is over the size cap (--max-file-size) and was not checked."
+    event = "file-too-large"
+    activation = Activation.ALWAYS
+    suppressible = False
     # Triggered by the file's size, not by code that an example can show;
     # tests/test_limits.py proves it.
     emitted_by_engine = True

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
-from kernlint.registry import Report, Rule
+from kernlint.registry import Activation, Report, Rule
 
 
 class Timeout(Rule):
@@ -47,6 +47,9 @@ class Timeout(Rule):
     category = Category.INTERNAL
     severity = Severity.WARNING
     summary = "Checking the file took longer than the time budget (--timeout-per-file); it was not checked."
+    event = "timeout"
+    activation = Activation.ALWAYS
+    suppressible = False
     # Triggered by time spent, not by code that an example can show;
     # tests/test_limits.py proves it.
     emitted_by_engine = True
