@@ -16,6 +16,8 @@ import functools
 import json
 from importlib import resources
 
+from kernlint.registry import all_rules
+
 MEASUREMENTS_PACKAGE = "kernlint.kernels"
 MEASUREMENTS_DIR = "measurements"
 RECORD_PREFIX = "kernels/measurements/"
@@ -24,11 +26,7 @@ RANKING_SHAPE = "seed"
 
 
 def _performance_rules() -> tuple[str, ...]:
-    try:
-        from kernlint.kernels import PERFORMANCE_RULES
-    except ImportError:  # the kernel library is not installed
-        return ()
-    return PERFORMANCE_RULES
+    return tuple(rule.code for rule in all_rules() if rule.category.is_performance)
 
 
 @functools.lru_cache(maxsize=1)

@@ -117,8 +117,8 @@ class Rule:
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule in kernlint.rules, sorted by code. A rule is any Rule
     subclass defined in a module of that package."""
-    import kernlint.rules as package
-
+    # Found by name, not imported statically: the rules import this module.
+    package = importlib.import_module("kernlint.rules")
     found: dict[str, type[Rule]] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
