@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -127,3 +128,12 @@ def _ast_parse(text: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text)
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which each line of `text` starts (CRLF, CR and LF all end
+    a line, as libcst and tokenize count them)."""
+    return [0] + [match.end() for match in LINE_BREAK.finditer(text)]

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from kernlint.findings import Finding, Fix, Span
 from kernlint.registry import all_rules, rule_by_code_or_name, rule_for_event
+from kernlint.source import line_starts
 
 if TYPE_CHECKING:
     from kernlint.settings import Settings
@@ -229,7 +230,7 @@ def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable
 
     unused = rule_for_event("unused-suppression")
     every_rule_ran = all(settings.enabled(rule.code) for rule in all_rules() if rule is not unused)
-    starts = _line_starts(text)
+    starts = line_starts(text)
     where = {"noqa": "on this line", "ignore": "here", "ignore-file": "in this file"}
     for directive in scanned.directives:
         if directive.codes is not None and unused.code in directive.codes:
@@ -273,10 +274,6 @@ def _finding(path: str, directive: Directive, message: str, fix: Fix | None) -> 
         plan="Delete the suppression (or its unused codes); `kernlint --fix` does it.",
         fix=fix,
     )
-
-
-def _line_starts(text: str) -> list[int]:
-    return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
 
 
 def _removal(text: str, starts: list[int], directive: Directive, keep: tuple[str, ...]) -> Fix | None:

@@ -16,7 +16,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
-from kernlint.model.syntax import literal_value, next_newline
+from kernlint.model.syntax import literal_value
+from kernlint.source import line_starts
 from kernlint.names import ImportTable, collect_imports
 
 
@@ -68,16 +69,7 @@ class ModelBase:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        starts = [0]
-        text = self.source
-        index = 0
-        while True:
-            nl = next_newline(text, index)
-            if nl < 0:
-                break
-            index = nl + (2 if text.startswith("\r\n", nl) else 1)
-            starts.append(index)
-        return starts
+        return line_starts(self.source)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -59,6 +59,20 @@ LAYOUT_PRESERVING = frozenset(
      "flatten", "squeeze", "unsqueeze", "expand", "narrow", "swapaxes", "swapdims", "movedim"}
 )
 
+# Short names for messages; fp8 formats name their variant.
+SHORT_DTYPES = {
+    "float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8 (e4m3)", "float8_e5m2": "fp8 (e5m2)",
+    "float8_e4m3fnuz": "fp8 (e4m3fnuz)", "float8_e5m2fnuz": "fp8 (e5m2fnuz)", "float8e4b15": "fp8 (e4b15)",
+}
+
+
+def short_dtype(dtype: str, variant: bool = True) -> str:
+    """"float16" -> "fp16"; "float8_e4m3fn" -> "fp8 (e4m3)", or "fp8" without
+    the variant."""
+    short = SHORT_DTYPES.get(dtype, dtype)
+    return short if variant else short.split(" ")[0]
+
+
 LAYOUT_VIEWS = frozenset({"t", "transpose", "permute", "mT", "T", "swapaxes", "swapdims", "movedim"})
 
 

@@ -28,6 +28,12 @@ class DtypeFact:
     source: str  # "assert", "creation", "cast", "get_inputs", "annotation"
 
     @property
+    def preposition(self) -> str:
+        """How a message joins the dtype to the evidence: "int8 by assert at
+        line 3", "fp16 from get_inputs() at line 9"."""
+        return {"assert": "by ", "cast": "by ", "get_inputs": "from "}.get(self.source, "")
+
+    @property
     def is_host_evidence(self) -> bool:
         return self.source in ("assert", "creation", "get_inputs")
 

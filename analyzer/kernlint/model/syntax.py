@@ -84,15 +84,6 @@ def ends_in_return(body: cst.BaseSuite) -> bool:
         last = last.body[-1] if last.body else None
     return isinstance(last, (cst.Return, cst.Raise))
 
-def next_newline(text: str, start: int) -> int:
-    n = text.find("\n", start)
-    r = text.find("\r", start)
-    if r < 0:
-        return n
-    if n < 0:
-        return r
-    return min(n, r) if r + 1 != n else r
-
 def walk(nodes) -> Iterator[cst.CSTNode]:
     """Every node below `nodes` (a node or a sequence), iteratively, so deep
     nesting cannot exhaust the stack."""

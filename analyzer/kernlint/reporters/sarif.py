@@ -24,6 +24,7 @@ from urllib.parse import quote
 from kernlint.findings import FileResult, Finding
 from kernlint.registry import Rule, all_rules
 from kernlint.reporters import RunReport
+from kernlint.source import line_starts
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/kernlint/kernlint"
@@ -115,13 +116,6 @@ def descriptors() -> list[dict]:
     return [rule_descriptor(rule) for rule in all_rules()]
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for match in re.finditer(r"\r\n|\r|\n", text):
-        starts.append(match.end())
-    return starts
-
-
 def _position(starts: list[int], offset: int) -> tuple[int, int]:
     """1-based (line, column) of a character offset."""
     lo, hi = 0, len(starts) - 1
@@ -137,7 +131,7 @@ def _position(starts: list[int], offset: int) -> tuple[int, int]:
 def _fixes(finding: Finding, source: str | None, location: dict) -> Iterator[dict]:
     if finding.fix is None or not finding.fix.safe or source is None:
         return
-    starts = _line_starts(source)
+    starts = line_starts(source)
     replacements = []
     for start, end, text in finding.fix.replacements:
         start_line, start_column = _position(starts, start)

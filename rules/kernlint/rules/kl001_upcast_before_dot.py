@@ -8,14 +8,10 @@ import libcst as cst
 
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, Kernel, Launch
-from kernlint.model.dtypes import NARROW_DTYPES
+from kernlint.model.dtypes import NARROW_DTYPES, short_dtype
 from kernlint.model.syntax import keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-SHORT = {
-    "float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8 (e4m3)", "float8_e5m2": "fp8 (e5m2)",
-    "float8_e4m3fnuz": "fp8 (e4m3fnuz)", "float8_e5m2fnuz": "fp8 (e5m2fnuz)", "float8e4b15": "fp8 (e4b15)",
-}
 INTEGER = frozenset({"int8", "uint8"})
 # A comment on the tl.dot line (or a comment line right above it) that talks
 # about precision marks the fp32 product as a deliberate choice.
@@ -23,11 +19,6 @@ PRECISION_COMMENT = re.compile(r"precision|on purpose|intentional", re.IGNORECAS
 # input_precision values that ask for more than TF32 on purpose.
 DELIBERATE_PRECISION = frozenset({"ieee", "tf32x3"})
 ASSIGNED_TO = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\+=|=)\s*$")
-PREPOSITION = {"assert": "by ", "cast": "by ", "get_inputs": "from "}
-
-
-def short(dtype: str) -> str:
-    return SHORT.get(dtype, dtype)
 
 
 @dataclass(frozen=True)
@@ -456,8 +447,8 @@ def _evidence(model: FileModel, upcast: Upcast) -> str:
         value = model.assigned_value(launch.caller, bound.value, before=launch.node)
         if value is not None and len(model.code(value)) <= 40 and "\n" not in model.code(value):
             argument = f"{argument} = {model.code(value)}"
-    preposition = PREPOSITION.get(fact.source, "")
-    return f" ({argument}: {short(fact.dtype)} {preposition}{fact.evidence})".replace(f"{short(fact.dtype)} created", f"{short(fact.dtype)}, created")
+    preposition = fact.preposition
+    return f" ({argument}: {short_dtype(fact.dtype)} {preposition}{fact.evidence})".replace(f"{short_dtype(fact.dtype)} created", f"{short_dtype(fact.dtype)}, created")
 
 
 def _report(model: FileModel, kernel: Kernel, call: cst.Call, upcasts: list[Upcast]) -> Report:
@@ -467,12 +458,12 @@ def _report(model: FileModel, kernel: Kernel, call: cst.Call, upcasts: list[Upca
     previous: str | None = "-"
     for upcast in upcasts:
         dtype = upcast.dtype
-        lead = "" if dtype == previous else (f"{short(dtype)} loads of " if dtype else "loads of ")
+        lead = "" if dtype == previous else (f"{short_dtype(dtype)} loads of " if dtype else "loads of ")
         parts.append(f"{lead}`{upcast.pointer}`{_evidence(model, upcast)}")
         previous = dtype
     dtypes = {u.dtype for u in upcasts}
     known = None not in dtypes
-    path = f"{short(a.dtype)} tensor cores" if known and len(dtypes) == 1 and a.dtype else "the narrow-dtype tensor-core path"
+    path = f"{short_dtype(a.dtype)} tensor cores" if known and len(dtypes) == 1 and a.dtype else "the narrow-dtype tensor-core path"
     unknown = "" if known else " (the source dtype is not known from host code)"
     message = (
         f"tl.dot in `{kernel.name}` multiplies {operands}, upcast to fp32 from {' and '.join(parts)}{unknown}; "

@@ -7,14 +7,10 @@ import libcst as cst
 
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, FunctionInfo
-from kernlint.model.dtypes import NARROW_DTYPES
+from kernlint.model.dtypes import NARROW_DTYPES, short_dtype
 from kernlint.model.syntax import call_name, keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-SHORT = {
-    "float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e5m2": "fp8",
-    "float8_e4m3fnuz": "fp8", "float8_e5m2fnuz": "fp8",
-}
 # torch function -> (positions of the multiplied operands, their keyword names).
 MATMUL_FUNCTIONS = {
     "torch.matmul": ((0, 1), ("input", "other")),
@@ -26,11 +22,6 @@ MATMUL_FUNCTIONS = {
 }
 MATMUL_METHODS = frozenset({"matmul", "mm", "bmm"})
 BATCHED = frozenset({"torch.bmm", "torch.baddbmm", "torch.einsum", "bmm"})
-PREPOSITION = {"assert": "by ", "cast": "by ", "get_inputs": "from "}
-
-
-def short(dtype: str) -> str:
-    return SHORT.get(dtype, dtype)
 
 
 @dataclass(frozen=True)
@@ -348,14 +339,14 @@ def _report(
         if fact is None:
             sources.append(f"`{tensor}` (dtype not known)")
         else:
-            preposition = PREPOSITION.get(fact.source, ", " if fact.source == "creation" else "")
-            sources.append(f"`{tensor}` ({short(fact.dtype)}{'' if preposition == ', ' else ' '}{preposition}{fact.evidence})")
+            preposition = fact.preposition or (", " if fact.source == "creation" else "")
+            sources.append(f"`{tensor}` ({short_dtype(fact.dtype, variant=False)}{'' if preposition == ', ' else ' '}{preposition}{fact.evidence})")
     dtypes = {u.source.dtype for u in upcasts if u.source is not None}
     known = all(u.source is not None for u in upcasts)
     if dtypes <= {"int8", "uint8"}:
         fast = "an int8 tensor-core GEMM"
     elif len(dtypes) == 1:
-        dtype = short(next(iter(dtypes)))
+        dtype = short_dtype(next(iter(dtypes)), variant=False)
         fast = f"{'a' if dtype.startswith('b') else 'an'} {dtype} tensor-core GEMM"
     else:
         fast = "a narrow-dtype tensor-core GEMM"
