@@ -97,14 +97,21 @@ def test_poisoned_outputs_catch_unwritten_elements():
     assert not ok["after"] and errs["after"] == float("inf")
 
 
-@pytest.mark.parametrize("pair", PAIRS)
-def test_after_kernels_keep_the_lint_contract_in_their_source(pair):
+def test_the_shared_int8_gemm_keeps_the_lint_contract_in_its_source():
     """A textual smoke check; the linter's own test lints these files for real."""
-    src = (KERNELS / pair / "after.py").read_text()
-    assert "@triton.autotune(" in src and 'key=["M", "N", "K"]' in src
+    src = (KERNELS / "_int8_gemm.py").read_text()
+    assert "@triton.autotune(" in src and 'key=["M", "N", "K", "stride_bk"]' in src
     assert "allow_tf32" not in src
     assert ".contiguous()" not in src and ".float()" not in src
-    assert "tl.int32" in src and "float32)" not in src.split("def int8_matmul_dequant(")[0].split("acc = tl.zeros")[1].split("dequant_bias_store")[0]
+    loop = src.split("acc = tl.zeros")[1].split("dequant_bias_store(")[0]
+    assert "tl.int32" in src and "float32" not in loop
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_after_kernels_run_the_shared_int8_gemm(pair):
+    src = (KERNELS / pair / "after.py").read_text()
+    assert "Int8MatmulDequant(int8_matmul_dequant_kernel)" in src
+    assert "@triton.jit" not in src
 
 
 @pytest.mark.parametrize("pair", PAIRS)

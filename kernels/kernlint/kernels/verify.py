@@ -130,7 +130,12 @@ def _autotuned_configs(module, M, N, K):
 
     found = []
     for value in vars(module).values():
-        if isinstance(value, Autotuner):
+        # A kernel launched through `_launch.AutotunedLauncher` (directly or
+        # as the `launcher` of a wrapper): the configs it resolved.
+        launcher = getattr(value, "launcher", value)
+        if callable(getattr(launcher, "configs", None)) and hasattr(launcher, "resolved"):
+            found += launcher.configs(M=M, N=N, K=K)
+        elif isinstance(value, Autotuner):
             for key, cfg in getattr(value, "cache", {}).items():
                 if tuple(key[:3]) == (M, N, K):
                     kw = cfg.kwargs
@@ -446,8 +451,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 kind = "interpret shapes" if interpret else "shapes"
                 raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
 
-    _load("_configs", interpret)
-    _load("_epilogue", interpret)
+    for shared in ("_configs", "_epilogue", "_launch", "_int8_linear", "_int8_gemm"):
+        _load(shared, interpret)
     env = _environment(torch, triton, interpret)
     started = time.time()
     _log(quiet, f"kernlint verify: {len(selected)} pair(s) x {len(shape_names)} shape(s) on {env['gpu']}"
