@@ -116,7 +116,8 @@ def test_after_kernels_run_the_shared_int8_gemm(pair):
 
 @pytest.mark.parametrize("pair", PAIRS)
 def test_reference_shapes(pair):
-    src = (KERNELS / pair / "reference.py").read_text()
+    assert "from kernlint.kernels.int8_problem import" in (KERNELS / pair / "reference.py").read_text()
+    src = (KERNELS / "int8_problem.py").read_text()
     for name, dims in (("seed", "128, \"K\": 2048, \"N\": 2048"), ("decode", "16, \"K\": 4096, \"N\": 4096"),
                        ("large", "4096, \"K\": 4096, \"N\": 4096")):
         assert re.search(rf'"{name}": {{"M": {dims}}}', src), name

@@ -30,7 +30,6 @@ reads the configs each one resolved.
 import torch
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import int8_matmul_configs, prune_configs
 from kernlint.kernels._epilogue import dequant_bias_store, split_k_workspace
 from kernlint.kernels._launch import AutotunedLauncher
@@ -83,7 +82,7 @@ def int8_matmul_dequant_kernel(
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
-    for kt in range(0, k_tiles):
+    for kt in range(k_tiles):
         if EVEN_K:
             a = tl.load(a_ptrs)
             b = tl.load(b_ptrs)

@@ -291,10 +291,17 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
         gen = torch.Generator().manual_seed(seed0 + 13 * s + 5)
         sets.append((models, ref.get_inputs(dims, device=device, generator=gen)))
     times = {}
+    from kernlint.kernels._launch import PLAIN, launch_mode
+
     with torch.no_grad():
         for name in ("before", "after", "reference"):
             fns = [(lambda m=models[name], i=inputs: m(*i)) for models, inputs in sets]
             times[name] = _bench(torch, triton_testing, _rotating(fns))
+        # The same after calls with the resolved config launched the plain way
+        # (`jit_fn[grid](..., BLOCK_M=.., num_warps=..)`): the host-cost baseline.
+        with launch_mode(PLAIN):
+            fns = [(lambda m=models["after"], i=inputs: m(*i)) for models, inputs in sets]
+            times["after_plain"] = _bench(torch, triton_testing, _rotating(fns))
     del sets
     torch.cuda.empty_cache()
     return times, n_sets
@@ -534,6 +541,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                     "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
                 }
                 item["rotated_input_sets"] = n_sets
+                _add_host_costs(item, times)
                 sp = item["speedup"]
                 if sp["eager"] < 1.0 <= sp["graph"]:
                     item["notes"].append(
@@ -567,6 +575,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             "timing": None if interpret else {
                 "eager": f"triton.testing.do_bench(warmup=25 ms, rep=200 ms) of {EAGER_BATCH} back-to-back calls, median / {EAGER_BATCH}",
                 "graph": "triton.testing.do_bench_cudagraph(rep=100 ms), median per call",
+                "host": "eager - graph per call; after_plain: the after calls with the config they resolved, "
+                        "launched as jit_fn[grid](..., **config) (Triton's own launch path)",
                 "rotation_bytes": ROTATE_BYTES,
             },
             "stated_dram_tb_s": STATED_DRAM_TB_S,
@@ -593,6 +603,17 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
     return (1 if any_fail else 0), rec
 
 
+def _add_host_costs(item, times):
+    """Host cost per call (eager of back-to-back calls minus CUDA-graph time), after vs a plain launch."""
+    for which in ("before", "after", "reference"):
+        item[which]["host_us"] = _round(times[which][0] - times[which][1])
+    plain_eager, plain_graph = times["after_plain"]
+    item["after_plain"] = {"eager_us": _round(plain_eager), "graph_us": _round(plain_graph),
+                           "host_us": _round(plain_eager - plain_graph)}
+    plain_host = plain_eager - plain_graph
+    item["host_cost_ratio"] = _round((times["after"][0] - times["after"][1]) / plain_host) if plain_host > 0 else None
+
+
 def _progress_line(i, n, item, secs):
     b, a = item["before"], item["after"]
     status = "ok" if item["ok"] else "FAIL"
@@ -600,6 +621,9 @@ def _progress_line(i, n, item, secs):
     if item["speedup"]:
         line += (f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
                  f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)")
+        if item.get("after_plain"):
+            line += (f"; host per call after {a['host_us']:.1f} us vs plain launch"
+                     f" {item['after_plain']['host_us']:.1f} us")
     return line + f" [{secs:.0f}s]"
 
 
@@ -624,6 +648,11 @@ def _acceptance(results, shapes_out):
                             f"takes {copy:.2f} us in the same harness ({t / copy:.2f}x of it)" if copy else ""))
         if s < 10.0:
             notes.append(f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)")
+    ratios = [r["host_cost_ratio"] for r in results if r.get("host_cost_ratio") is not None]
+    if ratios:
+        worst = max(ratios)
+        checks.append({"check": "every pair and shape: after host cost per call <= 1.2x a plain fixed-config launch",
+                       "value": worst, "target": 1.2, "ok": bool(worst <= 1.2)})
     large = by.get(("seed_all_fixes", "large"))
     int_mm = (shapes_out.get("large") or {}).get("int_mm")
     if large and large["speedup"] and int_mm:
