@@ -19,6 +19,8 @@ everything, this reference included, against a float64 evaluation).
 import torch
 from kernlint.kernels._int8_linear import Int8Linear
 
+__all__ = ["INTERPRET_SHAPES", "SHAPES", "Model", "get_init_inputs", "get_inputs"]
+
 # Problem sizes the library is measured on (M = rows of x, K = in_features,
 # N = out_features).  `seed` is the seed problem's own size; `decode` is a
 # skinny, weight-bound LLM decode step; `large` is a square, compute-bound GEMM.
