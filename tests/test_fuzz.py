@@ -50,6 +50,7 @@ CORPUS = sorted(
     + list((ROOT / "fixtures" / "rules").glob("*.py"))
     + list((ROOT / "kernels" / "kernlint" / "kernels").glob("kl*/before.py"))
     + list((ROOT / "kernels" / "kernlint" / "kernels").glob("kl*/after.py"))
+    + list((ROOT / "kernels" / "kernlint" / "kernels").glob("_*.py"))
 )
 SOURCES = [path.read_text(encoding="utf-8") for path in CORPUS]
 

@@ -97,19 +97,27 @@ def test_poisoned_outputs_catch_unwritten_elements():
     assert not ok["after"] and errs["after"] == float("inf")
 
 
-@pytest.mark.parametrize("pair", PAIRS)
-def test_after_kernels_keep_the_lint_contract_in_their_source(pair):
+def test_the_shared_int8_gemm_keeps_the_lint_contract_in_its_source():
     """A textual smoke check; the linter's own test lints these files for real."""
-    src = (KERNELS / pair / "after.py").read_text()
-    assert "@triton.autotune(" in src and 'key=["M", "N", "K"]' in src
+    src = (KERNELS / "_int8_gemm.py").read_text()
+    assert "@triton.autotune(" in src and 'key=["M", "N", "K", "stride_bk"]' in src
     assert "allow_tf32" not in src
     assert ".contiguous()" not in src and ".float()" not in src
-    assert "tl.int32" in src and "float32)" not in src.split("def int8_matmul_dequant(")[0].split("acc = tl.zeros")[1].split("dequant_bias_store")[0]
+    loop = src.split("acc = tl.zeros")[1].split("dequant_bias_store(")[0]
+    assert "tl.int32" in src and "float32" not in loop
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_after_kernels_run_the_shared_int8_gemm(pair):
+    src = (KERNELS / pair / "after.py").read_text()
+    assert "Int8MatmulDequant(int8_matmul_dequant_kernel)" in src
+    assert "@triton.jit" not in src
 
 
 @pytest.mark.parametrize("pair", PAIRS)
 def test_reference_shapes(pair):
-    src = (KERNELS / pair / "reference.py").read_text()
+    assert "from kernlint.kernels.int8_problem import" in (KERNELS / pair / "reference.py").read_text()
+    src = (KERNELS / "int8_problem.py").read_text()
     for name, dims in (("seed", "128, \"K\": 2048, \"N\": 2048"), ("decode", "16, \"K\": 4096, \"N\": 4096"),
                        ("large", "4096, \"K\": 4096, \"N\": 4096")):
         assert re.search(rf'"{name}": {{"M": {dims}}}', src), name

@@ -19,6 +19,20 @@ def _f(v, fmt="{:.1f}"):
     return "–" if v is None else fmt.format(v)
 
 
+def _host_cost_table(record):
+    """Host cost per call (eager minus graph) of each after kernel beside a plain launch of it."""
+    rows = [r for r in record["results"] if r.get("after_plain")]
+    if not rows:
+        return []
+    out = ["", f"Host cost per call, µs: {record['settings']['timing'].get('host', 'eager - graph')}.", "",
+           "| pair | shape | before | after | after, plain launch | after / plain |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = r.get("host_cost_ratio")
+        out.append(f"| {r['pair']} | {r['shape']} | {_f(r['before'].get('host_us'))} | {_f(r['after'].get('host_us'))} "
+                   f"| {_f(r['after_plain']['host_us'])} | {'–' if ratio is None else f'{ratio:.2f}×'} |")
+    return out
+
+
 def render_markdown(record: dict, source: str | None = None) -> str:
     env = record["environment"]
     out = []
@@ -56,6 +70,7 @@ def render_markdown(record: dict, source: str | None = None) -> str:
             f"| {_f(b['graph_us'])} / {_f(b['eager_us'])} | {_f(a['graph_us'])} / {_f(a['eager_us'])} | {sp} "
             f"| {_f(ref['graph_us'])} | {b['rel_err']:.1e} / {a['rel_err']:.1e} | {a.get('config') or '–'} |"
         )
+    out += _host_cost_table(record)
     out.append("")
     out.append("| shape | bytes moved | DRAM floor @ "
                f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "

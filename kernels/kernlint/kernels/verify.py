@@ -130,7 +130,12 @@ def _autotuned_configs(module, M, N, K):
 
     found = []
     for value in vars(module).values():
-        if isinstance(value, Autotuner):
+        # A kernel launched through `_launch.AutotunedLauncher` (directly or
+        # as the `launcher` of a wrapper): the configs it resolved.
+        launcher = getattr(value, "launcher", value)
+        if callable(getattr(launcher, "configs", None)) and hasattr(launcher, "resolved"):
+            found += launcher.configs(M=M, N=N, K=K)
+        elif isinstance(value, Autotuner):
             for key, cfg in getattr(value, "cache", {}).items():
                 if tuple(key[:3]) == (M, N, K):
                     kw = cfg.kwargs
@@ -286,10 +291,17 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
         gen = torch.Generator().manual_seed(seed0 + 13 * s + 5)
         sets.append((models, ref.get_inputs(dims, device=device, generator=gen)))
     times = {}
+    from kernlint.kernels._launch import PLAIN, launch_mode
+
     with torch.no_grad():
         for name in ("before", "after", "reference"):
             fns = [(lambda m=models[name], i=inputs: m(*i)) for models, inputs in sets]
             times[name] = _bench(torch, triton_testing, _rotating(fns))
+        # The same after calls with the resolved config launched the plain way
+        # (`jit_fn[grid](..., BLOCK_M=.., num_warps=..)`): the host-cost baseline.
+        with launch_mode(PLAIN):
+            fns = [(lambda m=models["after"], i=inputs: m(*i)) for models, inputs in sets]
+            times["after_plain"] = _bench(torch, triton_testing, _rotating(fns))
     del sets
     torch.cuda.empty_cache()
     return times, n_sets
@@ -446,8 +458,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 kind = "interpret shapes" if interpret else "shapes"
                 raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
 
-    _load("_configs", interpret)
-    _load("_epilogue", interpret)
+    for shared in ("_configs", "_epilogue", "_launch", "_int8_linear", "_int8_gemm"):
+        _load(shared, interpret)
     env = _environment(torch, triton, interpret)
     started = time.time()
     _log(quiet, f"kernlint verify: {len(selected)} pair(s) x {len(shape_names)} shape(s) on {env['gpu']}"
@@ -524,6 +536,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 for which in ("before", "after", "reference"):
                     item[which]["eager_us"] = _round(times[which][0])
                     item[which]["graph_us"] = _round(times[which][1])
+                _add_host_costs(item, times)
                 item["speedup"] = {
                     "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
                     "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
@@ -533,8 +546,9 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 if sp["eager"] < 1.0 <= sp["graph"]:
                     item["notes"].append(
                         f"eager: after {item['after']['eager_us']:.1f} us per call vs {item['after']['graph_us']:.1f} us "
-                        f"of GPU time: the call is bound by Python launch overhead (Triton's autotune/heuristics "
-                        f"dispatch costs more CPU than a fixed launch), so the fix is {sp['eager']:.2f}x in eager "
+                        f"of GPU time: the call is bound by its host cost (Python and the launch; host cost per call "
+                        f"after {item['after']['host_us']:.1f} us, before {item['before']['host_us']:.1f} us), "
+                        f"so the fix is {sp['eager']:.2f}x in eager "
                         f"and {sp['graph']:.2f}x under CUDA graphs"
                     )
             if not item["ok"]:
@@ -562,6 +576,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             "timing": None if interpret else {
                 "eager": f"triton.testing.do_bench(warmup=25 ms, rep=200 ms) of {EAGER_BATCH} back-to-back calls, median / {EAGER_BATCH}",
                 "graph": "triton.testing.do_bench_cudagraph(rep=100 ms), median per call",
+                "host": "eager - graph per call; after_plain: the after calls with the config they resolved, "
+                        "launched as jit_fn[grid](..., **config) (Triton's own launch path)",
                 "rotation_bytes": ROTATE_BYTES,
             },
             "stated_dram_tb_s": STATED_DRAM_TB_S,
@@ -588,6 +604,17 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
     return (1 if any_fail else 0), rec
 
 
+def _add_host_costs(item, times):
+    """Host cost per call (eager of back-to-back calls minus CUDA-graph time), after vs a plain launch."""
+    for which in ("before", "after", "reference"):
+        item[which]["host_us"] = _round(times[which][0] - times[which][1])
+    plain_eager, plain_graph = times["after_plain"]
+    item["after_plain"] = {"eager_us": _round(plain_eager), "graph_us": _round(plain_graph),
+                           "host_us": _round(plain_eager - plain_graph)}
+    plain_host = plain_eager - plain_graph
+    item["host_cost_ratio"] = _round((times["after"][0] - times["after"][1]) / plain_host) if plain_host > 0 else None
+
+
 def _progress_line(i, n, item, secs):
     b, a = item["before"], item["after"]
     status = "ok" if item["ok"] else "FAIL"
@@ -595,6 +622,9 @@ def _progress_line(i, n, item, secs):
     if item["speedup"]:
         line += (f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
                  f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)")
+        if item.get("after_plain"):
+            line += (f"; host per call after {a['host_us']:.1f} us vs plain launch"
+                     f" {item['after_plain']['host_us']:.1f} us")
     return line + f" [{secs:.0f}s]"
 
 
@@ -619,6 +649,11 @@ def _acceptance(results, shapes_out):
                             f"takes {copy:.2f} us in the same harness ({t / copy:.2f}x of it)" if copy else ""))
         if s < 10.0:
             notes.append(f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)")
+    ratios = [r["host_cost_ratio"] for r in results if r.get("host_cost_ratio") is not None]
+    if ratios:
+        worst = max(ratios)
+        checks.append({"check": "every pair and shape: after host cost per call <= 1.2x a plain fixed-config launch",
+                       "value": worst, "target": 1.2, "ok": bool(worst <= 1.2)})
     large = by.get(("seed_all_fixes", "large"))
     int_mm = (shapes_out.get("large") or {}).get("int_mm")
     if large and large["speedup"] and int_mm:

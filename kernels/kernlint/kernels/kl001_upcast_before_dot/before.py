@@ -15,23 +15,24 @@ EVEN_K, split-K.
 
 
 import torch
-import torch.nn as nn
 import triton
 import triton.language as tl
 
 from kernlint.kernels._configs import int8_matmul_configs, prune_configs
-from kernlint.kernels._epilogue import dequant_bias_store, split_k_workspace
+from kernlint.kernels._epilogue import dequant_bias_store
+from kernlint.kernels._int8_gemm import Int8MatmulDequant
+from kernlint.kernels._int8_linear import Int8Linear
 
 
 @triton.autotune(
     configs=int8_matmul_configs(),
-    key=["M", "N", "K"],
+    key=["M", "N", "K", "stride_bk"],
     prune_configs_by={"early_config_prune": prune_configs},
 )
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % (args["BLOCK_K"] * args["SPLIT_K"]) == 0})
 @triton.jit
 def int8_as_fp32_matmul_dequant_kernel(
-    a_ptr, b_ptr,                  # int8 x [M, K]; int8 weight [N, K] read as B = weight.T
+    a_ptr, b_ptr,                  # int8 x [M, K]; int8 B [K, N], any strides (weight [N, K] as its .T)
     scale_x_ptr, scale_w_ptr,      # fp32 [M], fp32 [N]
     bias_ptr, c_ptr,               # fp16 [N], fp16 out [M, N]
     partials_ptr, counters_ptr,    # split-K workspace (unused when SPLIT_K == 1)
@@ -89,48 +90,13 @@ def int8_as_fp32_matmul_dequant_kernel(
     )
 
 
-def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
-    """fp16 [M, N] = dequant(x [M, K] int8 @ weight_int8 [N, K] int8 .T) + bias."""
-    assert x.dtype == torch.int8 and weight_int8.dtype == torch.int8
-    assert scale_x.dtype == torch.float32 and scale_w.dtype == torch.float32
-    assert bias.dtype == torch.float16
-    M, K = x.shape
-    N = weight_int8.shape[0]
-    c = torch.empty((M, N), device=x.device, dtype=torch.float16)
-    partials, counters = split_k_workspace(x.device, M, N)
-
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]), meta["SPLIT_K"])
-
-    int8_as_fp32_matmul_dequant_kernel[grid](
-        x, weight_int8, scale_x, scale_w, bias, c, partials, counters,
-        M, N, K,
-        x.stride(0), x.stride(1),
-        weight_int8.stride(1), weight_int8.stride(0),  # B = weight.T, no copy
-        c.stride(0), c.stride(1),
-    )
-    return c
+# Launched like the `after` kernel (config resolved once per problem), so
+# the pair's times differ only by the upcast.
+int8_as_fp32_matmul = Int8MatmulDequant(int8_as_fp32_matmul_dequant_kernel)
 
 
-class ModelNew(nn.Module):
+class ModelNew(Int8Linear):
     """Autotuned, strided, fused-epilogue kernel that still upcasts int8 to fp32 before tl.dot."""
 
-    def __init__(self, in_features=2048, out_features=2048):
-        super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight_int8 = nn.Parameter(
-            torch.randint(-128, 127, (out_features, in_features), dtype=torch.int8),
-            requires_grad=False,
-        )
-        self.scale_w = nn.Parameter(
-            torch.randn(out_features, dtype=torch.float32).abs() * 0.01,
-            requires_grad=False,
-        )
-        self.bias = nn.Parameter(
-            torch.randn(out_features, dtype=torch.float16) * 0.01,
-            requires_grad=False,
-        )
-
     def forward(self, x: torch.Tensor, scale_x: torch.Tensor) -> torch.Tensor:
-        return int8_matmul_dequant(x, self.weight_int8, scale_x, self.scale_w, self.bias)
+        return int8_as_fp32_matmul.linear(x, self.weight_int8, scale_x, self.scale_w, self.bias)

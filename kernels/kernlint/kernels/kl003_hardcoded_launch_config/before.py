@@ -12,11 +12,11 @@ known there).
 
 
 import torch
-import torch.nn as nn
 import triton
 import triton.language as tl
 
 from kernlint.kernels._epilogue import dequant_bias_store
+from kernlint.kernels._int8_linear import Int8Linear
 
 
 @triton.jit
@@ -99,25 +99,8 @@ def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
     return c
 
 
-class ModelNew(nn.Module):
+class ModelNew(Int8Linear):
     """Int8, strided, fused-epilogue kernel launched with one fixed config."""
-
-    def __init__(self, in_features=2048, out_features=2048):
-        super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight_int8 = nn.Parameter(
-            torch.randint(-128, 127, (out_features, in_features), dtype=torch.int8),
-            requires_grad=False,
-        )
-        self.scale_w = nn.Parameter(
-            torch.randn(out_features, dtype=torch.float32).abs() * 0.01,
-            requires_grad=False,
-        )
-        self.bias = nn.Parameter(
-            torch.randn(out_features, dtype=torch.float16) * 0.01,
-            requires_grad=False,
-        )
 
     def forward(self, x: torch.Tensor, scale_x: torch.Tensor) -> torch.Tensor:
         return int8_matmul_dequant(x, self.weight_int8, scale_x, self.scale_w, self.bias)
