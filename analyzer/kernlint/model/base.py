@@ -115,7 +115,10 @@ class ModelBase:
         seen: dict[int, Kernel] = {}
         for kernel in self.kernels.values():
             seen.setdefault(id(kernel), kernel)
-        return sorted(seen.values(), key=lambda k: self.line_of(k.node))
+        # Source order without positions (they cost a code-generation pass):
+        # functions are recorded in the order the traversal meets them.
+        order = {id(function): index for index, function in enumerate(self.functions)}
+        return sorted(seen.values(), key=lambda k: order[id(k.function)])
 
     @cached_property
     def calls(self) -> list[cst.Call]:
