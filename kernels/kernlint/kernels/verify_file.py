@@ -354,7 +354,7 @@ def run_verify_file(file: str, *, reference: str | None = None, interpret: bool 
                             "get_inputs() per trial (seeds drawn from seed 42), weights from seed 42 in both models; "
                             "tol by the reference output dtype: float32 1e-4, float16/bfloat16 1e-2, others 1e-4; "
                             "NaN/Inf in the output fail; dtypes are kept (KernelBench would cast every tensor to fp32)"),
-            "error_metric": "max |new - ref| and max |new - ref| / |ref| over elements with |ref| >= tol",
+            "error_metric": "max abs err = max |new - ref|; max rel err = max |new - ref| / max |ref|, over all trials",
             "timing": None if interpret else dict(timing.DESCRIPTIONS, repeats=timing.REPEATS),
             "memory_floor": "(bytes of inputs, parameters and buffers read + bytes of outputs written) / the "
                             "device-to-device copy rate measured in this run",
