@@ -231,3 +231,25 @@ def test_library_record_with_every_mode_validates_and_renders(tmp_path):
 
     render_png(record, str(tmp_path / "chart.png"))
     assert (tmp_path / "chart.png").stat().st_size > 10_000
+
+
+def test_committed_seed_records_validate_and_render_as_committed():
+    """The H100 records of the seed kernel and its hand-fixed version: schema, the issue's acceptance
+    (both correct, the fixed kernel >= 5x faster in CUDA-graph time), and the summary is their rendering."""
+    pytest.importorskip("jsonschema")
+    from kernlint.kernels.render_file import render_markdown
+    from kernlint.kernels.verify_file import validate_record
+
+    folder = ROOT / "kernels/kernlint/kernels/measurements/verify_file"
+    names = ["seed_kernel_h100.json", "seed_kernel_fixed_h100.json"]
+    records = [(f"kernels/kernlint/kernels/measurements/verify_file/{n}", json.loads((folder / n).read_text()))
+               for n in names]
+    for _, rec in records:
+        validate_record(rec)
+        assert rec["ok"] and not rec["environment"]["interpret"]
+        assert [m["status"] for m in rec["models"]] == ["ok", "ok"]
+    seed, fixed = (rec["models"][1] for _, rec in records)
+    assert seed["timing"]["graph"]["median_us"] / fixed["timing"]["graph"]["median_us"] >= 5
+    assert [f["code"] for f in records[0][1]["findings"]] == ["KL001", "KL014", "KL002", "KL003"]
+    assert (seed["compute"]["dtype"], fixed["compute"]["dtype"]) == ("tf32", "int8")
+    assert (folder / "seed_h100.md").read_text() == render_markdown(records)
