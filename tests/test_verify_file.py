@@ -8,9 +8,6 @@ exit code.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import sys
 
 import pytest
 

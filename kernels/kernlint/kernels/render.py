@@ -104,8 +104,8 @@ def _modes_table(record: dict) -> list[str]:
     rows = [r for r in record["results"] if (r["before"].get("modes") and r["after"].get("modes"))]
     if not rows:
         return []
-    out = ["", "Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
-           "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):", "",
+    out = ["", ("Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
+                "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):"), "",
            "| pair | shape | mode | before | after | speedup (medians) | reference |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         for mode, label in MODE_LABELS.items():
@@ -114,7 +114,7 @@ def _modes_table(record: dict) -> list[str]:
                 continue
             ref = (r["reference"].get("modes") or {}).get(mode)
 
-            def cell(m):
+            def cell(m, mode=mode):
                 text = f"{m['median_us']:.1f} [{_spread(m)}]"
                 return text + (f", mean {m['mean_us']:.1f}" if mode == "kernelbench" else "")
 

@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 
 import click
-
 from kernlint.kernels.timing import MODES
 
 LABELS = {"graph": "CUDA graph", "eager": "eager (10 calls)", "kernelbench": "KernelBench (flush)",
@@ -62,18 +61,18 @@ def render_markdown(records: list[tuple[str, dict]]) -> str:
                 + " | ".join(_mode_cell(t.get(mode), mode) for mode in MODES)
                 + f" | {_f((m['memory'] or {}).get('floor_us'))} "
                 f"| {_f(comp.get('floor_us'))}{' (' + comp['dtype'] + ')' if comp else ''} |")
-    out += ["", "Speedup of ModelNew over Model in the same run (ratio of medians; KernelBench's own figure is the "
-            "ratio of means):", "", "| file | " + " | ".join(LABELS[m] for m in MODES) + " | KernelBench, means |",
+    out += ["", ("Speedup of ModelNew over Model in the same run (ratio of medians; KernelBench's own figure is the "
+                 "ratio of means):"), "", "| file | " + " | ".join(LABELS[m] for m in MODES) + " | KernelBench, means |",
             "|---" * (len(MODES) + 2) + "|"]
     for _, rec in records:
         sp = rec["speedup"] or {}
         out.append(f"| {rec['file']['path']} | " + " | ".join(_f(sp.get(m), "{:.2f}×") for m in MODES)
                    + f" | {_f(sp.get('kernelbench_mean'), '{:.2f}×')} |")
-    base_path, base = records[0]
+    base = records[0][1]
     same = [(p, r) for p, r in records[1:] if r["reference"]["sha256"] == base["reference"]["sha256"]]
     if same:
-        out += ["", f"ModelNew of `{base['file']['path']}` over ModelNew of each later file (same reference; "
-                    "records from separate runs):", "",
+        out += ["", (f"ModelNew of `{base['file']['path']}` over ModelNew of each later file (same reference; "
+                     "records from separate runs):"), "",
                 "| file | " + " | ".join(LABELS[m] for m in MODES) + " |", "|---" * (len(MODES) + 1) + "|"]
         for _, rec in same:
             cells = []

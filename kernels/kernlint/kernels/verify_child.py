@@ -134,7 +134,7 @@ def _compare(torch, ref_out, new_out) -> dict:
     refs, news = _tensors(torch, ref_out), _tensors(torch, new_out)
     if len(refs) != len(news):
         return {"ok": False, "why": f"{len(news)} output tensors, expected {len(refs)}"}
-    worst = {"ok": True, "why": None, "max_abs_err": 0.0, "max_rel_err": 0.0, "tolerance": None}
+    worst: dict = {"ok": True, "why": None, "max_abs_err": 0.0, "max_rel_err": 0.0, "tolerance": None}
     for r, n in zip(refs, news):
         tol = TOLERANCES.get(str(r.dtype).removeprefix("torch."), DEFAULT_TOLERANCE)
         worst["tolerance"] = tol if worst["tolerance"] is None else min(worst["tolerance"], tol)

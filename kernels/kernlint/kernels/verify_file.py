@@ -93,10 +93,9 @@ def gemm_facts(path: str, text: str) -> dict | None:
     fp32 operands multiply as TF32 unless `input_precision="ieee"` or
     `allow_tf32=False` (Triton's default on NVIDIA GPUs is tf32).
     """
+    import libcst as cst
     from kernlint.model import build_model, keyword, positional
     from kernlint.source import parse
-
-    import libcst as cst
 
     model = build_model(path, text, parse(text))
     found = []
@@ -106,7 +105,7 @@ def gemm_facts(path: str, text: str) -> dict | None:
             a = args[0] if args else keyword(call, "input")
             b = args[1] if len(args) > 1 else keyword(call, "other")
             facts = [model.kernel_value_dtype(kernel, x) if x is not None else None for x in (a, b)]
-            dtypes = {f.dtype if f else None for f in facts}
+            dtypes: set[str | None] = {f.dtype if f else None for f in facts}
             dtype = dtypes.pop() if len(dtypes) == 1 else None
             if dtype == "float32":
                 precision = keyword(call, "input_precision")
