@@ -160,17 +160,25 @@ def test_the_installed_console_script_runs_nothing(tmp_path) -> None:
     assert sentinels_of(tmp_path) == []
 
 
-def test_verify_runs_only_the_bundled_library(tmp_path) -> None:
-    """`kernlint verify` takes no file: a path is a usage error, and a pair
-    must be one of the bundled ones."""
+def test_verify_runs_a_file_only_when_it_is_named(tmp_path) -> None:
+    """`kernlint verify` executes user code only as `verify FILE`, and then
+    FILE alone: not its neighbours (json.py, torch.py, conftest.py, ... in
+    the working directory), not its `__main__` block. A library pair name
+    is never resolved to a file, and `--static-only` lints without running."""
     folder = hostile_folder(tmp_path)
-    proc = run_kernlint("verify", "kernel_open.py", cwd=folder)
-    assert proc.returncode == 2
-    assert "unexpected extra argument" in proc.stderr.decode()
     proc = run_kernlint("verify", "--interpret", "--pair", "kernel_open", cwd=folder)
     assert proc.returncode == 2
     assert "unknown pair 'kernel_open'" in proc.stderr.decode()
+    proc = run_kernlint("verify", "--static-only", "kernel_open.py", cwd=folder)
+    assert proc.returncode == 0, proc.stderr.decode()
     assert sentinels_of(tmp_path) == []
+    proc = run_kernlint("verify", "--interpret", "--timeout", "100", "--quiet", "kernel_open.py", cwd=folder,
+                        env={"TRITON_INTERPRET": "0"})
+    out = proc.stdout.decode()
+    assert proc.returncode == 1, out + proc.stderr.decode()
+    assert "Model: invalid: kernel_open.py defines no Model" in out
+    assert b"Traceback" not in proc.stderr
+    assert sentinels_of(tmp_path) == ["kernel_open"]
 
 
 def test_linting_does_not_import_the_analyzed_files_in_process(tmp_path, monkeypatch) -> None:

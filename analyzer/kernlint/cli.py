@@ -77,6 +77,7 @@ def main() -> None:
     kernlint --format advice F  the architect's verdict for a file
     kernlint rule KL001         a rule's documentation
     kernlint verify             measure the reference-fix library on a GPU
+    kernlint verify FILE        run FILE's ModelNew against Model (EXECUTES FILE)
     """
 
 
@@ -286,7 +287,7 @@ def schema_command(name: str) -> None:
 
 def _register_verify() -> None:
     try:
-        from kernlint.kernels.verify import verify_command
+        from kernlint.kernels.verify_file import verify_command
     except ImportError:
         return
     main.add_command(verify_command, "verify")

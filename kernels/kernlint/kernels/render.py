@@ -71,6 +71,7 @@ def render_markdown(record: dict, source: str | None = None) -> str:
             f"| {_f(ref['graph_us'])} | {b['rel_err']:.1e} / {a['rel_err']:.1e} | {a.get('config') or '–'} |"
         )
     out += _host_cost_table(record)
+    out += _modes_table(record)
     out.append("")
     out.append("| shape | bytes moved | DRAM floor @ "
                f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "
@@ -104,6 +105,39 @@ def render_markdown(record: dict, source: str | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+MODE_LABELS = {"graph": "CUDA graph", "eager": "eager (10 calls)", "kernelbench": "KernelBench (flush)",
+               "events_no_flush": "events, no flush"}
+
+
+def _spread(m: dict) -> str:
+    lo, hi = min(m["repeat_medians_us"]), max(m["repeat_medians_us"])
+    return f"{lo:.1f}–{hi:.1f}" if len(m["repeat_medians_us"]) > 1 else f"{lo:.1f}"
+
+
+def _modes_table(record: dict) -> list[str]:
+    """Every timing mode side by side, where the record has them (records before the modes have not)."""
+    rows = [r for r in record["results"] if (r["before"].get("modes") and r["after"].get("modes"))]
+    if not rows:
+        return []
+    out = ["", ("Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
+                "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):"), "",
+           "| pair | shape | mode | before | after | speedup (medians) | reference |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for mode, label in MODE_LABELS.items():
+            b, a = r["before"]["modes"].get(mode), r["after"]["modes"].get(mode)
+            if not (b and a):
+                continue
+            ref = (r["reference"].get("modes") or {}).get(mode)
+
+            def cell(m, mode=mode):
+                text = f"{m['median_us']:.1f} [{_spread(m)}]"
+                return text + (f", mean {m['mean_us']:.1f}" if mode == "kernelbench" else "")
+
+            out.append(f"| {r['pair']} | {r['shape']} | {label} | {cell(b)} | {cell(a)} "
+                       f"| {b['median_us'] / a['median_us']:.2f}× | {cell(ref) if ref else '–'} |")
+    return out
+
+
 def render_png(record: dict, path: str) -> None:
     import matplotlib
 
@@ -118,15 +152,19 @@ def render_png(record: dict, path: str) -> None:
               ("after", "graph_us", "after (graph)", "#2ca02c", None),
               ("before", "eager_us", "before (eager)", "#d62728", "//"),
               ("after", "eager_us", "after (eager)", "#2ca02c", "//")]
-    width = 0.2
+    if any(r["before"].get("modes") for r in record["results"]):
+        series += [("before", "kernelbench", "before (KernelBench)", "#d62728", "xx"),
+                   ("after", "kernelbench", "after (KernelBench)", "#2ca02c", "xx")]
+    width = 0.8 / len(series)
     for ax, shape in zip(axes[0], shapes):
         for j, (which, key, label, color, hatch) in enumerate(series):
             xs, ys = [], []
             for i, pair in enumerate(pairs):
                 r = by.get((pair, shape))
-                if r and r[which][key]:
-                    xs.append(i + (j - 1.5) * width)
-                    ys.append(r[which][key])
+                value = r and (r[which].get(key) if key.endswith("_us") else (r[which].get("modes") or {}).get(key, {}).get("median_us"))
+                if value:
+                    xs.append(i + (j - (len(series) - 1) / 2) * width)
+                    ys.append(value)
             ax.bar(xs, ys, width, label=label, color=color, alpha=1.0 if hatch is None else 0.45,
                    hatch=hatch, edgecolor="black", linewidth=0.4)
         for i, pair in enumerate(pairs):

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import click
 
-from kernlint.kernels import PAIRS, pair_meta
+from kernlint.kernels import PAIRS, pair_meta, timing
 
 STATED_DRAM_TB_S = 3.0  # H100 SXM HBM3 copy rate used for the DRAM floor
 ROTATE_BYTES = 200e6  # rotate input sets until this many bytes (> 4x the H100's 50 MB L2)
@@ -255,7 +255,7 @@ def _rotating(fns):
     return call
 
 
-EAGER_BATCH = 10
+EAGER_BATCH = timing.EAGER_BATCH
 
 
 def _bench(torch, triton_testing, fn):
@@ -271,15 +271,9 @@ def _bench(torch, triton_testing, fn):
     it measures GPU time without launch overhead.
     """
 
-    def batch():
-        for _ in range(EAGER_BATCH):
-            fn()
-
     fn()
     torch.cuda.synchronize()
-    eager = triton_testing.do_bench(batch, warmup=25, rep=200, return_mode="median") / EAGER_BATCH
-    graph = triton_testing.do_bench_cudagraph(fn, rep=100, return_mode="median")
-    return eager * 1e3, graph * 1e3
+    return timing.eager(fn, repeats=1).median_us, timing.graph(fn, repeats=1).median_us
 
 
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
@@ -296,12 +290,21 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
     with torch.no_grad():
         for name in ("before", "after", "reference"):
             fns = [(lambda m=models[name], i=inputs: m(*i)) for models, inputs in sets]
-            times[name] = _bench(torch, triton_testing, _rotating(fns))
+            rotating = _rotating(fns)
+            rotating()
+            torch.cuda.synchronize()
+            # KernelBench times one input set and relies on its L2 flush, not on rotation.
+            times[name] = {"graph": timing.graph(rotating), "eager": timing.eager(rotating),
+                           "kernelbench": timing.cuda_events(torch, fns[0], flush=True),
+                           "events_no_flush": timing.cuda_events(torch, fns[0], flush=False)}
         # The same after calls with the resolved config launched the plain way
         # (`jit_fn[grid](..., BLOCK_M=.., num_warps=..)`): the host-cost baseline.
         with launch_mode(PLAIN):
             fns = [(lambda m=models["after"], i=inputs: m(*i)) for models, inputs in sets]
-            times["after_plain"] = _bench(torch, triton_testing, _rotating(fns))
+            rotating = _rotating(fns)
+            rotating()
+            torch.cuda.synchronize()
+            times["after_plain"] = {"graph": timing.graph(rotating), "eager": timing.eager(rotating)}
     del sets
     torch.cuda.empty_cache()
     return times, n_sets
@@ -534,12 +537,17 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                     item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
                 times, n_sets = _time_pair(torch, triton_testing, ref, before, after, d, device, seed0)
                 for which in ("before", "after", "reference"):
-                    item[which]["eager_us"] = _round(times[which][0])
-                    item[which]["graph_us"] = _round(times[which][1])
+                    item[which]["eager_us"] = _round(times[which]["eager"].median_us)
+                    item[which]["graph_us"] = _round(times[which]["graph"].median_us)
+                    item[which]["modes"] = {mode: t.as_dict() for mode, t in times[which].items()}
                 _add_host_costs(item, times)
                 item["speedup"] = {
                     "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
                     "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
+                    "kernelbench": _round(times["before"]["kernelbench"].median_us / times["after"]["kernelbench"].median_us),
+                    "kernelbench_mean": _round(times["before"]["kernelbench"].mean_us / times["after"]["kernelbench"].mean_us),
+                    "events_no_flush": _round(times["before"]["events_no_flush"].median_us
+                                              / times["after"]["events_no_flush"].median_us),
                 }
                 item["rotated_input_sets"] = n_sets
                 sp = item["speedup"]
@@ -579,6 +587,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 "host": "eager - graph per call; after_plain: the after calls with the config they resolved, "
                         "launched as jit_fn[grid](..., **config) (Triton's own launch path)",
                 "rotation_bytes": ROTATE_BYTES,
+                **{f"mode_{mode}": text for mode, text in timing.DESCRIPTIONS.items()},
+                "repeats": timing.REPEATS,
             },
             "stated_dram_tb_s": STATED_DRAM_TB_S,
             "measured_copy_tb_s": _round(copy_tb_s),
@@ -606,13 +616,16 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
 def _add_host_costs(item, times):
     """Host cost per call (eager of back-to-back calls minus CUDA-graph time), after vs a plain launch."""
+    def host(which):
+        return times[which]["eager"].median_us - times[which]["graph"].median_us
+
     for which in ("before", "after", "reference"):
-        item[which]["host_us"] = _round(times[which][0] - times[which][1])
-    plain_eager, plain_graph = times["after_plain"]
+        item[which]["host_us"] = _round(host(which))
+    plain_eager, plain_graph = times["after_plain"]["eager"].median_us, times["after_plain"]["graph"].median_us
     item["after_plain"] = {"eager_us": _round(plain_eager), "graph_us": _round(plain_graph),
                            "host_us": _round(plain_eager - plain_graph)}
     plain_host = plain_eager - plain_graph
-    item["host_cost_ratio"] = _round((times["after"][0] - times["after"][1]) / plain_host) if plain_host > 0 else None
+    item["host_cost_ratio"] = _round(host("after") / plain_host) if plain_host > 0 else None
 
 
 def _progress_line(i, n, item, secs):
