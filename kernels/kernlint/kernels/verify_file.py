@@ -169,9 +169,14 @@ def _load_static(static_file: str, path: str) -> dict:
 
 
 def _kernlint_roots() -> list[str]:
+    """The path roots kernlint was imported from, for the child's PYTHONPATH.
+    Only real folders: an editable install's namespace path holds a
+    placeholder entry whose parent would be "." (the user's folder, whose
+    json.py or traceback.py would then run); such an install reaches the
+    child through the same interpreter's import hook instead."""
     import kernlint
 
-    return [str(Path(p).parent) for p in kernlint.__path__]
+    return [str(Path(p).resolve().parent) for p in kernlint.__path__ if os.path.isabs(p) and os.path.isdir(p)]
 
 
 def _run_child(settings: dict, timeout: float) -> dict:
