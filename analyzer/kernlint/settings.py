@@ -242,9 +242,6 @@ SETTINGS: tuple[Setting, ...] = (
 BY_KEY: dict[str, Setting] = {setting.key: setting for setting in SETTINGS}
 KEYS: tuple[str, ...] = tuple(BY_KEY)
 
-DEFAULT_MAX_FILE_SIZE = MAX_FILE_SIZE.default
-DEFAULT_TIMEOUT_PER_FILE = TIMEOUT_PER_FILE.default
-
 
 @dataclass(frozen=True)
 class Settings:
