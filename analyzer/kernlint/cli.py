@@ -7,11 +7,13 @@ from __future__ import annotations
 import errno
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from kernlint.version import __version__
-from kernlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE
+from kernlint.settings import SETTINGS, Setting, SettingError
 from kernlint.registry import all_rules, rule_by_code_or_name
 from kernlint.reporters import REPORTERS, render
 from kernlint.runner import EXIT_ERROR, run
@@ -81,64 +83,89 @@ def main() -> None:
     """
 
 
-def _codes(values: tuple[str, ...]) -> frozenset[str] | None:
-    from kernlint.config import ConfigError, rule_codes
+class SettingValue(click.ParamType):
+    """A setting's flag text, parsed and validated as its Kind says (the
+    same check as the config file's, so both reject the same values)."""
 
-    if not values:
-        return None
-    try:
-        return rule_codes(values, "command line")
-    except ConfigError as error:
-        raise click.BadParameter(str(error).removeprefix("command line: ")) from None
+    def __init__(self, setting: Setting) -> None:
+        self.setting = setting
+        self.name = setting.kind.description
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        if not isinstance(value, str):
+            return value
+        assert self.setting.kind.from_flag is not None, self.setting.key
+        try:
+            return self.setting.kind.from_flag(value)
+        except SettingError as error:
+            self.fail(error.problem, param, ctx)
+
+
+def setting_options(command: Callable[..., None]) -> Callable[..., None]:
+    """One click option per setting that has a flag (kernlint.settings.SETTINGS),
+    passed to the command under the setting's attribute name."""
+    for setting in reversed(SETTINGS):
+        if setting.flag is None:
+            continue
+        command = click.option(
+            setting.flag, setting.attribute, type=SettingValue(setting), multiple=setting.kind.multiple,
+            default=None, metavar=setting.kind.metavar, help=setting.help_line(),
+        )(command)
+    return command
+
+
+def _flag_values(given: dict[str, object]) -> dict[str, object]:
+    """Settings' field name -> the flag's value, None when not given; a
+    repeated flag's values are joined."""
+    values: dict[str, object] = {}
+    for setting in SETTINGS:
+        if setting.flag is None:
+            continue
+        value: Any = given.pop(setting.attribute, None)
+        if setting.kind.multiple:
+            # A repeated flag gives a tuple of frozensets; none given: ().
+            value = frozenset().union(*value) if value else None
+        values[setting.attribute] = value
+    return values
 
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True, help="Output format.")
-@click.option("--select", multiple=True, help="Only these rules (codes or names, comma-separated).")
-@click.option("--ignore", multiple=True, help="Skip these rules (codes or names, comma-separated).")
 @click.option("--stdin-filename", default=None, help="The name to report for `-` (stdin).")
-@click.option("--target-gpu", default=None, help="Take speedup claims from the measurement record of this GPU.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file instead of stdout.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).")
-@click.option("--extend-select", multiple=True, help="Add these rules to the selection (codes or names, comma-separated).")
 @click.option("--show-suppressed", is_flag=True, help="Also list the findings that suppression comments silence.")
 @click.option("--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
 @click.option("--force-exclude", is_flag=True, help="Apply the configured exclude to files named explicitly too (pre-commit passes every file by name).")
-@click.option("--max-file-size", type=click.IntRange(min=0), default=None, metavar="BYTES",
-              help=f"Skip files larger than this with a KL901 finding (default {DEFAULT_MAX_FILE_SIZE}; 0: no cap).")
-@click.option("--timeout-per-file", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
-              help=f"Stop checking a file after this long with a KL902 finding (default {DEFAULT_TIMEOUT_PER_FILE:g}; 0: no budget, no worker processes).")
+@setting_options
 def check(
     paths: tuple[str, ...],
     output_format: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
     stdin_filename: str | None,
-    target_gpu: str | None,
     exit_zero: bool,
     statistics: bool,
     quiet: bool,
     color: bool | None,
     output_file: str | None,
     config_file: str | None,
-    extend_select: tuple[str, ...],
     show_suppressed: bool,
     report_unused_suppressions: bool,
     fix: bool,
     diff: bool,
     force_exclude: bool,
-    max_file_size: int | None,
-    timeout_per_file: float | None,
+    **setting_flags: object,
 ) -> None:
     """Lint PATHS (files, directories, or - for stdin)."""
     from kernlint import config
+    from kernlint.reporters import ReportOptions
+    from kernlint.runner import final_exit_code
 
     targets = list(paths) or ["."]
     try:
@@ -147,65 +174,49 @@ def check(
         )
         loaded = config.load_config(config_path) if config_path else config.Config()
         settings = config.resolve(
-            loaded,
-            select=_codes(select),
-            ignore=_codes(ignore) or frozenset(),
-            extend_select=_codes(extend_select) or frozenset(),
-            target_gpu=target_gpu,
-            report_unused_suppressions=report_unused_suppressions,
+            loaded, report_unused_suppressions=report_unused_suppressions, **_flag_values(dict(setting_flags)),
         )
     except config.ConfigError as error:
         click.echo(f"kernlint: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    from dataclasses import replace as _with
-
-    if max_file_size is not None:
-        settings = _with(settings, max_file_size=max_file_size)
-    if timeout_per_file is not None:
-        settings = _with(settings, timeout_per_file=timeout_per_file)
     fix_mode = "diff" if diff else "fix" if fix else None
+    stdin_fixed_to_stdout = fix_mode == "fix" and "-" in targets
+    # The report goes to stderr when fixed stdin takes stdout.
+    to_terminal = (sys.stderr if stdin_fixed_to_stdout else sys.stdout).isatty() and output_file is None
+    options = ReportOptions(
+        show_suppressed=show_suppressed, statistics=statistics, quiet=quiet,
+        color=(to_terminal if color is None else color) and output_format == "text",
+    )
     _stage["doing"] = "checking " + ", ".join(targets)
     outcome = run(
         targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded),
-        fix=fix_mode, force_exclude=force_exclude,
+        fix=fix_mode, force_exclude=force_exclude, options=options,
     )
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
+    code = final_exit_code(outcome.exit_code, exit_zero)
     if fix_mode == "diff":
         _emit("".join(outcome.diffs), output_file)
-        noun = "fix" if outcome.fixed == 1 else "fixes"
-        click.echo(f"Would apply {outcome.fixed} {noun}." if outcome.fixed else "No fixes to apply.", err=True)
-        sys.exit(outcome.exit_code)
-    report = outcome.report
-    if show_suppressed:
-        from dataclasses import replace as _replace
-
-        suppressed = tuple(f for r in report.results for f in r.suppressed)
-        report = _replace(report, shown_suppressed=suppressed)
+        if not quiet:
+            noun = "fix" if outcome.fixed == 1 else "fixes"
+            click.echo(f"Would apply {outcome.fixed} {noun}." if outcome.fixed else "No fixes to apply.", err=True)
+        sys.exit(code)
+    _stage["doing"] = f"writing the {output_format} report"
+    text = render(output_format, outcome.report)
     if fix_mode == "fix" and outcome.stdin_fixed is not None:
         # Fixed stdin goes to stdout (as an editor integration expects); the
-        # report goes to stderr.
+        # report goes to the output file, or stderr.
         sys.stdout.buffer.write(outcome.stdin_fixed)
         sys.stdout.flush()
-        click.echo(render("text" if output_format == "text" else output_format, report), err=True, nl=False)
-        sys.exit(0 if exit_zero and outcome.exit_code == 1 else outcome.exit_code)
+        if output_file is not None:
+            _write_report(output_file, text)
+        else:
+            click.echo(text, err=True, nl=False)
+        sys.exit(code)
     if fix_mode == "fix" and outcome.fixed and not quiet:
         noun = "fix" if outcome.fixed == 1 else "fixes"
         click.echo(f"Applied {outcome.fixed} {noun}.", err=True)
-    use_color = (sys.stdout.isatty() and output_file is None) if color is None else color
-    from dataclasses import replace
-
-    report = replace(report, color=use_color and output_format == "text", statistics=statistics)
-    _stage["doing"] = f"writing the {output_format} report"
-    text = render(output_format, report)
-    if quiet and output_format == "text":
-        text = "".join(line + "\n" for line in text.splitlines() if line.startswith(tuple(r.path for r in report.results)))
-    if outcome.errors and not report.results and output_format == "text":
-        text = ""  # nothing was checked: the error lines say why, "All checks passed" would not
     _emit(text, output_file)
-    code = outcome.exit_code
-    if exit_zero and code == 1:
-        code = 0
     sys.exit(code)
 
 

@@ -1,13 +1,12 @@
 """`[tool.kernlint]` in pyproject.toml (or a file named with --config).
 
+The keys, their kinds of value, defaults and how the command line combines
+with them are kernlint.settings.SETTINGS (the README's configuration example
+and settings table are printed from it). For example:
+
     [tool.kernlint]
-    select = ["KL001", "upcast-before-dot"]   # codes or names; default: all
-    ignore = ["KL014"]
-    extend-select = ["KL900"]                  # added to select (or to all)
-    exclude = ["generated/*", "third_party"]   # globs, skipped when walking dirs
-    target-gpu = "H100"                        # measurement record for claims
-    max-file-size = 10485760                   # bytes; larger files get KL901 (0: no cap)
-    timeout-per-file = 20                      # seconds; slower files get KL902 (0: none)
+    select = ["KL001", "upcast-before-dot"]
+    max-file-size = 10485760
     [tool.kernlint.per-file-ignores]
     "tests/*.py" = ["KL003"]                   # globs relative to this file's folder
 
@@ -16,45 +15,61 @@ linted paths' common folder upwards, is the one used. A file named with
 --config may be a pyproject.toml or a plain TOML file with the keys at the
 top level. An unknown key, a value of the wrong type or an unknown rule is an
 error naming the key and the file: a typo must not silently turn a check off.
-Command-line flags override the file (see `resolve`).
+Command-line flags combine with the file as each setting says (see `resolve`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from typing import Any
 
-from kernlint.registry import rule_by_code_or_name, rule_for_event
-from kernlint.settings import DEFAULT_MAX_FILE_SIZE, DEFAULT_TIMEOUT_PER_FILE, Settings
+from kernlint.registry import rule_for_event
+from kernlint.settings import BY_KEY, EXTEND_SELECT, IGNORE, KEYS, SELECT, SETTINGS, Combine, SettingError, Settings
+from kernlint.settings import rule_codes as _rule_codes
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-KEYS = (
-    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "target-gpu",
-    "max-file-size", "timeout-per-file",
-)
 SECTION = "[tool.kernlint]"
+_ATTRIBUTES = {setting.attribute: setting for setting in SETTINGS}
 
 
 class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
 
 
-@dataclass(frozen=True)
 class Config:
-    path: str | None = None  # the file it came from; None: defaults
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = field(default_factory=frozenset)
-    extend_select: frozenset[str] = field(default_factory=frozenset)
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    exclude: tuple[str, ...] = ()
-    target_gpu: str | None = None
-    max_file_size: int | None = None
-    timeout_per_file: float | None = None
+    """What one config file set: `path` (None: no file) and the parsed value
+    of each key it gave, read as attributes named like Settings' fields (a
+    key the file did not give reads None)."""
+
+    __slots__ = ("path", "given")
+
+    def __init__(self, path: str | None = None, **given: object) -> None:
+        unknown = set(given) - set(_ATTRIBUTES)
+        if unknown:
+            raise TypeError(f"Config: no setting {', '.join(sorted(unknown))}")
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "given", dict(given))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _ATTRIBUTES:
+            return self.given.get(name)
+        raise AttributeError(name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Config is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and (self.path, self.given) == (other.path, other.given)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Config(path={self.path!r}, {', '.join(f'{k}={v!r}' for k, v in self.given.items())})"
 
     @property
     def root(self) -> str | None:
@@ -126,91 +141,62 @@ def load_config(path: str) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: {SECTION} must be a table")
     for key in table:
-        if key not in KEYS:
+        if key not in BY_KEY:
             raise ConfigError(f"{where}: {section}: unknown key {key!r} (known keys: {', '.join(KEYS)})")
-
-    def codes(key: str, value: object) -> frozenset[str]:
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError(f"{where}: {section}: {key} must be a list of rule codes or names")
-        return rule_codes(value, f"{where}: {section}: {key}")
-
-    def globs(key: str, value: object) -> tuple[str, ...]:
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError(f"{where}: {section}: {key} must be a list of glob patterns")
-        return tuple(value)
-
-    per_file: list[tuple[str, frozenset[str]]] = []
-    raw_per_file = table.get("per-file-ignores", {})
-    if not isinstance(raw_per_file, dict):
-        raise ConfigError(f"{where}: {section}: per-file-ignores must be a table of glob = [codes]")
-    for pattern, value in raw_per_file.items():
-        per_file.append((pattern, codes(f"per-file-ignores {pattern!r}", value)))
-    target_gpu = table.get("target-gpu")
-    if target_gpu is not None and not isinstance(target_gpu, str):
-        raise ConfigError(f"{where}: {section}: target-gpu must be a string")
-
-    def limit(key: str, kinds: tuple[type, ...]) -> float | None:
-        value = table.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, kinds) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{where}: {section}: {key} must be a number >= 0")
-        return value
-    return Config(
-        path=path,
-        select=codes("select", table["select"]) if "select" in table else None,
-        ignore=codes("ignore", table.get("ignore", [])),
-        extend_select=codes("extend-select", table.get("extend-select", [])),
-        per_file_ignores=tuple(per_file),
-        exclude=globs("exclude", table.get("exclude", [])),
-        target_gpu=target_gpu,
-        max_file_size=limit("max-file-size", (int,)),  # type: ignore[arg-type]
-        timeout_per_file=limit("timeout-per-file", (int, float)),
-    )
+    given: dict[str, object] = {}
+    for setting in SETTINGS:
+        if setting.key not in table:
+            continue
+        try:
+            given[setting.attribute] = setting.from_file(table[setting.key])
+        except SettingError as error:
+            raise ConfigError(f"{where}: {section}: {error.about(setting.key)}") from None
+    return Config(path, **given)
 
 
 def rule_codes(values: list[str] | tuple[str, ...], where: str) -> frozenset[str]:
     """Codes for a list of codes or names (each item may be comma-separated);
     an unknown one raises ConfigError naming `where`."""
-    found = set()
-    for value in values:
-        for item in value.split(","):
-            if not item.strip():
-                continue
-            rule = rule_by_code_or_name(item)
-            if rule is None:
-                raise ConfigError(f"{where}: unknown rule {item.strip()!r} (see `kernlint rules`)")
-            found.add(rule.code)
-    return frozenset(found)
+    try:
+        return _rule_codes(values)
+    except SettingError as error:
+        raise ConfigError(f"{where}: {error.problem}") from None
 
 
-def resolve(
-    config: Config,
-    select: frozenset[str] | None = None,
-    ignore: frozenset[str] = frozenset(),
-    extend_select: frozenset[str] = frozenset(),
-    target_gpu: str | None = None,
-    report_unused_suppressions: bool = False,
-) -> Settings:
-    """The file's settings with the command line's on top: --select replaces
-    the file's select (and takes its rules back from the file's ignore),
-    --ignore and --extend-select add to the file's, --target-gpu replaces."""
-    base = select if select is not None else config.select
-    file_ignore = config.ignore - select if select is not None else config.ignore
-    extra = config.extend_select | extend_select
+def resolve(config: Config, report_unused_suppressions: bool = False, **command_line: object) -> Settings:
+    """The file's settings with the command line's on top. `command_line`
+    maps Settings' field names to the flags' values (None or empty: not
+    given); each setting's `combine` says whether a flag replaces the file's
+    value or adds to it. One rule of selection on top: --select also takes
+    its rules back from the file's ignore. Unset settings take their
+    defaults from SETTINGS."""
+    unknown = set(command_line) - set(_ATTRIBUTES)
+    if unknown:
+        raise TypeError(f"resolve: no setting {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        name = setting.attribute
+        from_file: Any = config.given.get(name)
+        from_flag: Any = command_line.get(name)
+        if from_flag is None:
+            value = from_file
+        elif setting.combine is Combine.EXTEND and from_file is not None:
+            value = from_file | from_flag
+        else:
+            value = from_flag
+        values[name] = setting.default if value is None else value
+    flag_select: Any = command_line.get(SELECT.attribute)
+    if flag_select is not None:
+        file_ignore: Any = config.given.get(IGNORE.attribute, IGNORE.default)
+        values[IGNORE.attribute] = (file_ignore - flag_select) | (command_line.get(IGNORE.attribute) or frozenset())
+    extra = values[EXTEND_SELECT.attribute]
     if report_unused_suppressions:
-        extra |= {rule_for_event("unused-suppression").code}
-    return Settings(
-        # None: every rule that is on by default, plus extend_select.
-        select=None if base is None else base | extra,
-        ignore=file_ignore | ignore,
-        target_gpu=target_gpu if target_gpu is not None else config.target_gpu,
-        extend_select=extra if base is None else frozenset(),
-        per_file_ignores=config.per_file_ignores,
-        root=config.root,
-        max_file_size=int(config.max_file_size) if config.max_file_size is not None else DEFAULT_MAX_FILE_SIZE,
-        timeout_per_file=config.timeout_per_file if config.timeout_per_file is not None else DEFAULT_TIMEOUT_PER_FILE,
-    )
+        extra = extra | {rule_for_event("unused-suppression").code}
+    base = values[SELECT.attribute]
+    # select None: every rule that is on by default, plus extend_select.
+    values[SELECT.attribute] = None if base is None else base | extra
+    values[EXTEND_SELECT.attribute] = extra if base is None else frozenset()
+    return Settings(root=config.root, **values)
 
 
 def exclude_patterns(config: Config, cwd: str | None = None) -> tuple[str, ...]:

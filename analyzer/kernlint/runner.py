@@ -15,7 +15,7 @@ from kernlint.findings import FileResult
 from kernlint.fixes import FixOutcome
 from kernlint.limits import Job, run_jobs
 from kernlint.registry import rule_for_event
-from kernlint.reporters import RunReport
+from kernlint.reporters import ReportOptions, RunReport
 from kernlint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -24,7 +24,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 @dataclass(frozen=True)
 class RunOutcome:
     report: RunReport
-    errors: tuple[str, ...]  # one line each, for stderr
+    errors: tuple[str, ...]  # one line each, for stderr (also report.errors)
     exit_code: int
     # --fix / --diff: the diffs (one per changed file), the number of fixes
     # applied (or that would be), and stdin's fixed bytes when `-` was fixed.
@@ -40,9 +40,11 @@ def run(
     exclude: tuple[str, ...] = (),
     fix: str | None = None,
     force_exclude: bool = False,
+    options: ReportOptions = ReportOptions(),
 ) -> RunOutcome:
     """`fix`: None (lint only), "fix" (write safe fixes) or "diff" (compute
-    them, write nothing)."""
+    them, write nothing). `options` travel with the report to every
+    reporter (kernlint.reporters decides what they show)."""
     results: list[FileResult] = []
     errors: list[str] = []
     diffs: list[str] = []
@@ -95,7 +97,7 @@ def run(
             errors.append(f"{job.path}: not fixed: {outcome.error}")
     results.sort(key=lambda r: r.path)
     advice = tuple(verdict(r.path, r.findings, settings.target_gpu) for r in results)
-    report = RunReport(__version__, tuple(results), advice)
+    report = RunReport(__version__, tuple(results), advice, tuple(errors), options)
     code = exit_code(report, errors)
     if fix == "diff" and code != EXIT_ERROR:
         code = EXIT_FINDINGS if any(diffs) else EXIT_CLEAN
@@ -117,6 +119,14 @@ def _remove_orphaned_temporaries(path: str) -> None:
 
 
 def exit_code(report: RunReport, errors: list[str] | tuple[str, ...]) -> int:
+    """2 for a file error or an internal error, else 1 for a reported (not
+    a suppressed) finding, else 0; the same whatever the format."""
     if errors or any(f.code == rule_for_event("internal-error").code for f in report.findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+def final_exit_code(code: int, exit_zero: bool) -> int:
+    """--exit-zero turns "findings" (or, with --diff, "fixes to apply") into
+    0; errors stay 2."""
+    return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code

@@ -5,7 +5,10 @@
 Escaping follows GitHub's runner (`ActionCommand`): in the message `%`,
 CR and LF become `%25`, `%0D`, `%0A`; in property values `:` and `,` are
 escaped too (`%3A`, `%2C`). A finding that spans lines carries no column
-fields, since GitHub only honours columns on single-line annotations.
+fields, since GitHub only honours columns on single-line annotations. With
+--show-suppressed a suppressed finding is a `notice` whose message ends with
+`(suppressed by ...)`: an annotation cannot be marked suppressed otherwise,
+and it must not read as an error.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def escape_property(text: str) -> str:
 
 def render(report: RunReport) -> str:
     lines = []
-    for finding in report.findings:
+    for finding in report.shown:
         span = finding.span
         properties = [("file", finding.path.replace(os.sep, "/")), ("line", str(span.line))]
         if span.end_line == span.line:
@@ -36,8 +39,12 @@ def render(report: RunReport) -> str:
             properties += [("endLine", str(span.end_line))]
         properties.append(("title", f"{finding.code} ({finding.name})"))
         message = f"{finding.code} {finding.message}"
+        command = COMMANDS[finding.severity.value]
+        if finding.suppressed_by is not None:
+            message += f" (suppressed by `{finding.suppressed_by}`)"
+            command = COMMANDS["info"]
         if finding.plan:
             message += f"\n{finding.plan}"
         props = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-        lines.append(f"::{COMMANDS[finding.severity.value]} {props}::{escape_data(message)}")
+        lines.append(f"::{command} {props}::{escape_data(message)}")
     return "".join(line + "\n" for line in lines)

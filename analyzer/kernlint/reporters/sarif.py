@@ -6,22 +6,19 @@ forward slashes under the `%SRCROOT%` base, which is what
 `github/codeql-action/upload-sarif` expects from a checkout-relative run.
 
 `partialFingerprints["kernlintFingerprint/v1"]` identifies a finding across
-commits: it hashes the rule code, the path, the reported line's text without
-its indentation, and how many identical (code, path, text) findings come
-before it, so it survives lines inserted above it.
+commits (kernlint.reporters.fingerprints: it survives lines inserted above
+it). Suppressed findings, shown with --show-suppressed, carry `suppressions`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import quote
 
-from kernlint.findings import FileResult, Finding
+from kernlint.findings import Finding
 from kernlint.registry import Rule, all_rules
 from kernlint.reporters import RunReport
 from kernlint.source import line_starts
@@ -39,25 +36,6 @@ def help_uri(code: str, name: str) -> str:
     from its text; a rule's heading is `KL014 deprecated-allow-tf32`, and codes
     and names never change, so the anchor is stable."""
     return f"{RULES_DOC}#{code.lower()}-{name}"
-
-
-def fingerprints(results: tuple[FileResult, ...] | list[FileResult], findings: list[Finding] | None = None) -> dict[int, str]:
-    """id(finding) -> a hex digest stable under line shifts (see module doc).
-    `findings` defaults to every finding of `results`, in report order."""
-    sources = {r.path: (r.source or "").splitlines() for r in results}
-    if findings is None:
-        findings = [f for r in results for f in r.findings]
-    seen: Counter[tuple[str, str, str]] = Counter()
-    out: dict[int, str] = {}
-    for finding in findings:
-        lines = sources.get(finding.path, [])
-        text = lines[finding.span.line - 1].strip() if 0 < finding.span.line <= len(lines) else ""
-        key = (finding.code, finding.path.replace(os.sep, "/"), text)
-        index = seen[key]
-        seen[key] += 1
-        digest = hashlib.sha256("\0".join((*key, str(index))).encode("utf-8", "surrogatepass")).hexdigest()
-        out[id(finding)] = digest
-    return out
 
 
 def artifact_uri(path: str) -> tuple[str, str | None]:
@@ -182,16 +160,13 @@ def document(report: RunReport) -> dict:
     rules = descriptors()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     sources = {r.path: r.source for r in report.results}
-    suppressed = list(report.shown_suppressed)
-    everything = sorted([*report.findings, *suppressed], key=lambda f: f.sort_key)
-    prints = fingerprints(report.results, everything)
-    suppressed_ids = {id(f) for f in suppressed}
+    suppressed = {id(f) for f in report.suppressed}
     results = [
         _result(
-            f, index, prints[id(f)], sources.get(f.path),
-            (f.suppressed_by or "suppressed in source") if id(f) in suppressed_ids else None,
+            f, index, report.fingerprints[id(f)], sources.get(f.path),
+            (f.suppressed_by or "suppressed in source") if id(f) in suppressed else None,
         )
-        for f in everything
+        for f in report.shown
     ]
     return {
         "$schema": SCHEMA_URI,

@@ -1,5 +1,6 @@
 """`path:line:col: CODE [name] message`, one line per finding, then a
-summary and each file's verdict in one line."""
+summary and each file's verdict in one line (with --quiet, the finding
+lines only). What is listed and counted: kernlint.reporters."""
 
 from __future__ import annotations
 
@@ -13,19 +14,26 @@ SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 def render(report: RunReport) -> str:
-    style = (lambda text, **kw: click.style(text, **kw)) if report.color else (lambda text, **kw: text)
+    if report.checked_nothing:
+        return ""  # nothing was checked: the error lines say why, "All checks passed" would not
+    style = (lambda text, **kw: click.style(text, **kw)) if report.options.color else (lambda text, **kw: text)
     lines = []
-    for finding in report.listed:
+    for finding in report.shown:
         location = f"{finding.path}:{finding.span.line}:{finding.span.column}:"
         code = style(finding.code, fg=SEVERITY_COLORS[finding.severity.value], bold=True)
         silenced = f" (suppressed by `{finding.suppressed_by}`)" if finding.suppressed_by else ""
         lines.append(f"{style(location, bold=True)} {code} [{finding.name}] {finding.message}{silenced}")
+    if not report.options.quiet:
+        lines += summary(report, style)
+    return "".join(line + "\n" for line in lines)
+
+
+def summary(report: RunReport, style) -> list[str]:
+    lines = []
     findings = report.findings
-    if report.statistics and findings:
-        counts = Counter((f.code, f.name) for f in findings)
+    if report.statistics:
         lines.append("")
-        for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-            lines.append(f"{count:>5}  {code}  {name}")
+        lines += [f"{count:>5}  {code}  {name}" for code, name, count in report.statistics]
     if findings:
         by_severity = Counter(f.severity.value for f in findings)
         parts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info") if by_severity[s])
@@ -44,4 +52,4 @@ def render(report: RunReport) -> str:
                 f"Expected speedup: {advice['expected_speedup']}. "
                 f"(`kernlint --format advice {advice['path']}` for the full plan)"
             )
-    return "\n".join(lines) + "\n"
+    return lines
