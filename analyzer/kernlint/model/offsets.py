@@ -36,6 +36,8 @@ ADDRESS_CALLS = (
 )
 # Calls whose `base` is a pointer and whose offsets Triton computes in 64 bits.
 BLOCK_POINTER_CALLS = ("make_block_ptr", "make_tensor_descriptor")
+# Calls that return (one of) their pointer arguments.
+POINTER_PRESERVING = ("where", "multiple_of", "max_contiguous", "max_constancy", "advance", "broadcast_to", "reshape", "view")
 # How many values an expression may take before it counts as unknown.
 MAX_VALUES = 64
 
@@ -215,9 +217,17 @@ class _KernelIndex:
                 stack.append((child.value, in_factor))
                 continue
             if isinstance(child, cst.Call):
-                # `ptr.to(...)`, `tl.multiple_of(ptr, 16)`, `tl.where(c, p, q)`: keep the role.
-                stack.append((child.func, True))
-                stack.extend((a.value, in_factor) for a in child.args if a.keyword is None or a.keyword.value != "mask")
+                # `ptr.to(...)`, `tl.multiple_of(ptr, 16)`, `tl.where(c, p, q)` keep a
+                # pointer a pointer; any other call's arguments (`range(0, n)`,
+                # `tl.cdiv(n, B)`, `min(a, b)`) are integers.
+                keeps = isinstance(child.func, cst.Attribute) and not self.model.qualname(child.func) or any(
+                    self.model.is_tl(child.func, name) for name in POINTER_PRESERVING
+                )
+                if isinstance(child.func, cst.Attribute):
+                    stack.append((child.func.value, in_factor))
+                stack.extend(
+                    (a.value, in_factor or not keeps) for a in child.args if a.keyword is None or a.keyword.value != "mask"
+                )
                 continue
             if isinstance(child, cst.Subscript):
                 stack.append((child.value, in_factor))
@@ -282,7 +292,14 @@ class _KernelIndex:
                     products[key] = self.product(self.multiplies[key])
                 if products[key] is not None:
                     mine.append(products[key])  # type: ignore[arg-type]
-            ordered = tuple(p for p in self.kernel.params if p.name in pointers)
+            # `row = pid * rows_per_program + i; p + row * stride`: the inner
+            # product computes a row number, which the outer one scales.
+            inner: set[int] = set()
+            for found_product in mine:
+                inner |= self.reach(found_product.index)[0]
+            mine = [p for p in mine if id(p.node) not in inner]
+            arguments = {a for p in mine for a in p.arguments}
+            ordered = tuple(p for p in self.kernel.params if p.name in pointers and p.name not in arguments)
             found.append(Address(call, tuple(p.name for p in ordered), tuple(mine), block))
         return tuple(found)
 
