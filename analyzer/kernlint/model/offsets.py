@@ -372,12 +372,25 @@ class OffsetFacts(ModelBase):
         `tl.arange` calls (with the axis a `[:, None]`/`[None, :]` gives
         them) or to the block pointer's `block_shape`. None when the tile
         is not visibly a loaded one."""
+        return self._tile_ranges(kernel, node, 0)
+
+    def _tile_ranges(self, kernel: Kernel, node: cst.BaseExpression, depth: int) -> tuple[TileRange, ...] | None:
         index = self._kernel_index(kernel)
-        for _ in range(12):
+        while depth < 12:
+            depth += 1
             if isinstance(node, cst.Name):
                 values = index.values.get(node.value)
-                if not values or len(values) != 1:
+                if not values or len(values) > 4:
                     return None
+                if len(values) > 1:
+                    # `if EVEN_K: a = tl.load(p) else: a = tl.load(p, mask=...)`: every branch must be a load.
+                    found: list[TileRange] = []
+                    for value in values:
+                        ranges = self._tile_ranges(kernel, value, depth)
+                        if ranges is None:
+                            return None
+                        found.extend(r for r in ranges if r not in found)
+                    return tuple(found)
                 node = values[0]
             elif isinstance(node, cst.Call) and self.is_tl(node.func, "load") and node.args:
                 return self._address_ranges(kernel, node.args[0].value)
