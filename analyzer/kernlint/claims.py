@@ -148,6 +148,20 @@ def expected_speedup(code: str, target_gpu: str | None = None) -> dict | None:
     return _unmeasured(code, target_gpu)
 
 
+def claim_label(code: str, category: str, target_gpu: str | None = None) -> str:
+    """One short line for `kernlint rules`: the measured CUDA-graph speedup
+    range and GPU of a performance rule, "unmeasured", or, for a rule that
+    makes no performance claim (hazard, api), "<category>: not a performance
+    claim"."""
+    claim = expected_speedup(code, target_gpu)
+    if claim is None:
+        return f"{category}: not a performance claim"
+    if not claim.get("measured"):
+        return "unmeasured"
+    graph = claim["graph"]
+    return f"{_range(graph['min'], graph['max'])} (CUDA graph) on {claim['gpu']}"
+
+
 def combined_speedup(codes: frozenset[str], target_gpu: str | None = None) -> dict | None:
     """The claim of a pair whose rules are exactly `codes`, else the smallest pair covering them.
 

@@ -267,6 +267,8 @@ def rule_command(code: str) -> None:
     if rule.category.is_performance:
         claim = claims.expected_speedup(rule.code) or {}
         lines += ["## Measured speedup", "", str(claim.get("summary", "unmeasured")), ""]
+    else:
+        lines += ["## Measured speedup", "", claims.claim_label(rule.code, rule.category.value), ""]
     click.echo("\n".join(lines))
 
 
@@ -274,17 +276,24 @@ def rule_command(code: str) -> None:
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def rules_command(output_format: str) -> None:
     """List every rule."""
+    from kernlint import claims
+
     rules = all_rules()
+    labels = {r.code: claims.claim_label(r.code, r.category.value) for r in rules}
     if output_format == "json":
         click.echo(json.dumps([
             {"code": r.code, "name": r.name, "category": r.category.value, "severity": r.severity.value,
-             "summary": r.summary, "fixable": r.fixable()} for r in rules
+             "summary": r.summary, "fixable": r.fixable(), "claim": labels[r.code]} for r in rules
         ], indent=2))
         return
     width = max(len(r.name) for r in rules)
-    click.echo(f"{'code':<6} {'name':<{width}} {'category':<21} {'severity':<8} {'fix':<3} summary")
+    claim_width = max(len(label) for label in labels.values())
+    click.echo(f"{'code':<6} {'name':<{width}} {'category':<21} {'severity':<8} {'fix':<3} {'claim':<{claim_width}} summary")
     for r in rules:
-        click.echo(f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} {'yes' if r.fixable() else '':<3} {r.summary}")
+        click.echo(
+            f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} "
+            f"{'yes' if r.fixable() else '':<3} {labels[r.code]:<{claim_width}} {r.summary}"
+        )
 
 
 @main.command("schema")

@@ -12,7 +12,9 @@ the file names alone:
   one-time work and caches;
 - kernel.py: what a @triton.jit body loads, which tl calls it makes, which
   constexprs size its tiles;
-- dtypes.py: dtypes of host tensors and kernel values, explicit conversions.
+- dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
+- offsets.py: how each pointer offset is built (program ids, aranges, runtime
+  strides, int64 promotion), values of constexpr expressions, tile dimensions.
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.offsets import OffsetFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -42,7 +45,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts):
+class FileModel(DtypeFacts, OffsetFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 

@@ -1,0 +1,482 @@
+"""Kernel-side facts about addresses: how each pointer offset of a
+`@triton.jit` body is built (from `tl.program_id`, `tl.arange`, runtime
+stride or size arguments, and whether a factor is promoted to 64 bits), the
+integer values a constexpr expression takes, and which `tl.arange` ranges
+or block shapes give a loaded tile its dimensions.
+
+Everything is indexed once per kernel: a pass over the body records each
+name's assignments (augmented ones included), then each name's provenance is
+computed once and memoized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import product as cartesian
+
+import libcst as cst
+
+from kernlint.model.base import ModelBase
+from kernlint.model.facts import TL, Kernel
+from kernlint.model.syntax import keyword, positional, walk
+
+# Provenance of an integer value inside a kernel.
+PID = "program_id"  # derived from tl.program_id (an int32 tile index)
+ARANGE = "arange"  # derived from tl.arange (an offsets vector)
+RUNTIME = "runtime"  # derived from a runtime (non-constexpr) argument: a stride or a size
+PROMOTED = "int64"  # some part is converted to, or typed as, a 64-bit integer
+LOADED = "loaded"  # read from memory with tl.load (a gathered index)
+
+WIDE_INTEGERS = frozenset({"int64", "uint64"})
+# Calls whose first argument (or `pointer=`/`base=`) is an address.
+ADDRESS_CALLS = (
+    "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+    "atomic_xchg", "atomic_cas",
+)
+# Calls whose `base` is a pointer and whose offsets Triton computes in 64 bits.
+BLOCK_POINTER_CALLS = ("make_block_ptr", "make_tensor_descriptor")
+# Calls that return (one of) their pointer arguments.
+POINTER_PRESERVING = ("where", "multiple_of", "max_contiguous", "max_constancy", "advance", "broadcast_to", "reshape", "view")
+# How many values an expression may take before it counts as unknown.
+MAX_VALUES = 64
+
+
+@dataclass(frozen=True, eq=False)
+class OffsetProduct:
+    """`index * runtime` inside a pointer offset: `index` derives from
+    `tl.program_id` (an offsets vector built from it included), `runtime`
+    from stride or size arguments (`arguments`). `promoted` when either
+    factor is a 64-bit integer, so the product cannot wrap."""
+
+    node: cst.BinaryOperation
+    index: cst.BaseExpression
+    runtime: cst.BaseExpression
+    arguments: tuple[str, ...]
+    promoted: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Address:
+    """One address a kernel reads or writes: the `tl.load`/`tl.store`/atomic
+    call (or the `base` of a block pointer), the pointer parameters it is
+    built from, and the program-id products in its offset."""
+
+    call: cst.Call
+    pointers: tuple[str, ...]
+    products: tuple[OffsetProduct, ...]
+    block_pointer: bool
+
+
+@dataclass(frozen=True, eq=False)
+class TileRange:
+    """One dimension of a loaded tile: the `tl.arange` call or block-shape
+    entry that sizes it (`size`), and the tile axis when the expression says
+    (`offs_k[None, :]` is axis 1), else None."""
+
+    size: cst.BaseExpression
+    axis: int | None
+
+
+class _KernelIndex:
+    """Assignments of one kernel, and memoized provenance per name."""
+
+    def __init__(self, model: OffsetFacts, kernel: Kernel) -> None:
+        self.model = model
+        self.kernel = kernel
+        self.values: dict[str, list[cst.BaseExpression]] = {}
+        self.address_calls: list[tuple[cst.Call, cst.BaseExpression, bool]] = []
+        self.flags_memo: dict[str, frozenset[str]] = {}
+        self.reach_memo: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+        self.multiplies: dict[int, cst.BinaryOperation] = {}
+        params = kernel.node.params
+        self.wide_params = {
+            p.name.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if p.annotation is not None and model.qualname(p.annotation.annotation) in {f"{TL}.{w}" for w in WIDE_INTEGERS}
+        }
+        self.runtime_params = {p.name for p in kernel.params if not p.constexpr}
+        for node in walk(kernel.node.body):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                self._bind(node.target, node.value)
+            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                self.values.setdefault(node.target.value, []).append(node.value)
+            elif isinstance(node, cst.For):
+                self._bind(node.target, node.iter)
+            elif isinstance(node, cst.Call):
+                self._address(node)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.values.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            items = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+            for i, element in enumerate(target.elements):
+                item = items[i].value if items is not None and i < len(items) else value
+                self._bind(element.value, item)
+
+    def _address(self, call: cst.Call) -> None:
+        model = self.model
+        if any(model.is_tl(call.func, name) for name in ADDRESS_CALLS):
+            pointer = keyword(call, "pointer") or (call.args[0].value if call.args and call.args[0].keyword is None else None)
+            if pointer is not None:
+                self.address_calls.append((call, pointer, False))
+        elif any(model.is_tl(call.func, name) for name in BLOCK_POINTER_CALLS):
+            base = keyword(call, "base") or (call.args[0].value if call.args and call.args[0].keyword is None else None)
+            if base is not None:
+                self.address_calls.append((call, base, True))
+
+    # -- provenance --
+    def name_flags(self, name: str) -> frozenset[str]:
+        if name in self.flags_memo:
+            return self.flags_memo[name]
+        self.flags_memo[name] = frozenset()  # a loop (`p += ...`) adds nothing new
+        flags: set[str] = set()
+        if name in self.wide_params:
+            flags.add(PROMOTED)
+        elif name in self.runtime_params and name not in self.values:
+            flags.add(RUNTIME)
+        for value in self.values.get(name, ()):
+            flags |= self.flags(value)
+        if name in self.runtime_params and name in self.values:
+            flags.add(RUNTIME)
+        result = frozenset(flags)
+        self.flags_memo[name] = result
+        return result
+
+    def flags(self, node: cst.BaseExpression) -> frozenset[str]:
+        model = self.model
+        flags: set[str] = set()
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            child = stack.pop()
+            if isinstance(child, cst.Call):
+                if model.is_tl(child.func, "program_id"):
+                    flags.add(PID)
+                    continue
+                if model.is_tl(child.func, "load"):
+                    flags.add(LOADED)
+                    continue
+                if model.is_tl(child.func, "arange"):
+                    flags.add(ARANGE)
+                    continue
+                stack.append(child.func)
+                stack.extend(a.value for a in child.args)
+            elif isinstance(child, cst.Attribute):
+                if model.qualname(child) in {f"{TL}.{w}" for w in WIDE_INTEGERS}:
+                    flags.add(PROMOTED)
+                    continue
+                stack.append(child.value)
+            elif isinstance(child, cst.SimpleString):
+                if child.evaluated_value in WIDE_INTEGERS:
+                    flags.add(PROMOTED)
+            elif isinstance(child, cst.Name):
+                flags |= self.name_flags(child.value)
+            elif isinstance(child, (cst.Lambda, cst.Comparison)):
+                continue  # a comparison is a mask, not an offset
+            else:
+                stack.extend(child.children)
+        return frozenset(flags)
+
+    # -- addresses --
+    def reach(self, node: cst.BaseExpression) -> tuple[frozenset[int], frozenset[str]]:
+        """(ids of the products, pointer parameters) an address expression
+        is built from, through the names it reads."""
+        products: set[int] = set()
+        pointers: set[str] = set()
+        stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+        while stack:
+            child, in_factor = stack.pop()
+            if isinstance(child, cst.Call) and (
+                self.model.is_tl(child.func, "load") or self.model.is_tl(child.func, "program_id")
+            ):
+                continue  # a gathered value's own address is another Address
+            if isinstance(child, cst.Name):
+                if child.value in self.values:
+                    found_products, found_pointers = self.name_reach(child.value)
+                    products |= found_products
+                    if not in_factor:
+                        pointers |= found_pointers
+                if not in_factor and child.value in self.runtime_params:
+                    pointers.add(child.value)
+                continue
+            if isinstance(child, cst.BinaryOperation):
+                if isinstance(child.operator, cst.Multiply):
+                    products.add(id(child))
+                    self.multiplies[id(child)] = child
+                factor = in_factor or not isinstance(child.operator, (cst.Add, cst.Subtract))
+                stack.append((child.left, factor))
+                stack.append((child.right, factor))
+                continue
+            if isinstance(child, (cst.Lambda, cst.Comparison)):
+                continue
+            if isinstance(child, cst.Attribute):
+                stack.append((child.value, in_factor))
+                continue
+            if isinstance(child, cst.Call):
+                # `ptr.to(...)`, `tl.multiple_of(ptr, 16)`, `tl.where(c, p, q)` keep a
+                # pointer a pointer; any other call's arguments (`range(0, n)`,
+                # `tl.cdiv(n, B)`, `min(a, b)`) are integers.
+                keeps = isinstance(child.func, cst.Attribute) and not self.model.qualname(child.func) or any(
+                    self.model.is_tl(child.func, name) for name in POINTER_PRESERVING
+                )
+                if isinstance(child.func, cst.Attribute):
+                    stack.append((child.func.value, in_factor))
+                stack.extend(
+                    (a.value, in_factor or not keeps) for a in child.args if a.keyword is None or a.keyword.value != "mask"
+                )
+                continue
+            if isinstance(child, cst.Subscript):
+                stack.append((child.value, in_factor))
+                continue
+            stack.extend((c, in_factor) for c in child.children)
+        return frozenset(products), frozenset(pointers)
+
+    def name_reach(self, name: str) -> tuple[frozenset[int], frozenset[str]]:
+        if name in self.reach_memo:
+            return self.reach_memo[name]
+        self.reach_memo[name] = (frozenset(), frozenset())
+        products: set[int] = set()
+        pointers: set[str] = set()
+        for value in self.values.get(name, ()):
+            found_products, found_pointers = self.reach(value)
+            products |= found_products
+            pointers |= found_pointers
+        result = (frozenset(products), frozenset(pointers))
+        self.reach_memo[name] = result
+        return result
+
+    def product(self, node: cst.BinaryOperation) -> OffsetProduct | None:
+        left, right = node.left, node.right
+        left_flags, right_flags = self.flags(left), self.flags(right)
+        for index, runtime, index_flags, runtime_flags in (
+            (left, right, left_flags, right_flags), (right, left, right_flags, left_flags),
+        ):
+            if PID in index_flags and RUNTIME in runtime_flags and PID not in runtime_flags:
+                if self._is_product_of_pid_and_runtime(index) or self._is_product_of_pid_and_runtime(runtime):
+                    return None  # the inner product is the one that wraps
+                arguments = tuple(sorted(self._runtime_arguments(runtime)))
+                promoted = PROMOTED in left_flags or PROMOTED in right_flags
+                return OffsetProduct(node, index, runtime, arguments, promoted)
+        return None
+
+    def _is_product_of_pid_and_runtime(self, node: cst.BaseExpression) -> bool:
+        if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply)):
+            return False
+        a, b = self.flags(node.left), self.flags(node.right)
+        return (PID in a and RUNTIME in b) or (PID in b and RUNTIME in a)
+
+    def _runtime_arguments(self, node: cst.BaseExpression, depth: int = 0) -> set[str]:
+        found: set[str] = set()
+        for child in walk(node):
+            if isinstance(child, cst.Name):
+                if child.value in self.runtime_params:
+                    found.add(child.value)
+                elif depth < 6:
+                    for value in self.values.get(child.value, ()):
+                        found |= self._runtime_arguments(value, depth + 1)
+        return found
+
+    @cached_property
+    def addresses(self) -> tuple[Address, ...]:
+        found: list[Address] = []
+        products: dict[int, OffsetProduct | None] = {}
+        for call, pointer, block in self.address_calls:
+            reached, pointers = self.reach(pointer)
+            mine: list[OffsetProduct] = []
+            for key in sorted(reached, key=lambda k: self.model.span(self.multiplies[k])):
+                if key not in products:
+                    products[key] = self.product(self.multiplies[key])
+                if products[key] is not None:
+                    mine.append(products[key])  # type: ignore[arg-type]
+            # `row = pid * rows_per_program + i; p + row * stride`: the inner
+            # product computes a row number, which the outer one scales.
+            inner: set[int] = set()
+            for found_product in mine:
+                inner |= self.reach(found_product.index)[0]
+            mine = [p for p in mine if id(p.node) not in inner]
+            arguments = {a for p in mine for a in p.arguments}
+            ordered = tuple(p for p in self.kernel.params if p.name in pointers and p.name not in arguments)
+            found.append(Address(call, tuple(p.name for p in ordered), tuple(mine), block))
+        return tuple(found)
+
+
+class OffsetFacts(ModelBase):
+    """How a kernel's pointer offsets are built, and the values of its
+    constexpr expressions."""
+
+    @cached_property
+    def _offset_index(self) -> dict[int, _KernelIndex]:
+        return {}
+
+    def _kernel_index(self, kernel: Kernel) -> _KernelIndex:
+        index = self._offset_index.get(id(kernel))
+        if index is None:
+            index = self._offset_index[id(kernel)] = _KernelIndex(self, kernel)
+        return index
+
+    def addresses(self, kernel: Kernel) -> tuple[Address, ...]:
+        """Every address the kernel's body loads, stores or builds a block
+        pointer from, in source order, with its program-id products."""
+        return self._kernel_index(kernel).addresses
+
+    def offset_provenance(self, kernel: Kernel, node: cst.BaseExpression) -> frozenset[str]:
+        """Where an integer expression of the kernel comes from: PID, ARANGE,
+        RUNTIME, LOADED, PROMOTED (see the module's constants)."""
+        return self._kernel_index(kernel).flags(node)
+
+    def int_values(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> frozenset[int] | None:
+        """Every value an integer expression of the kernel can take, when all
+        are known: literals, constexprs whose every value is known
+        (`constexpr_values`), names assigned once from those, and `+ - * //
+        << >>` of them. None when any part is unknown."""
+        if depth > 8:
+            return None
+        if isinstance(node, cst.Integer):
+            value = int(node.value, 0)
+            return frozenset({value})
+        if isinstance(node, cst.Name):
+            param = kernel.param(node.value)
+            if param is not None:
+                if not param.constexpr:
+                    return None
+                known = self.constexpr_values(kernel, node.value)  # type: ignore[attr-defined]
+                if not known.known or not all(isinstance(v, int) and not isinstance(v, bool) for v in known.values):
+                    return None
+                return frozenset(known.values)  # type: ignore[arg-type]
+            values = self._kernel_index(kernel).values.get(node.value)
+            if values is not None:
+                return self.int_values(kernel, values[0], depth + 1) if len(values) == 1 else None
+            constant = self.constant_value(node, self.top)
+            return frozenset({constant}) if isinstance(constant, int) and not isinstance(constant, bool) else None
+        if isinstance(node, cst.BinaryOperation):
+            left = self.int_values(kernel, node.left, depth + 1)
+            right = self.int_values(kernel, node.right, depth + 1) if left is not None else None
+            if left is None or right is None or len(left) * len(right) > MAX_VALUES:
+                return None
+            results: set[int] = set()
+            for a, b in cartesian(left, right):
+                value = _apply(node.operator, a, b)
+                if value is None:
+                    return None
+                results.add(value)
+            return frozenset(results)
+        return None
+
+    def tile_ranges(self, kernel: Kernel, node: cst.BaseExpression) -> tuple[TileRange, ...] | None:
+        """The dimensions of a tile value: followed through names and
+        conversions to its `tl.load`, then through the address to the
+        `tl.arange` calls (with the axis a `[:, None]`/`[None, :]` gives
+        them) or to the block pointer's `block_shape`. None when the tile
+        is not visibly a loaded one."""
+        return self._tile_ranges(kernel, node, 0)
+
+    def _tile_ranges(self, kernel: Kernel, node: cst.BaseExpression, depth: int) -> tuple[TileRange, ...] | None:
+        index = self._kernel_index(kernel)
+        while depth < 12:
+            depth += 1
+            if isinstance(node, cst.Name):
+                values = index.values.get(node.value)
+                if not values or len(values) > 4:
+                    return None
+                if len(values) > 1:
+                    # `if EVEN_K: a = tl.load(p) else: a = tl.load(p, mask=...)`: every branch must be a load.
+                    found: list[TileRange] = []
+                    for value in values:
+                        ranges = self._tile_ranges(kernel, value, depth)
+                        if ranges is None:
+                            return None
+                        found.extend(r for r in ranges if r not in found)
+                    return tuple(found)
+                node = values[0]
+            elif isinstance(node, cst.Call) and self.is_tl(node.func, "load") and node.args:
+                return self._address_ranges(kernel, node.args[0].value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cast"):
+                node = node.func.value
+            elif isinstance(node, cst.Call) and (self.is_tl(node.func, "cast")) and node.args:
+                node = node.args[0].value
+            else:
+                return None
+        return None
+
+    def _address_ranges(self, kernel: Kernel, address: cst.BaseExpression) -> tuple[TileRange, ...]:
+        index = self._kernel_index(kernel)
+        found: list[TileRange] = []
+        seen: set[int] = set()
+        stack: list[tuple[cst.CSTNode, int | None, int]] = [(address, None, 0)]
+        while stack:
+            child, axis, depth = stack.pop()
+            if id(child) in seen or depth > 16:
+                continue
+            seen.add(id(child))
+            if isinstance(child, cst.Call):
+                if self.is_tl(child.func, "arange"):
+                    args = positional(child)
+                    if len(args) >= 2:
+                        found.append(TileRange(_difference(args[0], args[1]), axis))
+                    elif args:
+                        found.append(TileRange(args[0], axis))
+                    continue
+                if self.is_tl(child.func, "make_block_ptr"):
+                    shape = keyword(child, "block_shape")
+                    args = positional(child)
+                    if shape is None and len(args) > 4:
+                        shape = args[4]
+                    if isinstance(shape, (cst.Tuple, cst.List)):
+                        found.extend(TileRange(e.value, i) for i, e in enumerate(shape.elements))
+                    continue
+                if self.is_tl(child.func, "load") or self.is_tl(child.func, "program_id"):
+                    continue
+                stack.extend((a.value, axis, depth + 1) for a in child.args if a.keyword is None or a.keyword.value != "mask")
+                stack.append((child.func, axis, depth + 1))
+                continue
+            if isinstance(child, cst.Subscript):
+                stack.append((child.value, _broadcast_axis(child) if axis is None else axis, depth + 1))
+                continue
+            if isinstance(child, cst.Name):
+                for value in index.values.get(child.value, ()):
+                    stack.append((value, axis, depth + 1))
+                continue
+            if isinstance(child, (cst.Lambda, cst.Comparison)):
+                continue
+            stack.extend((c, axis, depth + 1) for c in child.children)
+        return tuple(found)
+
+
+def _difference(start: cst.BaseExpression, end: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(start, cst.Integer) and int(start.value, 0) == 0:
+        return end
+    return cst.BinaryOperation(left=end, operator=cst.Subtract(), right=start)
+
+
+def _broadcast_axis(subscript: cst.Subscript) -> int | None:
+    """`x[:, None]` -> 0, `x[None, :]` -> 1: the axis the vector lies on."""
+    slices = [e.slice for e in subscript.slice]
+    if len(slices) != 2:
+        return None
+    full = [isinstance(s, cst.Slice) for s in slices]
+    none = [isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None" for s in slices]
+    if full == [True, False] and none[1]:
+        return 0
+    if full == [False, True] and none[0]:
+        return 1
+    return None
+
+
+def _apply(operator: cst.BaseBinaryOp, a: int, b: int) -> int | None:
+    if isinstance(operator, cst.Add):
+        return a + b
+    if isinstance(operator, cst.Subtract):
+        return a - b
+    if isinstance(operator, cst.Multiply):
+        return a * b
+    if isinstance(operator, cst.FloorDivide):
+        return a // b if b else None
+    if isinstance(operator, cst.LeftShift):
+        return a << b if 0 <= b < 64 else None
+    if isinstance(operator, cst.RightShift):
+        return a >> b if 0 <= b < 64 else None
+    return None

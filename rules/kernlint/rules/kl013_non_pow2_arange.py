@@ -1,0 +1,317 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, Kernel
+from kernlint.model.syntax import positional
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+def is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+class NonPow2Arange(Rule):
+    """
+    ## What it does
+    Finds `tl.arange(start, end)` in a `@triton.jit` function whose range
+    `end - start` is known and is not a power of two for every value it can
+    take: a literal (`tl.arange(0, 48)`), or constexprs whose every value is
+    known from the source (the literals or module constants passed at each
+    launch, the entries of every `@triton.autotune` config, a signature
+    default when no launch passes it), or arithmetic on those
+    (`tl.arange(0, 3 * BLOCK)`).
+
+    It stays silent whenever any part of the range is unknown (a constexpr
+    set by `@triton.heuristics`, by a config list built elsewhere, by a
+    computed launch argument such as `triton.next_power_of_2(N)`, or a
+    kernel launched from another file), and whenever any known value is a
+    power of two. `tl.static_range` and Python's `range` have no such
+    constraint and are never reported.
+
+    ## Why is this bad?
+    Triton requires the range of `tl.arange` to be a power of two: the
+    kernel fails to compile at its first launch (`arange's range must be a
+    power of 2`), so the code cannot have run with these values.
+
+    ## Example
+    ```python
+    offs = tl.arange(0, BLOCK)  # launched with BLOCK=96
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    ```
+
+    ## Use instead
+    ```python
+    offs = tl.arange(0, BLOCK)  # launched with BLOCK=triton.next_power_of_2(96) == 128
+    x = tl.load(x_ptr + offs, mask=offs < n)  # the mask drops the tail
+    ```
+
+    ## Fix safety
+    No automatic fix: the host must round the block up with
+    `triton.next_power_of_2`, and every load and store over the range needs a
+    mask for the padded tail.
+    """
+
+    code = "KL013"
+    name = "non-pow2-arange"
+    category = Category.HAZARD
+    severity = Severity.ERROR
+    summary = "tl.arange over a range that is never a power of two: a compile error at first launch."
+    priority = 5
+
+    VALID = [
+        # Power-of-two literal, `tl.program_id(axis=0)`, and a Python range of 3.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, n):
+                offs = tl.program_id(axis=0) * 64 + tl.arange(0, 64)
+                for i in range(3):
+                    tl.store(x_ptr + offs, i, mask=offs < n)
+            """
+        ),
+        # tl.static_range takes any length.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                for i in tl.static_range(3):
+                    tl.store(x_ptr + i * BLOCK + offs, i)
+            def launch(x):
+                k[(1,)](x, BLOCK=128)
+            """
+        ),
+        # The bound comes from a heuristic: unknown.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.heuristics({"BLOCK_N": lambda args: triton.next_power_of_2(args["N"])})
+            @triton.jit
+            def k(x_ptr, N, BLOCK_N: tl.constexpr):
+                offs = tl.arange(0, BLOCK_N)
+                tl.store(x_ptr + offs, 0, mask=offs < N)
+            def launch(x, N):
+                k[(1,)](x, 96)
+            """
+        ),
+        # Computed at the launch: unknown.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, N, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                tl.store(x_ptr + offs, 0, mask=offs < N)
+            def launch(x, N):
+                k[(1,)](x, N, BLOCK=triton.next_power_of_2(N))
+            """
+        ),
+        # One autotune config is a power of two: not every value fails.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.autotune(configs=[triton.Config({"BLOCK": 96}), triton.Config({"BLOCK": 128})], key=["N"])
+            @triton.jit
+            def k(x_ptr, N, BLOCK: tl.constexpr):
+                pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+                offs = pid_m * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offs, pid_n, mask=offs < N)
+            """
+        ),
+        # A launch from another file: only a default is seen, the bound is unknown.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, N, BLOCK: tl.constexpr = 96):
+                offs = tl.arange(0, BLOCK)
+                tl.store(x_ptr + offs, 0, mask=offs < N)
+            """
+        ),
+        # Block pointers: the block shape is not an arange; the arange is 16 wide.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, M, N, s0, s1, BM: tl.constexpr, BN: tl.constexpr):
+                p = tl.make_block_ptr(x_ptr, (M, N), (s0, s1), (0, 0), (BM, BN), (1, 0))
+                tile = tl.load(tl.advance(p, (BM, 0)))
+                tl.store(x_ptr + tl.arange(8, 24), tl.sum(tile, axis=0))
+            def launch(x, M, N):
+                k[(1,)](x, M, N, x.stride(0), x.stride(1), BM=48, BN=48)
+            """
+        ),
+        # Two launches, one with a power of two.
+        Valid(
+            """
+            import triton
+            from triton import language as lang
+            @triton.jit
+            def k(x_ptr, BLOCK: lang.constexpr):
+                lang.store(x_ptr + lang.arange(0, BLOCK), 0)
+            def launch(x):
+                k[(1,)](x, BLOCK=100)
+                k[(1,)](x, BLOCK=256)
+            """
+        ),
+    ]
+    INVALID = [
+        # A literal range.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, n):
+                offs = tl.program_id(axis=0) * 48 + tl.arange(0, 48)
+                tl.store(x_ptr + offs, 0, mask=offs < n)
+            """,
+            line=6, column=41,
+        ),
+        # A launch literal.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, N, BLOCK_SIZE: tl.constexpr):
+                pid = tl.program_id(0)
+                offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+                tl.store(x_ptr + offs, 0, mask=offs < N)
+            def launch(x, N):
+                k[(triton.cdiv(N, 96),)](x, N, BLOCK_SIZE=96)
+            """,
+            line=7, column=31,
+        ),
+        # Every autotune config fails.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.autotune(configs=[triton.Config({"BLOCK": 48}, num_warps=2), triton.Config({"BLOCK": 96})], key=["N"])
+            @triton.jit
+            def k(x_ptr, N, BLOCK: tl.constexpr):
+                pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+                offs = pid_m * BLOCK + tl.arange(0, BLOCK)
+                tl.store(x_ptr + offs, pid_n, mask=offs < N)
+            """,
+            line=8, column=28,
+        ),
+        # A start offset makes the range 24.
+        Invalid(
+            """
+            import triton
+            from triton import language as lang
+            @triton.jit
+            def k(x_ptr):
+                lang.store(x_ptr + lang.arange(8, 32), 0)
+            def launch(x):
+                k[(1,)](x)
+            """,
+            line=6, column=24,
+        ),
+        # Arithmetic on a module constant, inside tl.static_range.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            HEAD = 64
+            @triton.jit
+            def k(x_ptr, D: tl.constexpr):
+                for i in tl.static_range(2):
+                    tl.store(x_ptr + i * D + tl.arange(0, 3 * D), 0)
+            def launch(x):
+                k[(1,)](x, D=HEAD)
+            """,
+            line=8, column=34,
+        ),
+        # A default the only launch relies on, and a name assigned once in the kernel.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.heuristics({"EVEN": lambda args: args["N"] % 80 == 0})
+            @triton.jit
+            def k(x_ptr, N, EVEN: tl.constexpr, BLOCK: tl.constexpr = 80):
+                width = BLOCK
+                offs = tl.arange(0, width)
+                tl.store(x_ptr + offs, 0, mask=offs < N)
+            def launch(x, N):
+                k[(1,)](x, N)
+            """,
+            line=8, column=12,
+        ),
+        # Block pointers elsewhere in the kernel do not hide the arange.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, M, N, s0, s1, BM: tl.constexpr, BN: tl.constexpr):
+                p = tl.make_block_ptr(x_ptr, (M, N), (s0, s1), (0, 0), (BM, BN), (1, 0))
+                p = tl.advance(p, (BM, 0))
+                tile = tl.load(p)
+                cols = tl.arange(0, BN)
+                tl.store(x_ptr + cols, tl.sum(tile, axis=0))
+            def launch(x, M, N):
+                k[(1,)](x, M, N, x.stride(0), x.stride(1), BM=32, BN=48)
+            """,
+            line=9, column=12,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        for kernel in model.kernel_list:
+            for call in kernel.function.calls:
+                if not model.is_tl(call.func, "arange"):
+                    continue
+                args = positional(call)
+                if len(args) != 2:
+                    continue
+                start = model.int_values(kernel, args[0])
+                end = model.int_values(kernel, args[1]) if start is not None else None
+                if start is None or end is None:
+                    continue
+                ranges = sorted({e - s for s in start for e in end})
+                if not ranges or any(is_power_of_two(r) or r <= 0 for r in ranges):
+                    continue
+                yield _report(model, kernel, call, args, ranges)
+
+
+def _report(model: FileModel, kernel: Kernel, call: cst.Call, args: list[cst.BaseExpression], ranges: list[int]) -> Report:
+    shown = ", ".join(str(r) for r in ranges)
+    bound = model.code(args[1])
+    names = [n for n in (bound.strip(),) if n.isidentifier() and kernel.param(n) is not None]
+    message = (
+        f"`{model.code(call)}` in `{kernel.name}` spans {shown} elements, "
+        f"never a power of two: Triton refuses to compile it at the first launch"
+    )
+    if names:
+        plan = (
+            f"Pass `{names[0]}` rounded up to a power of two (`triton.next_power_of_2(...)`, e.g. "
+            f"{_next_pow2(ranges[0])} for {ranges[0]}) at every launch and config of `{kernel.name}`, "
+            f"and mask each load and store over the range on the real length."
+        )
+    else:
+        plan = (
+            f"Make the range a power of two ({_next_pow2(ranges[0])} instead of {ranges[0]}) and mask the "
+            f"padded tail of each load and store on the real length."
+        )
+    return Report(node=call, message=message, plan=plan)
+
+
+def _next_pow2(value: int) -> int:
+    return 1 << max(0, (value - 1).bit_length())

@@ -1,0 +1,80 @@
+"""KL012 int32-offset-overflow: where it reports, how the size judgement is
+made, the promotions it accepts and the one-line kernel suppression."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kernlint.engine import Settings, lint_source
+
+LOGITS = """
+import triton
+import triton.language as tl
+@triton.jit
+def ce(logits_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(logits_ptr + row * stride + cols, mask=cols < n_cols)
+    tl.store(logits_ptr + row * stride + cols, x * 2, mask=cols < n_cols)
+"""
+
+
+def kl012(source: str):
+    result = lint_source("example.py", textwrap.dedent(source), Settings(select=frozenset({"KL012"})))
+    assert not [f for f in result.findings if f.code == "KL999"], result.findings
+    return [f for f in result.findings if f.code == "KL012"]
+
+
+def test_one_finding_per_kernel_at_its_first_product() -> None:
+    found = kl012(LOGITS)
+    assert [(f.code, f.span.line, f.span.column, f.severity.value, f.category.value) for f in found] == [
+        ("KL012", 8, 30, "warning", "hazard")
+    ]
+    assert "`row * stride` in `ce`" in found[0].message
+    assert "(1 more such product in this kernel, at line 9)" in found[0].message
+    assert "`logits_ptr` names a tensor" in found[0].message
+    assert "`row` with `.to(tl.int64)`" in found[0].plan
+    assert "`# noqa: KL012` at the end of line 8" in found[0].plan
+    assert found[0].expected_speedup is None
+
+
+def test_the_same_kernel_without_a_large_name_is_silent() -> None:
+    assert kl012(LOGITS.replace("logits_ptr", "x_ptr")) == []
+
+
+def test_promoting_the_program_id_or_an_int64_argument_silences_it() -> None:
+    assert kl012(LOGITS.replace("tl.program_id(0)", "tl.program_id(0).to(tl.int64)")) == []
+    assert kl012(LOGITS.replace("tl.program_id(0)", "tl.program_id(0).cast(tl.int64)")) == []
+    assert kl012(LOGITS.replace("stride, n_cols", "stride: tl.int64, n_cols")) == []
+
+
+def test_one_noqa_on_the_reported_line_silences_the_kernel() -> None:
+    assert kl012(LOGITS.replace("mask=cols < n_cols)\n    tl.store", "mask=cols < n_cols)  # noqa: KL012\n    tl.store")) == []
+
+
+def test_known_small_tensor_at_every_launch_is_silent_unknown_is_not() -> None:
+    small = LOGITS + "def go():\n    t = torch.empty((64, 128))\n    ce[(64,)](t, t.stride(0), 128, BLOCK=128)\n"
+    assert kl012("import torch\n" + small) == []
+    unknown = LOGITS + "def go(t):\n    ce[(64,)](t, t.stride(0), 128, BLOCK=128)\n"
+    assert len(kl012("import torch\n" + unknown)) == 1
+
+
+def test_row_counts_are_not_element_offsets() -> None:
+    source = LOGITS.replace("row * stride", "row * n_rows").replace("stride, n_cols", "n_rows, n_cols")
+    assert kl012(source) == []
+
+
+def test_batch_and_head_strides_report_the_scalar_products_only() -> None:
+    found = kl012("""
+        import triton
+        import triton.language as tl
+        @triton.jit
+        def k(q_ptr, stride_b, stride_h, stride_s, D: tl.constexpr, BLOCK: tl.constexpr):
+            pid_b, pid_h, pid_s = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+            rows = pid_s * BLOCK + tl.arange(0, BLOCK)
+            d = tl.arange(0, D)
+            base = q_ptr + pid_b * stride_b + pid_h.to(tl.int64) * stride_h
+            tl.store(base + rows[:, None] * stride_s + d[None, :], 0.0)
+        """)
+    assert [(f.span.line, f.span.column) for f in found] == [(9, 20)]
+    assert "`pid_b * stride_b`" in found[0].message and "more such" not in found[0].message
