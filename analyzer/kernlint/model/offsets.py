@@ -17,7 +17,7 @@ from itertools import product as cartesian
 
 import libcst as cst
 
-from kernlint.model.base import ModelBase
+from kernlint.model.kernel import KernelFacts
 from kernlint.model.facts import TL, Kernel
 from kernlint.model.syntax import keyword, positional, walk
 
@@ -304,7 +304,7 @@ class _KernelIndex:
         return tuple(found)
 
 
-class OffsetFacts(ModelBase):
+class OffsetFacts(KernelFacts):
     """How a kernel's pointer offsets are built, and the values of its
     constexpr expressions."""
 
@@ -343,10 +343,10 @@ class OffsetFacts(ModelBase):
             if param is not None:
                 if not param.constexpr:
                     return None
-                known = self.constexpr_values(kernel, node.value)  # type: ignore[attr-defined]
+                known = self.constexpr_values(kernel, node.value)
                 if not known.known or not all(isinstance(v, int) and not isinstance(v, bool) for v in known.values):
                     return None
-                return frozenset(known.values)  # type: ignore[arg-type]
+                return frozenset(v for v in known.values if isinstance(v, int))
             values = self._kernel_index(kernel).values.get(node.value)
             if values is not None:
                 return self.int_values(kernel, values[0], depth + 1) if len(values) == 1 else None
@@ -359,10 +359,10 @@ class OffsetFacts(ModelBase):
                 return None
             results: set[int] = set()
             for a, b in cartesian(left, right):
-                value = _apply(node.operator, a, b)
-                if value is None:
+                combined = _apply(node.operator, a, b)
+                if combined is None:
                     return None
-                results.add(value)
+                results.add(combined)
             return frozenset(results)
         return None
 
