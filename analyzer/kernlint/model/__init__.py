@@ -12,7 +12,9 @@ the file names alone:
   one-time work and caches;
 - kernel.py: what a @triton.jit body loads, which tl calls it makes, which
   constexprs size its tiles;
-- dtypes.py: dtypes of host tensors and kernel values, explicit conversions.
+- dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
+- kernel_loops.py: loops of kernel bodies, the K loop of a tl.dot and its
+  masked loads, the program id's tile order, passes over the same row.
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -35,6 +37,7 @@ from kernlint.model.facts import (
     ModuleTensor,
     ParameterSource,
 )
+from kernlint.model.kernel_loops import KernelLoopFacts
 
 __all__ = [
     "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
@@ -42,7 +45,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts):
+class FileModel(DtypeFacts, KernelLoopFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
