@@ -95,7 +95,7 @@ class TileOrder:
 @dataclass(frozen=True, eq=False, repr=False)
 class RowPasses:
     """Sequential loops of one block that each load from the same pointer
-    parameter over the same range: `loops` in source order."""
+    parameter: `loops` in source order."""
 
     pointer: str
     loops: tuple[KernelLoop, ...]
@@ -465,23 +465,31 @@ class KernelLoopFacts(KernelFacts):
 
     # -- row passes --
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
-        """For each block of the body and each pointer parameter, the
-        sequential loops (same block, same `range(...)` text) that load from
-        it; only groups of two or more loops."""
-        groups: dict[tuple[int, str, str], list[KernelLoop]] = defaultdict(list)
-        for loop in self._loop_index(kernel).loops:
-            iter_text = self.code(loop.node.iter)
+        """For each statement block of the body and each pointer parameter,
+        the sequential loops of that block (not nested in one another) that
+        load from it; only groups of two or more loops, in source order."""
+        index = self._loop_index(kernel)
+        groups: dict[tuple[int, str], list[KernelLoop]] = defaultdict(list)
+        for loop in index.loops:
             pointers: list[str] = []
-            for load in self._loads_of(loop, self._loop_index(kernel)):
+            for load in self._loads_of(loop, index):
                 for pointer in load.pointers:
                     if pointer not in pointers:
                         pointers.append(pointer)
             for pointer in pointers:
-                groups[(loop.suite, iter_text, pointer)].append(loop)
+                groups[(loop.suite, pointer)].append(loop)
         return tuple(
             RowPasses(pointer, tuple(loops))
-            for (_, _, pointer), loops in groups.items() if len(loops) >= 2
+            for (_, pointer), loops in groups.items() if len(loops) >= 2
         )
+
+    def loaded_params(self, kernel: Kernel) -> frozenset[str]:
+        """The pointer parameters the kernel body loads from (anywhere)."""
+        found: set[str] = set()
+        for call in kernel.function.calls:
+            if self.is_tl(call.func, "load") and call.args:
+                found.update(self.pointer_params(kernel, call.args[0].value))
+        return frozenset(found)
 
 
 def loop_in_loop(loops: list[KernelLoop], loop: KernelLoop) -> bool:
