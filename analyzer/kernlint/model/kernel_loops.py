@@ -440,7 +440,13 @@ class KernelLoopFacts(KernelFacts):
         chain = self.depends_on_names(kernel, tile_names)
         if any("group" in name.lower() for name in chain):
             return TileOrder("grouped", feeding, a_set, b_set)
-        for value in self._values_of(kernel, chain):
+        # Only the index arithmetic counts, not the pointers built from it.
+        pointers = {p for loop in index.loops for load in loop.loads for p in load.pointers}
+        indices = frozenset(
+            name for name in chain & pid_names
+            if not self.depends_on(kernel, cst.Name(name)) & pointers
+        )
+        for value in self._values_of(kernel, indices):
             for node in walk(value):
                 if isinstance(node, cst.Call):
                     if any(self.is_tl(node.func, s) for s in _SWIZZLES):
@@ -536,4 +542,14 @@ def _is_plain_index_call(model: ModelBase, call: cst.Call) -> bool:
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to":
         return True
     qualname = model.qualname(call.func) or ""
-    return qualname.startswith("triton.language.") or qualname == "triton.cdiv"
+    return qualname in _INDEX_CALLS
+
+
+# Calls that keep a tile index a plain function of the program id (`pid //
+# n`, `pid % n` and hints). Anything else on the way (tl.sqrt, tl.where, a
+# helper) is a custom order the rule cannot judge.
+_INDEX_CALLS = frozenset({
+    "triton.cdiv", "triton.language.cdiv", "triton.language.program_id", "triton.language.num_programs",
+    "triton.language.arange", "triton.language.multiple_of", "triton.language.max_contiguous",
+    "triton.language.minimum", "triton.language.maximum", "triton.language.cast",
+})
