@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 from conftest import FIXTURES
-
 from kernlint.engine import Settings, lint_source
 
 PASS = """

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
-
 from kernlint.model.base import ModelBase
-from kernlint.model.kernel import KernelFacts
 from kernlint.model.facts import Kernel
+from kernlint.model.kernel import KernelFacts
 from kernlint.model.syntax import keyword, names_in, positional, walk
 
 # Calls that pass a value through unchanged as far as its dependencies go.
@@ -308,7 +307,7 @@ class KernelLoopFacts(KernelFacts):
                 by_loop[loop].append(dot)
         found = []
         for number, dots in sorted(by_loop.items()):
-            loop = index.loops[number]
+            dot_loop_node = index.loops[number]
             operand_loads: list[tuple[int, LoopLoad]] = []
             for position in (0, 1):
                 for dot in dots:
@@ -317,14 +316,14 @@ class KernelLoopFacts(KernelFacts):
                     if operand is None:
                         continue
                     reached = self.depends_on(kernel, operand, through_dots=False, through_loads=False)
-                    for load in self._loads_of(loop, index):
+                    for load in self._loads_of(dot_loop_node, index):
                         if (load.target is not None and load.target in reached) or _contains(operand, load.call):
                             if all(existing is not load or at != position for at, existing in operand_loads):
                                 operand_loads.append((position, load))
-            bound = frozenset(n.value for n in names_in(loop.node.iter))
+            bound = frozenset(n.value for n in names_in(dot_loop_node.node.iter))
             positions = {position for position, _ in operand_loads}
             chained = self._chained_dots(kernel, dots)
-            found.append(DotLoop(loop, tuple(dots), tuple(operand_loads), bound, positions == {0, 1} and not chained))
+            found.append(DotLoop(dot_loop_node, tuple(dots), tuple(operand_loads), bound, positions == {0, 1} and not chained))
         return tuple(found)
 
     def _chained_dots(self, kernel: Kernel, dots: list[cst.Call]) -> bool:
@@ -357,7 +356,7 @@ class KernelLoopFacts(KernelFacts):
         not masked on every iteration and are left out."""
         loop = dot_loop.loop
         moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
-        found = []
+        found: list[LoopLoad] = []
         for _, load in dot_loop.operand_loads:
             if load.conditional or any(load is seen for seen in found):
                 continue

@@ -3,9 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
-from kernlint.model import FileModel, Kernel
+from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.kernel_loops import DotLoop, TileOrder
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -402,7 +401,8 @@ class MissingL2Swizzle(Rule):
         launches = model.launches_of(kernel)
         if not launches:
             return False
-        if all(_constant_grid(model, launch) is not None and _constant_grid(model, launch) <= ONE_WAVE for launch in launches):
+        grids = [_constant_grid(model, launch) for launch in launches]
+        if all(grid is not None and grid <= ONE_WAVE for grid in grids):
             return True
         # Every runtime size of the kernel must be known; B (K x N) is
         # bounded by the product of the two largest, so the judgement errs
@@ -419,7 +419,7 @@ class MissingL2Swizzle(Rule):
             values = model.constexpr_values(kernel, name)
             if not values.known or not all(isinstance(v, int) for v in values.values):
                 return False
-            largest.append(max(values.values))  # type: ignore[type-var]
+            largest.append(max(v for v in values.values if isinstance(v, int)))
         largest.sort(reverse=True)
         footprint = largest[0] * (largest[1] if len(largest) > 1 else 1) * ELEMENT_BYTES
         return footprint <= L2_BYTES
@@ -445,14 +445,14 @@ def _is_size(name: str) -> bool:
     return not (lowered.startswith("stride") or lowered.endswith("_stride") or lowered.endswith("ptr"))
 
 
-def _constant_grid(model: FileModel, launch) -> int | None:
+def _constant_grid(model: FileModel, launch: Launch) -> int | None:
     grid = launch.grid
     if isinstance(grid, cst.Name):
-        value = model.assigned_value(launch.caller, grid.value, before=launch.node)
-        grid = value if value is not None else grid
+        assigned = model.assigned_value(launch.caller, grid.value, before=launch.node)
+        grid = assigned if assigned is not None else grid
     if not isinstance(grid, (cst.Tuple, cst.List)):
-        value = model.constant_value(grid, launch.caller)
-        return value if isinstance(value, int) else None
+        whole = model.constant_value(grid, launch.caller)
+        return whole if isinstance(whole, int) else None
     total = 1
     for element in grid.elements:
         value = model.constant_value(element.value, launch.caller)

@@ -4,7 +4,6 @@ import re
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.kernel_loops import DotLoop
