@@ -62,3 +62,58 @@ def test_fixture_positions() -> None:
     found = kl008(path.read_text(), str(path))
     assert [(f.code, f.span.line, f.span.column) for f in found] == [("KL008", 12, 5), ("KL008", 80, 5)]
     assert "`softmax_three_kernels` reads `x` in 3 separate kernels (`row_max`, `row_exp_sum`, `normalize`)" in found[1].message
+
+
+HOST_KERNELS = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def row_max(x_ptr, m_ptr, N, BLOCK: tl.constexpr):
+    tl.store(m_ptr, tl.max(tl.load(x_ptr + tl.arange(0, BLOCK)), 0))
+
+@triton.jit
+def row_exp(x_ptr, m_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    tl.store(y_ptr + tl.arange(0, BLOCK), tl.exp(tl.load(x_ptr + tl.arange(0, BLOCK)) - tl.load(m_ptr)))
+"""
+
+
+def test_host_launches_in_different_branches_are_alternatives_not_passes() -> None:
+    source = HOST_KERNELS + (
+        "def run(x, m, y, mode):\n"
+        "    if mode == 0:\n"
+        "        row_max[(1,)](x, m, 8, BLOCK=8)\n"
+        "    elif mode == 1:\n"
+        "        row_exp[(1,)](x, m, y, 8, BLOCK=8)\n"
+        "    else:\n"
+        "        row_exp[(1,)](x, m, y, 8, BLOCK=8)\n"
+    )
+    assert kl008(source) == []
+    sequential = HOST_KERNELS + (
+        "def run(x, m, y):\n"
+        "    row_max[(1,)](x, m, 8, BLOCK=8)\n"
+        "    row_exp[(1,)](x, m, y, 8, BLOCK=8)\n"
+        "    row_exp[(1,)](x, m, y, 8, BLOCK=8)\n"
+    )
+    assert [(f.span.line, f.span.column) for f in kl008(sequential)] == [(14, 5)]
+
+
+def test_scalar_loads_over_a_tiny_matrix_are_not_row_passes() -> None:
+    source = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def sinkhorn(p_ptr, N: tl.constexpr):
+        for row in tl.static_range(N):
+            m = tl.load(p_ptr + row * N)
+            for col in tl.static_range(N):
+                m = tl.maximum(m, tl.load(p_ptr + row * N + col))
+            s = 0.0
+            for col in tl.static_range(N):
+                s += tl.exp(tl.load(p_ptr + row * N + col) - m)
+            for col in tl.static_range(N):
+                tl.store(p_ptr + row * N + col, tl.exp(tl.load(p_ptr + row * N + col) - m) / s)
+    """
+    assert kl008(source) == []

@@ -16,10 +16,13 @@ from functools import cached_property
 
 import libcst as cst
 from kernlint.model.base import ModelBase
-from kernlint.model.facts import Kernel
+from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.syntax import keyword, names_in, positional, walk
 
+# Calls whose value spans a block of elements: a load from an address built
+# with them reads a tile.
+_TILE_CALLS = ("arange", "make_block_ptr", "make_tensor_descriptor")
 # Calls that pass a value through unchanged as far as its dependencies go.
 _LOAD_WRAPPERS = frozenset({"to", "cast"})
 # `tl.*` calls that order tiles on purpose (the tutorial's grouped order).
@@ -39,6 +42,7 @@ class LoopLoad:
     mask: cst.BaseExpression | None
     boundary_check: cst.BaseExpression | None
     conditional: bool
+    tile: bool  # the address spans a block (tl.arange or a block pointer), not one element
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -250,6 +254,7 @@ class KernelLoopFacts(KernelFacts):
                     call, walker.load_targets.get(id(call)),
                     tuple(self.pointer_params(kernel, call.args[0].value)) if call.args else (),
                     _argument(call, "mask", 1), _argument(call, "boundary_check", 3), conditional,
+                    self._is_tile_address(kernel, walker.assignments, call),
                 )
                 for call, conditional in raw["loads"]
             )
@@ -260,6 +265,22 @@ class KernelLoopFacts(KernelFacts):
         index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls)
         self._loop_indexes[id(kernel)] = index
         return index
+
+    def _is_tile_address(self, kernel: Kernel, assignments: dict[str, list[cst.BaseExpression]], load: cst.Call) -> bool:
+        if not load.args:
+            return False
+        pending: list[cst.CSTNode] = [load.args[0].value]
+        seen: set[str] = set()
+        while pending:
+            node = pending.pop()
+            for child in walk(node):
+                if isinstance(child, cst.Call) and any(self.is_tl(child.func, n) for n in _TILE_CALLS):
+                    return True
+            for name in names_in(node):  # type: ignore[arg-type]
+                if name.value not in seen:
+                    seen.add(name.value)
+                    pending.extend(assignments.get(name.value, ()))
+        return False
 
     # -- loops --
     def kernel_loops(self, kernel: Kernel) -> tuple[KernelLoop, ...]:
@@ -472,13 +493,15 @@ class KernelLoopFacts(KernelFacts):
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
         """For each statement block of the body and each pointer parameter,
         the sequential loops of that block (not nested in one another) that
-        load from it; only groups of two or more loops, in source order."""
+        load tiles from it (addresses built with `tl.arange` or block
+        pointers, not one element at a time); only groups of two or more
+        loops, in source order."""
         index = self._loop_index(kernel)
         groups: dict[tuple[int, str], list[KernelLoop]] = defaultdict(list)
         for loop in index.loops:
             pointers: list[str] = []
             for load in self._loads_of(loop, index):
-                for pointer in load.pointers:
+                for pointer in load.pointers if load.tile else ():
                     if pointer not in pointers:
                         pointers.append(pointer)
             for pointer in pointers:
@@ -488,6 +511,23 @@ class KernelLoopFacts(KernelFacts):
             for (_, pointer), loops in groups.items() if len(loops) >= 2
         )
 
+    def in_one_block(self, function: FunctionInfo, calls: list[cst.Call]) -> bool:
+        """Whether the calls sit in the same statement block of `function`
+        (they run one after the other), not in different branches."""
+        blocks = self._call_blocks.get(id(function))
+        if blocks is None:
+            blocks = {}
+            if function.node is not None:
+                finder = _CallBlocks()
+                function.node.body.visit(finder)
+                blocks = finder.blocks
+            self._call_blocks[id(function)] = blocks
+        return len({blocks.get(id(call)) for call in calls}) == 1
+
+    @cached_property
+    def _call_blocks(self) -> dict[int, dict[int, int]]:
+        return {}
+
     def loaded_params(self, kernel: Kernel) -> frozenset[str]:
         """The pointer parameters the kernel body loads from (anywhere)."""
         found: set[str] = set()
@@ -495,6 +535,23 @@ class KernelLoopFacts(KernelFacts):
             if self.is_tl(call.func, "load") and call.args:
                 found.update(self.pointer_params(kernel, call.args[0].value))
         return frozenset(found)
+
+
+class _CallBlocks(cst.CSTVisitor):
+    """The innermost statement block of each call of a function body."""
+
+    def __init__(self) -> None:
+        self.stack: list[int] = [0]
+        self.blocks: dict[int, int] = {}
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.stack.append(id(node))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.blocks[id(node)] = self.stack[-1]
 
 
 def loop_in_loop(loops: list[KernelLoop], loop: KernelLoop) -> bool:

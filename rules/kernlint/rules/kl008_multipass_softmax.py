@@ -22,12 +22,17 @@ class MultipassSoftmax(Rule):
       exponential (`tl.exp`/`tl.exp2`): the max pass, the exp-sum pass, the
       normalize pass. Loops are `range`, `tl.range` or `tl.static_range`,
       and the pointer may be used directly or through block pointers;
-    - in one host function, three or more kernel launches that read the
-      same tensor, a max-taking kernel launched before an exp-taking one.
+    - in one host function, three or more kernel launches in the same
+      block (one after the other, not alternatives in different branches)
+      that read the same tensor, a max-taking kernel launched before an
+      exp-taking one.
 
-    It stays silent on online softmax (the running max and the rescaled
-    running sum in one loop, then one normalize loop: two passes), on a row
-    that fits one block (no loop), on three passes that are not a softmax
+    A max pass is a loop that takes a maximum and no exponential. It stays
+    silent on online softmax (the running max and the rescaled running sum
+    in one loop, then one normalize loop: two passes, however each is
+    split into a main loop and a tail), on a row that fits one block (no
+    loop), on loops that load one element at a time (a tiny matrix walked
+    with scalar loads stays in cache), on three passes that are not a softmax
     (a layer norm's mean, variance and normalize passes take no maximum),
     on loops over different pointers, on loops in different branches of an
     `if`, and on loops nested in one another.
@@ -391,7 +396,12 @@ class MultipassSoftmax(Rule):
 
     @staticmethod
     def _max_then_exp(model: FileModel, loops: tuple[KernelLoop, ...]) -> bool:
-        first_max = next((i for i, loop in enumerate(loops) if model.loop_uses(loop, *MAX_CALLS)), None)
+        # A pass that takes the max without exponentials; an online pass
+        # takes both (its running sum is rescaled as the max grows).
+        first_max = next(
+            (i for i, loop in enumerate(loops) if model.loop_uses(loop, *MAX_CALLS) and not model.loop_uses(loop, *EXP_CALLS)),
+            None,
+        )
         return first_max is not None and any(model.loop_uses(loop, *EXP_CALLS) for loop in loops[first_max + 1:])
 
     def _kernel_report(self, model: FileModel, kernel: Kernel, passes: RowPasses) -> Report:
@@ -419,7 +429,7 @@ class MultipassSoftmax(Rule):
                 if param in loaded and launch not in by_tensor.setdefault(text, []):
                     by_tensor[text].append(launch)
         for tensor, reads in by_tensor.items():
-            if len(reads) < PASSES:
+            if len(reads) < PASSES or not model.in_one_block(function, [launch.node for launch in reads]):
                 continue
             first_max = next((i for i, launch in enumerate(reads) if model.kernel_uses(launch.kernel, *MAX_CALLS)), None)
             if first_max is None or not any(model.kernel_uses(launch.kernel, *EXP_CALLS) for launch in reads[first_max + 1:]):
