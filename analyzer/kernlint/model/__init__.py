@@ -15,6 +15,8 @@ the file names alone:
 - dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
 - offsets.py: how each pointer offset is built (program ids, aranges, runtime
   strides, int64 promotion), values of constexpr expressions, tile dimensions.
+- kernel_loops.py: loops of kernel bodies, the K loop of a tl.dot and its
+  masked loads, the program id's tile order, passes over the same row.
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -38,6 +40,7 @@ from kernlint.model.facts import (
     ModuleTensor,
     ParameterSource,
 )
+from kernlint.model.kernel_loops import KernelLoopFacts
 
 __all__ = [
     "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts, OffsetFacts):
+class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 

@@ -61,7 +61,9 @@ def _dims_str(d):
     return f"{d['M']}x{d['K']}x{d['N']}"
 
 
-def _dram_bytes(d):
+def _dram_bytes(d, ref=None):
+    if ref is not None and hasattr(ref, "dram_bytes"):
+        return ref.dram_bytes(d)  # a pair whose problem is not the seed's int8 GEMM
     M, K, N = d["M"], d["K"], d["N"]
     # x int8, W int8, scale_x fp32, scale_w fp32, bias fp16, out fp16: each once.
     return M * K + N * K + 4 * M + 4 * N + 2 * N + 2 * M * N
@@ -193,6 +195,14 @@ def _driver_version():
 # measurement
 
 
+def _truth_of(torch, ref, model, inputs):
+    """The pair's own float64 formula (`reference.truth`) where it computes
+    something other than the seed's int8 GEMM, else the seed's."""
+    if hasattr(ref, "truth"):
+        return ref.truth(model, *inputs)
+    return _truth(torch, model, *inputs)
+
+
 def _truth(torch, model, x, scale_x):
     """The reference formula evaluated in float64 (exact products, one rounding)."""
     acc = x.double() @ model.weight_int8.double().t()
@@ -230,11 +240,11 @@ def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
         seed = seed0 + 7919 * t
         models = _make_models(torch, ref, before, after, dims, device, seed)
         gen = torch.Generator().manual_seed(seed + 1)
-        x, scale_x = ref.get_inputs(dims, device=device, generator=gen)
-        truth = _truth(torch, models["reference"], x, scale_x)
+        inputs = ref.get_inputs(dims, device=device, generator=gen)
+        truth = _truth_of(torch, ref, models["reference"], inputs)
         for name, m in models.items():
             with torch.no_grad(), _PoisonEmpty(torch):
-                out = m(x, scale_x)
+                out = m(*inputs)
             if out.dtype != torch.float16:
                 notes.append(f"{name}: output dtype {out.dtype}, expected torch.float16")
                 errs[name] = float("inf")
@@ -277,7 +287,7 @@ def _bench(torch, triton_testing, fn):
 
 
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
-    set_bytes = _dram_bytes(dims)
+    set_bytes = _dram_bytes(dims, ref)
     n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
     sets = []
     for s in range(n_sets):
@@ -477,7 +487,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
     ref0 = refs[selected[0]]
     for name in shape_names:
         d = table_of(ref0)[name]
-        nbytes = _dram_bytes(d)
+        nbytes = _dram_bytes(d, ref0)
         entry = {
             "M": d["M"], "K": d["K"], "N": d["N"], "dims": _dims_str(d), "bytes": nbytes,
             "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
@@ -487,7 +497,10 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         if not interpret:
             entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
             t0 = time.time()
-            int_mm, why = _int_mm_epilogue(torch, d, device, seed0=991)
+            int_mm, why = (
+                _int_mm_epilogue(torch, d, device, seed0=991) if not hasattr(ref0, "truth")
+                else (None, "torch._int_mm baseline not run: the pair's problem is not the int8 GEMM")
+            )
             entry["int_mm"] = int_mm
             if why:
                 entry["notes"].append(why)
