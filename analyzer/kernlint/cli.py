@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -129,6 +130,32 @@ def _flag_values(given: dict[str, object]) -> dict[str, object]:
     return values
 
 
+def _cache_dir(settings) -> str:
+    """The cache folder: as configured (relative to the config file's
+    folder), else .kernlint_cache beside the config file or here."""
+    from kernlint.cache import DEFAULT_DIR
+
+    base = settings.root or os.getcwd()
+    return os.path.join(base, settings.cache_dir or DEFAULT_DIR)
+
+
+@main.command()
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).")
+def clean(config_file: str | None) -> None:
+    """Delete the result cache (the folder `check` keeps results in)."""
+    from kernlint import cache, config
+
+    try:
+        config_path = config_file or config.find_config(["."])
+        loaded = config.load_config(config_path) if config_path else config.Config()
+        folder = _cache_dir(config.resolve(loaded))
+        removed = cache.clean(folder)
+    except (config.ConfigError, ValueError, OSError) as error:
+        click.echo(f"kernlint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"Removed {os.path.relpath(folder)}" if removed else f"No cache at {os.path.relpath(folder)}")
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True, help="Output format.")
@@ -144,6 +171,7 @@ def _flag_values(given: dict[str, object]) -> dict[str, object]:
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
 @click.option("--force-exclude", is_flag=True, help="Apply the configured exclude to files named explicitly too (pre-commit passes every file by name).")
+@click.option("--no-cache", is_flag=True, help="Check every file afresh: neither read nor write the result cache.")
 @setting_options
 def check(
     paths: tuple[str, ...],
@@ -160,10 +188,12 @@ def check(
     fix: bool,
     diff: bool,
     force_exclude: bool,
+    no_cache: bool,
     **setting_flags: object,
 ) -> None:
     """Lint PATHS (files, directories, or - for stdin)."""
     from kernlint import config
+    from kernlint.cache import ResultCache
     from kernlint.reporters import ReportOptions
     from kernlint.runner import final_exit_code
 
@@ -191,6 +221,7 @@ def check(
     outcome = run(
         targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded),
         fix=fix_mode, force_exclude=force_exclude, options=options,
+        cache=None if no_cache else ResultCache(_cache_dir(settings)),
     )
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)

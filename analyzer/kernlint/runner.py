@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from kernlint.version import __version__
 from kernlint.advice import verdict
+from kernlint.cache import ResultCache
 from kernlint.discovery import discover
 from kernlint.engine import file_too_large_result, internal_error_result, timeout_result
 from kernlint.findings import FileResult
@@ -41,10 +42,12 @@ def run(
     fix: str | None = None,
     force_exclude: bool = False,
     options: ReportOptions = ReportOptions(),
+    cache: ResultCache | None = None,
 ) -> RunOutcome:
     """`fix`: None (lint only), "fix" (write safe fixes) or "diff" (compute
     them, write nothing). `options` travel with the report to every
-    reporter (kernlint.reporters decides what they show)."""
+    reporter (kernlint.reporters decides what they show). With a `cache`,
+    lint results of unchanged files come from it (kernlint.cache)."""
     results: list[FileResult] = []
     errors: list[str] = []
     diffs: list[str] = []
@@ -82,7 +85,25 @@ def run(
             _remove_orphaned_temporaries(job.path)
         return result if job.fix is None else FixOutcome(job.path, result, 0, job.data, job.data, "")
 
-    outcomes = run_jobs(jobs, settings, settings.timeout_per_file, unfinished)
+    cached: dict[int, FileResult] = {}
+    keys: dict[int, str] = {}
+    if cache is not None:
+        for index, job in enumerate(jobs):
+            from_stdin = "-" in paths and index == 0
+            if job.fix is None and not from_stdin:
+                keys[index] = cache.key(job.path, job.data, settings)
+                hit = cache.get(keys[index])
+                if hit is not None:
+                    cached[index] = hit
+    todo = [index for index in range(len(jobs)) if index not in cached]
+    checked = run_jobs([jobs[i] for i in todo], settings, settings.timeout_per_file, unfinished, workers=settings.jobs or None)
+    outcomes: list = [None] * len(jobs)
+    for index, outcome in zip(todo, checked):
+        outcomes[index] = outcome
+        if cache is not None and index in keys:
+            cache.put(keys[index], outcome)
+    for index, hit in cached.items():
+        outcomes[index] = hit
     results.extend(too_large)
     for job, outcome in zip(jobs, outcomes):
         if job.fix is None:

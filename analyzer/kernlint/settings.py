@@ -115,6 +115,13 @@ def _seconds_from_flag(text: str) -> float:
         raise SettingError("must be a number >= 0") from None
 
 
+def _count_from_flag(text: str) -> int:
+    try:
+        return int(_number(int(text), integer=True))
+    except ValueError:
+        raise SettingError("must be a whole number >= 0") from None
+
+
 PerFileIgnores = tuple[tuple[str, frozenset[str]], ...]
 
 
@@ -151,6 +158,7 @@ GLOBS: Kind[tuple[str, ...]] = Kind("list of globs", _globs_from_file)
 STRING: Kind[str | None] = Kind("string", _string_from_file, lambda text: text, metavar="TEXT")
 BYTES: Kind[int] = Kind("bytes (integer >= 0)", lambda value: int(_number(value, integer=True)), _bytes_from_flag, metavar="BYTES")
 SECONDS: Kind[float] = Kind("seconds (number >= 0)", lambda value: _number(value, integer=False), _seconds_from_flag, metavar="SECONDS")
+COUNT: Kind[int] = Kind("whole number >= 0", lambda value: int(_number(value, integer=True)), _count_from_flag, metavar="N")
 PER_FILE: Kind[PerFileIgnores] = Kind("table of glob = [rules]", _per_file_from_file)
 
 
@@ -235,9 +243,21 @@ TIMEOUT_PER_FILE: Setting[float] = Setting(
     flag="--timeout-per-file", example="20", comment="seconds; a slower file gets KL902 (0: no budget)",
 )
 
+JOBS: Setting[int] = Setting(
+    "jobs", COUNT, 0, "Check files in this many worker processes (default {default}: one per core).",
+    flag="--jobs", default_text="0", example="0", comment="worker processes; 0: one per core",
+)
+CACHE_DIR: Setting[str | None] = Setting(
+    "cache-dir", STRING, None,
+    "Keep results of earlier runs here, keyed by file content, settings and kernlint (default {default}).",
+    flag="--cache-dir", default_text=".kernlint_cache beside the config file, else in the working directory",
+    example='".kernlint_cache"', comment="--no-cache bypasses it; `kernlint clean` deletes it",
+)
+
 # In the order the docs and `known keys` list them.
 SETTINGS: tuple[Setting, ...] = (
     SELECT, IGNORE, EXTEND_SELECT, PER_FILE_IGNORES, EXCLUDE, TARGET_GPU, MAX_FILE_SIZE, TIMEOUT_PER_FILE,
+    JOBS, CACHE_DIR,
 )
 BY_KEY: dict[str, Setting] = {setting.key: setting for setting in SETTINGS}
 KEYS: tuple[str, ...] = tuple(BY_KEY)
@@ -262,6 +282,9 @@ class Settings:
     max_file_size: int = MAX_FILE_SIZE.default
     timeout_per_file: float = TIMEOUT_PER_FILE.default
     exclude: tuple[str, ...] = EXCLUDE.default
+    # How a run is carried out, not what it finds (see kernlint.cache).
+    jobs: int = JOBS.default
+    cache_dir: str | None = CACHE_DIR.default
 
     def enabled(self, code: str) -> bool:
         """Whether the rule runs (or its engine-emitted finding is kept): an

@@ -1,0 +1,191 @@
+"""Results of earlier runs, so that a rerun checks only what changed.
+
+One JSON file per (file, content, settings, kernlint) in a cache folder
+(`.kernlint_cache` beside the config file, else in the working directory;
+`cache-dir` / `--cache-dir` to move it, `--no-cache` to bypass it,
+`kernlint clean` to delete it). The folder holds a `CACHEDIR.TAG`, so backup
+tools skip it.
+
+The key of an entry is a SHA-256 over everything the result depends on:
+- the file's path as reported and its bytes;
+- the settings that apply to it (after per-file ignores), so a changed rule
+  selection or configuration misses;
+- kernlint itself: a fingerprint of the source of the engine, the model, the
+  rules and the measurement records the claims come from (so a new version,
+  an edited rule in a development checkout, or a new GPU record misses).
+
+Entries are JSON, never pickle: a cache folder inside a repository being
+linted is as untrusted as the repository, and loading it must not run code.
+A damaged or foreign entry is a miss. Writes go to a temporary file renamed
+over the entry, so two runs sharing the folder never see half an entry.
+Results that depend on the machine rather than the file (a timeout, an
+internal error) are not cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from kernlint.findings import Category, FileResult, Finding, Fix, Severity, Span
+from kernlint.registry import rule_for_event
+from kernlint.settings import Settings
+from kernlint.version import __version__
+
+DEFAULT_DIR = ".kernlint_cache"
+TAG_NAME = "CACHEDIR.TAG"
+TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by kernlint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+FORMAT = 1
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of kernlint's own source and measurement records."""
+    import kernlint.engine
+    import kernlint.rules
+
+    digest = hashlib.sha256(f"kernlint {__version__} cache {FORMAT}".encode())
+    roots = [Path(kernlint.engine.__file__).parent, Path(kernlint.rules.__file__).parent]
+    try:
+        from importlib import resources
+
+        records = resources.files("kernlint.kernels").joinpath("measurements")
+        roots.append(Path(str(records)))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".json") and "__pycache__" not in path.parts and path.is_file():
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    """A cache folder; `get`/`put` by (path, bytes, settings)."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, path: str, data: bytes, settings: Settings, extra: str = "") -> str:
+        digest = hashlib.sha256()
+        applied = settings.for_path(path)
+        # What decides the findings; jobs, limits and the cache folder do not.
+        # (Sorted: a frozenset's order changes with each process's hash seed.)
+        decides = (
+            None if applied.select is None else sorted(applied.select),
+            sorted(applied.ignore), sorted(applied.extend_select), applied.target_gpu,
+        )
+        for part in (code_fingerprint(), path, repr(decides), extra):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> str:
+        return os.path.join(self.directory, key[:2], key + ".json")
+
+    def get(self, key: str) -> FileResult | None:
+        try:
+            with open(self._entry(key), encoding="utf-8") as handle:
+                result = _result_from_json(json.load(handle))
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, key: str, result: FileResult) -> None:
+        if not cacheable(result):
+            return
+        entry = self._entry(key)
+        try:
+            self._ensure_folder(os.path.dirname(entry))
+            fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(_result_to_json(result), handle, separators=(",", ":"))
+            os.replace(temporary, entry)
+        except OSError:
+            pass  # a read-only or full disk: the run goes on uncached
+
+    def _ensure_folder(self, folder: str) -> None:
+        os.makedirs(folder, exist_ok=True)
+        tag = os.path.join(self.directory, TAG_NAME)
+        if not os.path.exists(tag):
+            with open(tag, "w", encoding="utf-8") as handle:
+                handle.write(TAG)
+            with open(os.path.join(self.directory, ".gitignore"), "w", encoding="utf-8") as handle:
+                handle.write("# Automatically created by kernlint.\n*\n")
+
+
+def cacheable(result: FileResult) -> bool:
+    """Timeouts and internal errors depend on the machine and the moment."""
+    machine = {rule_for_event("timeout").code, rule_for_event("internal-error").code}
+    return not any(f.code in machine for f in result.findings)
+
+
+def clean(directory: str) -> bool:
+    """Delete a cache folder kernlint made (it has the tag); False if there
+    was none. A folder without the tag is refused, never deleted."""
+    import shutil
+
+    if not os.path.isdir(directory):
+        return False
+    if not os.path.isfile(os.path.join(directory, TAG_NAME)):
+        raise ValueError(f"{directory} is not a kernlint cache (no {TAG_NAME}); not deleted")
+    shutil.rmtree(directory)
+    return True
+
+
+def _finding_to_json(finding: Finding) -> dict[str, Any]:
+    data = asdict(finding)
+    data["category"] = finding.category.value
+    data["severity"] = finding.severity.value
+    return data
+
+
+def _finding_from_json(data: dict[str, Any]) -> Finding:
+    fix = data["fix"]
+    return Finding(
+        code=data["code"], name=data["name"], category=Category(data["category"]),
+        severity=Severity(data["severity"]), message=data["message"], path=data["path"],
+        span=Span(**data["span"]), kernel=data["kernel"], plan=data["plan"], confidence=data["confidence"],
+        expected_speedup=data["expected_speedup"],
+        fix=None if fix is None else Fix(
+            fix["description"], tuple((int(a), int(b), str(c)) for a, b, c in fix["replacements"]), fix["safe"]
+        ),
+        suppressed_by=data["suppressed_by"],
+    )
+
+
+def _result_to_json(result: FileResult) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "path": result.path,
+        "source": result.source,
+        "findings": [_finding_to_json(f) for f in result.findings],
+        "suppressed": [_finding_to_json(f) for f in result.suppressed],
+    }
+
+
+def _result_from_json(data: dict[str, Any]) -> FileResult:
+    if data.get("format") != FORMAT:
+        raise ValueError("another cache format")
+    return FileResult(
+        data["path"],
+        tuple(_finding_from_json(f) for f in data["findings"]),
+        source=data["source"],
+        suppressed=tuple(_finding_from_json(f) for f in data["suppressed"]),
+    )
