@@ -12,7 +12,10 @@ the file names alone:
   one-time work and caches;
 - kernel.py: what a @triton.jit body loads, which tl calls it makes, which
   constexprs size its tiles;
-- dtypes.py: dtypes of host tensors and kernel values, explicit conversions.
+- dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
+- host_values.py: Python numbers versus tensors, values fixed for a module's
+  lifetime, tensors built from them on every call, names written in place,
+  the attention chain matmul -> softmax -> matmul.
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import libcst as cst
 
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.host_values import HostValueFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -42,7 +46,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts):
+class FileModel(DtypeFacts, HostValueFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
