@@ -23,6 +23,7 @@ from kernlint.model.syntax import (
     call_name,
     keyword,
     literal_value,
+    names_in,
     positional,
     walk,
 )
@@ -70,6 +71,7 @@ BUILDERS = frozenset(
 # Keyword arguments that place or type a tensor without changing its values.
 PLACEMENT = frozenset({"device", "dtype", "requires_grad", "pin_memory", "layout", "memory_format", "non_blocking"})
 MOVES = frozenset({"to", "cuda", "float", "half", "bfloat16", "int", "long", "contiguous"})
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "remove", "clear"})
 # `tl.store` and atomics: a kernel writes the pointer they address.
 KERNEL_WRITES = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg", "atomic_and",
                  "atomic_or", "atomic_xor")
@@ -181,7 +183,11 @@ class HostValueFacts(ModelBase):
                 return False
             local = self._assignments_to(scope, node.value) if not scope.is_module_level else []
             if local:
-                return len(local) == 1 and self.is_fixed(local[0][0], scope, depth + 1)
+                return (
+                    len(local) == 1
+                    and node.value not in self.written_in_place(scope)
+                    and self.is_fixed(local[0][0], scope, depth + 1)
+                )
             module = self._assignments_to(self.top, node.value)
             return len(module) == 1 and self.is_fixed(module[0][0], self.top, depth + 1)
         return False
@@ -248,15 +254,27 @@ class HostValueFacts(ModelBase):
             if not all(self.is_fixed(a.value, function) for a in arguments):
                 continue
             node: cst.BaseExpression = call
+            on_device = keyword(call, "device") is not None
             while True:
                 parent = parents.get(id(node))
                 if isinstance(parent, cst.Attribute) and parent.attr.value in MOVES:
                     grand = parents.get(id(parent))
                     if isinstance(grand, cst.Call) and grand.func is parent:
+                        on_device = on_device or self._moves_to_device(grand)
                         node = grand
                         continue
                 break
+            ancestor = parents.get(id(node))
+            while not on_device and isinstance(ancestor, (cst.BaseExpression, cst.Arg)):
+                # Moved later as part of a larger expression: `(10000 ** arange(...)).to(dev)`.
+                on_device = isinstance(ancestor, cst.Call) and self._moves_to_device(ancestor)
+                ancestor = parents.get(id(ancestor))
+            if not on_device:
+                continue  # a host tensor (metadata, a CPU scratch): no device work per call
             parent = parents.get(id(node))
+            while isinstance(parent, (cst.IfExp, cst.Element, cst.Tuple, cst.List)):
+                # `t if c else None`, `return t, grad`: the tensor is still what is bound or returned.
+                parent = parents.get(id(parent))
             name = None
             if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
                 name = parent.targets[0].target.value
@@ -264,16 +282,91 @@ class HostValueFacts(ModelBase):
                 continue
             if isinstance(parent, cst.Arg) and (parent.keyword is not None and parent.keyword.value == "out"):
                 continue
-            if name is not None and name in self.written_in_place(function):
+            if name is not None and (name in self.written_in_place(function) or name in self._escaping(function)):
+                continue
+            if isinstance(parent, cst.Arg) and self._unknown_callee(parents.get(id(parent))):
                 continue
             if self._passed_to_writing_kernel(function, node, name):
                 continue
             found.append(FixedTensor(call, node, name))
         return found
 
+    def _moves_to_device(self, call: cst.Call) -> bool:
+        """`.cuda()`, `.to(x.device)`, `.to("cuda")`, `.to(device=...)`; not
+        `.to(torch.float16)` or `.to(x.dtype)`."""
+        method = call_name(call)
+        if method == "cuda":
+            return True
+        if method != "to":
+            return False
+        if keyword(call, "device") is not None:
+            return True
+        args = positional(call)
+        if not args:
+            return False
+        target = args[0]
+        if isinstance(target, cst.Attribute) and target.attr.value == "dtype":
+            return False
+        qualname = self.qualname(target) or ""
+        return not (self._imported(target) and qualname.startswith("torch.") and qualname != "torch.device")
+
+    def _unknown_callee(self, call: cst.CSTNode | None) -> bool:
+        """A call that may keep or write its arguments: a function of this
+        file or of another library (`wrapper(x, t)`, `ct.launch(...)`),
+        not a torch function or a tensor method."""
+        if not isinstance(call, cst.Call) or isinstance(call.func, cst.Subscript):
+            return False
+        func = call.func
+        if isinstance(func, cst.Attribute) and not self._imported(func):
+            receiver = func.value
+            return isinstance(receiver, cst.Name) and receiver.value == "self"
+        qualname = self.qualname(func) or ""
+        return not qualname.startswith("torch.") and qualname not in ("float", "int", "len", "print", "isinstance")
+
+    def _escaping(self, function: FunctionInfo) -> frozenset[str]:
+        """Local names passed (anywhere inside an argument) to an unknown
+        callee: it may write them or keep them."""
+        names = self._escapes.get(id(function))
+        if names is None:
+            found: set[str] = set()
+            for call in function.calls:
+                if self._unknown_callee(call):
+                    for argument in call.args:
+                        found.update(n.value for n in names_in(argument.value))
+            # `arg = x if x is not None else dummy`: what `arg` escapes with, `dummy` escapes with.
+            for _ in range(4):
+                grown = {
+                    n.value for target, value, _ in function.assignments if target in found for n in names_in(value)
+                } - found
+                if not grown:
+                    break
+                found |= grown
+            names = self._escapes[id(function)] = frozenset(found)
+        return names
+
+    @cached_property
+    def _escapes(self) -> dict[int, frozenset[str]]:
+        return {}
+
+    def is_cold(self, function: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
+        """Whether every call of `function` in this file runs once or on a
+        cache miss: from `__init__` or a preparation method, behind a cache
+        test (`if not hasattr(self, "cos_cached"): self._set_cache()`), or
+        from a function that is itself cold."""
+        if id(function) in _seen:
+            return False
+        sites = list(self.callers(function))  # type: ignore[attr-defined]
+        return bool(sites) and all(
+            self.is_preparation(caller)  # type: ignore[attr-defined]
+            or self.behind_cache(call, caller)  # type: ignore[attr-defined]
+            or self.is_cold(caller, _seen | {id(function)})
+            for call, caller in sites
+        )
+
     def written_in_place(self, function: FunctionInfo) -> frozenset[str]:
         """Local names `function` mutates: `t += ...`, `t[...] = ...`,
-        `t.zero_()`/`t.fill_(...)` (any method ending in `_`), `out=t`."""
+        `t.zero_()`/`t.fill_(...)` (any method ending in `_`), `out=t`, and
+        lists or dicts grown in place (`addrs.append(...)`)."""
         index = self._writes.get(id(function))
         if index is None:
             written: set[str] = set()
@@ -287,7 +380,7 @@ class HostValueFacts(ModelBase):
                                 written.add(target.target.value.value)
                     elif isinstance(node, cst.Call):
                         method = call_name(node)
-                        if method and method.endswith("_") and not method.startswith("_"):
+                        if method and (method in CONTAINER_MUTATORS or (method.endswith("_") and not method.startswith("_"))):
                             receiver = node.func.value  # type: ignore[union-attr]
                             if isinstance(receiver, cst.Name):
                                 written.add(receiver.value)
