@@ -104,14 +104,14 @@ class FixedTensor:
 
 # Code that checks or times other code rather than running in production:
 # reference implementations, tests, benchmarks (by file and function name).
-REFERENCE_FUNCTION = re.compile(r"^(?:test_|bench|ref_|torch_ref)|_ref$|reference|naive|baseline", re.IGNORECASE)
+REFERENCE_FUNCTION = re.compile(r"^(?:test_|bench|ref_|torch_ref)|_ref$|reference|naive|baseline|truth", re.IGNORECASE)
 REFERENCE_PATH = re.compile(r"(?:^|[/\\])(?:tests?|benchmarks?)[/\\]|(?:^|[/\\])(?:test_[^/\\]*|[^/\\]*_test|conftest)\.py$")
 
 
 class HostValueFacts(ModelBase):
     def is_reference_code(self, function: FunctionInfo) -> bool:
         """A test, benchmark or reference implementation (a function named
-        `test_*`, `bench*`, `*_ref`, `*reference*`, `*naive*`, or any function
+        `test_*`, `bench*`, `*_ref`, `*reference*`, `*naive*`, `*truth*`, or any function
         of a file under tests/ or benchmarks/): it exists to be compared with
         the fast path, not to be one."""
         return bool(REFERENCE_PATH.search(self.path)) or any(

@@ -61,6 +61,24 @@ def _dims_str(d):
     return f"{d['M']}x{d['K']}x{d['N']}"
 
 
+def _problem_dims(ref, d):
+    """'MxKxN' for the int8 problem; a pair on another problem names its own
+    dims with `dims_str(d)` in its reference module."""
+    return ref.dims_str(d) if hasattr(ref, "dims_str") else _dims_str(d)
+
+
+def _problem_bytes(ref, d):
+    return ref.dram_bytes(d) if hasattr(ref, "dram_bytes") else _dram_bytes(d)
+
+
+def _problem_truth(torch, ref, model, inputs):
+    """The float64 ground truth: the int8 formula, or the pair's own
+    `truth(model, *inputs)` when it solves another problem."""
+    if hasattr(ref, "truth"):
+        return ref.truth(model, *inputs)
+    return _truth(torch, model, *inputs)
+
+
 def _dram_bytes(d):
     M, K, N = d["M"], d["K"], d["N"]
     # x int8, W int8, scale_x fp32, scale_w fp32, bias fp16, out fp16: each once.
@@ -225,11 +243,11 @@ def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
         seed = seed0 + 7919 * t
         models = _make_models(torch, ref, before, after, dims, device, seed)
         gen = torch.Generator().manual_seed(seed + 1)
-        x, scale_x = ref.get_inputs(dims, device=device, generator=gen)
-        truth = _truth(torch, models["reference"], x, scale_x)
+        inputs = ref.get_inputs(dims, device=device, generator=gen)
+        truth = _problem_truth(torch, ref, models["reference"], inputs)
         for name, m in models.items():
             with torch.no_grad(), _PoisonEmpty(torch):
-                out = m(x, scale_x)
+                out = m(*inputs)
             if out.dtype != torch.float16:
                 notes.append(f"{name}: output dtype {out.dtype}, expected torch.float16")
                 errs[name] = float("inf")
@@ -277,8 +295,18 @@ def _bench(torch, triton_testing, fn):
     return eager * 1e3, graph * 1e3
 
 
+def _bench_eager(torch, triton_testing, fn):
+    def batch():
+        for _ in range(EAGER_BATCH):
+            fn()
+
+    fn()
+    torch.cuda.synchronize()
+    return triton_testing.do_bench(batch, warmup=25, rep=200, return_mode="median") / EAGER_BATCH * 1e3
+
+
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
-    set_bytes = _dram_bytes(dims)
+    set_bytes = _problem_bytes(ref, dims)
     n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
     sets = []
     for s in range(n_sets):
@@ -289,7 +317,14 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
     with torch.no_grad():
         for name in ("before", "after", "reference"):
             fns = [(lambda m=models[name], i=inputs: m(*i)) for models, inputs in sets]
-            times[name] = _bench(torch, triton_testing, _rotating(fns))
+            try:
+                times[name] = _bench(torch, triton_testing, _rotating(fns))
+            except RuntimeError as error:
+                # A variant that copies from host memory on every call cannot
+                # be captured in a CUDA graph: time it eager only.
+                torch.cuda.synchronize()
+                eager = _bench_eager(torch, triton_testing, _rotating(fns))
+                times[name] = (eager, None, f"{name}: not capturable in a CUDA graph ({str(error).splitlines()[0][:120]})")
     del sets
     torch.cuda.empty_cache()
     return times, n_sets
@@ -439,9 +474,11 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     refs = {p: _load(f"{p}.reference", interpret) for p in selected}
     table_of = (lambda r: r.INTERPRET_SHAPES) if interpret else (lambda r: r.SHAPES)
-    shape_names = list(shapes) if shapes else list(table_of(refs[selected[0]]))
-    for name in shape_names:
-        for p in selected:
+    # Each pair runs on its own shape table unless --shape names shapes.
+    names_of = {p: list(shapes) if shapes else list(table_of(refs[p])) for p in selected}
+    shape_names = list(dict.fromkeys(n for p in selected for n in names_of[p]))
+    for p in selected:
+        for name in names_of[p]:
             if name not in table_of(refs[p]):
                 kind = "interpret shapes" if interpret else "shapes"
                 raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
@@ -459,8 +496,21 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         _log(quiet, f"  device-to-device copy: {copy_tb_s:.2f} TB/s (stated {STATED_DRAM_TB_S} TB/s)")
 
     shapes_out = {}
-    ref0 = refs[selected[0]]
-    for name in shape_names:
+    int8_pairs = [p for p in selected if not hasattr(refs[p], "truth")]
+    for p in selected:
+        if p in int8_pairs:
+            continue
+        for name in names_of[p]:
+            d = table_of(refs[p])[name]
+            nbytes = _problem_bytes(refs[p], d)
+            shapes_out[f"{p}:{name}"] = {
+                "dims": _problem_dims(refs[p], d), "bytes": nbytes,
+                "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
+                "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
+                "int_mm": None, "notes": [],
+            }
+    ref0 = refs[int8_pairs[0]] if int8_pairs else None
+    for name in (list(dict.fromkeys(n for p in int8_pairs for n in names_of[p])) if ref0 is not None else []):
         d = table_of(ref0)[name]
         nbytes = _dram_bytes(d)
         entry = {
@@ -483,7 +533,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     results = []
     any_fail = False
-    n_total = len(selected) * len(shape_names)
+    n_total = sum(len(names_of[p]) for p in selected)
     i = 0
     for p in selected:
         meta = pair_meta(p)
@@ -491,7 +541,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         before = _load(f"{p}.before", interpret)
         after = _load(f"{p}.after", interpret)
         tol = meta.TOLERANCE["float16"]
-        for name in shape_names:
+        for name in names_of[p]:
             i += 1
             d = table_of(ref)[name]
             t0 = time.time()
@@ -505,8 +555,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             del warm, wx
             errs, ok, notes = _check(torch, ref, before, after, d, device, trials, tol, seed0)
             item = {
-                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _dims_str(d),
-                "M": d["M"], "K": d["K"], "N": d["N"],
+                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _problem_dims(ref, d),
+                **{key: d[key] for key in ("M", "K", "N") if key in d},
                 "before": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["before"], 3),
                            "ok": ok["before"], "config": None},
                 "after": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["after"], 3),
@@ -519,18 +569,22 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             }
             if not interpret:
                 for which, mod in (("before", before), ("after", after)):
-                    item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
+                    if all(key in d for key in ("M", "N", "K")):
+                        item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
                 times, n_sets = _time_pair(torch, triton_testing, ref, before, after, d, device, seed0)
                 for which in ("before", "after", "reference"):
                     item[which]["eager_us"] = _round(times[which][0])
                     item[which]["graph_us"] = _round(times[which][1])
+                    if len(times[which]) > 2:
+                        item["notes"].append(times[which][2])
+                graphs = (item["before"]["graph_us"], item["after"]["graph_us"])
                 item["speedup"] = {
                     "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
-                    "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
+                    "graph": _round(graphs[0] / graphs[1]) if None not in graphs else None,
                 }
                 item["rotated_input_sets"] = n_sets
                 sp = item["speedup"]
-                if sp["eager"] < 1.0 <= sp["graph"]:
+                if sp["graph"] is not None and sp["eager"] < 1.0 <= sp["graph"]:
                     item["notes"].append(
                         f"eager: after {item['after']['eager_us']:.1f} us per call vs {item['after']['graph_us']:.1f} us "
                         f"of GPU time: the call is bound by Python launch overhead (Triton's autotune/heuristics "
@@ -593,8 +647,11 @@ def _progress_line(i, n, item, secs):
     status = "ok" if item["ok"] else "FAIL"
     line = f"[{i}/{n}] {item['pair']} {item['shape']} {item['dims']}: {status}, err before {b['rel_err']:.2g} after {a['rel_err']:.2g}"
     if item["speedup"]:
-        line += (f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
-                 f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)")
+        if item["speedup"]["graph"] is not None:
+            line += f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
+        else:
+            line += "; graph: not capturable,"
+        line += f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)"
     return line + f" [{secs:.0f}s]"
 
 
