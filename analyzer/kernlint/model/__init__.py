@@ -17,6 +17,9 @@ the file names alone:
   strides, int64 promotion), values of constexpr expressions, tile dimensions.
 - kernel_loops.py: loops of kernel bodies, the K loop of a tl.dot and its
   masked loads, the program id's tile order, passes over the same row.
+- host_values.py: Python numbers versus tensors, values fixed for a module's
+  lifetime, tensors built from them on every call, names written in place,
+  the attention chain matmul -> softmax -> matmul.
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -28,6 +31,7 @@ import libcst as cst
 
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.offsets import OffsetFacts
+from kernlint.model.host_values import HostValueFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -48,7 +52,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts):
+class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 

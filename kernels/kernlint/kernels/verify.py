@@ -61,6 +61,12 @@ def _dims_str(d):
     return f"{d['M']}x{d['K']}x{d['N']}"
 
 
+def _problem_dims(ref, d):
+    """'MxKxN' for the int8 problem; a pair on another problem names its own
+    dims with `dims_str(d)` in its reference module."""
+    return ref.dims_str(d) if hasattr(ref, "dims_str") else _dims_str(d)
+
+
 def _dram_bytes(d, ref=None):
     if ref is not None and hasattr(ref, "dram_bytes"):
         return ref.dram_bytes(d)  # a pair whose problem is not the seed's int8 GEMM
@@ -286,6 +292,16 @@ def _bench(torch, triton_testing, fn):
     return timing.eager(fn, repeats=1).median_us, timing.graph(fn, repeats=1).median_us
 
 
+def _bench_eager(torch, triton_testing, fn):
+    def batch():
+        for _ in range(EAGER_BATCH):
+            fn()
+
+    fn()
+    torch.cuda.synchronize()
+    return triton_testing.do_bench(batch, warmup=25, rep=200, return_mode="median") / EAGER_BATCH * 1e3
+
+
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
     set_bytes = _dram_bytes(dims, ref)
     n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
@@ -295,6 +311,10 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
         gen = torch.Generator().manual_seed(seed0 + 13 * s + 5)
         sets.append((models, ref.get_inputs(dims, device=device, generator=gen)))
     times = {}
+    notes: list[str] = []
+    # The int8 pairs' after kernels run through the library's launcher
+    # (kernlint.kernels._launch), whose host cost is compared with a plain launch.
+    uses_launcher = not hasattr(ref, "truth")
     from kernlint.kernels._launch import PLAIN, launch_mode
 
     with torch.no_grad():
@@ -303,21 +323,31 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
             rotating = _rotating(fns)
             rotating()
             torch.cuda.synchronize()
+            modes = {}
+            try:
+                modes["graph"] = timing.graph(rotating)
+            except RuntimeError as error:
+                # A variant that copies from host memory on every call cannot
+                # be captured in a CUDA graph: it is timed in the other modes.
+                torch.cuda.synchronize()
+                notes.append(f"{name}: not capturable in a CUDA graph ({str(error).splitlines()[0][:120]})")
+            modes["eager"] = timing.eager(rotating)
             # KernelBench times one input set and relies on its L2 flush, not on rotation.
-            times[name] = {"graph": timing.graph(rotating), "eager": timing.eager(rotating),
-                           "kernelbench": timing.cuda_events(torch, fns[0], flush=True),
-                           "events_no_flush": timing.cuda_events(torch, fns[0], flush=False)}
-        # The same after calls with the resolved config launched the plain way
-        # (`jit_fn[grid](..., BLOCK_M=.., num_warps=..)`): the host-cost baseline.
-        with launch_mode(PLAIN):
-            fns = [(lambda m=models["after"], i=inputs: m(*i)) for models, inputs in sets]
-            rotating = _rotating(fns)
-            rotating()
-            torch.cuda.synchronize()
-            times["after_plain"] = {"graph": timing.graph(rotating), "eager": timing.eager(rotating)}
+            modes["kernelbench"] = timing.cuda_events(torch, fns[0], flush=True)
+            modes["events_no_flush"] = timing.cuda_events(torch, fns[0], flush=False)
+            times[name] = modes
+        if uses_launcher:
+            # The same after calls with the resolved config launched the plain way
+            # (`jit_fn[grid](..., BLOCK_M=.., num_warps=..)`): the host-cost baseline.
+            with launch_mode(PLAIN):
+                fns = [(lambda m=models["after"], i=inputs: m(*i)) for models, inputs in sets]
+                rotating = _rotating(fns)
+                rotating()
+                torch.cuda.synchronize()
+                times["after_plain"] = {"graph": timing.graph(rotating), "eager": timing.eager(rotating)}
     del sets
     torch.cuda.empty_cache()
-    return times, n_sets
+    return times, n_sets, notes
 
 
 def _int_mm_epilogue(torch, dims, device, seed0):
@@ -381,7 +411,7 @@ def _copy_bandwidth(torch, triton_testing):
     src = torch.empty(n, device="cuda", dtype=torch.float32).uniform_()
     dst = torch.empty_like(src)
     ms = triton_testing.do_bench(lambda: dst.copy_(src), warmup=25, rep=200, return_mode="median")
-    del src, dst
+    src = dst = None  # free the 2 GiB before the pairs run
     torch.cuda.empty_cache()
     return 2 * 4 * n / (ms * 1e-3) / 1e12
 
@@ -464,9 +494,11 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     refs = {p: _load(f"{p}.reference", interpret) for p in selected}
     table_of = (lambda r: r.INTERPRET_SHAPES) if interpret else (lambda r: r.SHAPES)
-    shape_names = list(shapes) if shapes else list(table_of(refs[selected[0]]))
-    for name in shape_names:
-        for p in selected:
+    # Each pair runs on its own shape table unless --shape names shapes.
+    names_of = {p: list(shapes) if shapes else list(table_of(refs[p])) for p in selected}
+    shape_names = list(dict.fromkeys(n for p in selected for n in names_of[p]))
+    for p in selected:
+        for name in names_of[p]:
             if name not in table_of(refs[p]):
                 kind = "interpret shapes" if interpret else "shapes"
                 raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
@@ -484,8 +516,21 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         _log(quiet, f"  device-to-device copy: {copy_tb_s:.2f} TB/s (stated {STATED_DRAM_TB_S} TB/s)")
 
     shapes_out = {}
-    ref0 = refs[selected[0]]
-    for name in shape_names:
+    int8_pairs = [p for p in selected if not hasattr(refs[p], "truth")]
+    for p in selected:
+        if p in int8_pairs:
+            continue
+        for name in names_of[p]:
+            d = table_of(refs[p])[name]
+            nbytes = _dram_bytes(d, refs[p])
+            shapes_out[f"{p}:{name}"] = {
+                "dims": _problem_dims(refs[p], d), "bytes": nbytes,
+                "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
+                "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
+                "int_mm": None, "notes": [],
+            }
+    ref0 = refs[int8_pairs[0]] if int8_pairs else None
+    for name in (list(dict.fromkeys(n for p in int8_pairs for n in names_of[p])) if ref0 is not None else []):
         d = table_of(ref0)[name]
         nbytes = _dram_bytes(d, ref0)
         entry = {
@@ -511,7 +556,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     results = []
     any_fail = False
-    n_total = len(selected) * len(shape_names)
+    n_total = sum(len(names_of[p]) for p in selected)
     i = 0
     for p in selected:
         meta = pair_meta(p)
@@ -519,7 +564,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         before = _load(f"{p}.before", interpret)
         after = _load(f"{p}.after", interpret)
         tol = meta.TOLERANCE["float16"]
-        for name in shape_names:
+        for name in names_of[p]:
             i += 1
             d = table_of(ref)[name]
             t0 = time.time()
@@ -533,8 +578,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             del warm, wx
             errs, ok, notes = _check(torch, ref, before, after, d, device, trials, tol, seed0)
             item = {
-                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _dims_str(d),
-                "M": d["M"], "K": d["K"], "N": d["N"],
+                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _problem_dims(ref, d),
+                **{key: d[key] for key in ("M", "K", "N") if key in d},
                 "before": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["before"], 3),
                            "ok": ok["before"], "config": None},
                 "after": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["after"], 3),
@@ -547,16 +592,20 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             }
             if not interpret:
                 for which, mod in (("before", before), ("after", after)):
-                    item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
-                times, n_sets = _time_pair(torch, triton_testing, ref, before, after, d, device, seed0)
+                    if all(key in d for key in ("M", "N", "K")):
+                        item[which]["config"] = _autotuned_configs(mod, d["M"], d["N"], d["K"])
+                times, n_sets, timing_notes = _time_pair(torch, triton_testing, ref, before, after, d, device, seed0)
                 for which in ("before", "after", "reference"):
-                    item[which]["eager_us"] = _round(times[which]["eager"].median_us)
-                    item[which]["graph_us"] = _round(times[which]["graph"].median_us)
-                    item[which]["modes"] = {mode: t.as_dict() for mode, t in times[which].items()}
+                    modes = times[which]
+                    item[which]["eager_us"] = _round(modes["eager"].median_us)
+                    item[which]["graph_us"] = _round(modes["graph"].median_us) if "graph" in modes else None
+                    item[which]["modes"] = {mode: t.as_dict() for mode, t in modes.items()}
+                item["notes"].extend(timing_notes)
                 _add_host_costs(item, times)
+                graphs = (item["before"]["graph_us"], item["after"]["graph_us"])
                 item["speedup"] = {
                     "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
-                    "graph": _round(item["before"]["graph_us"] / item["after"]["graph_us"]),
+                    "graph": _round(graphs[0] / graphs[1]) if None not in graphs else None,
                     "kernelbench": _round(times["before"]["kernelbench"].median_us / times["after"]["kernelbench"].median_us),
                     "kernelbench_mean": _round(times["before"]["kernelbench"].mean_us / times["after"]["kernelbench"].mean_us),
                     "events_no_flush": _round(times["before"]["events_no_flush"].median_us
@@ -564,7 +613,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 }
                 item["rotated_input_sets"] = n_sets
                 sp = item["speedup"]
-                if sp["eager"] < 1.0 <= sp["graph"]:
+                if sp["graph"] is not None and sp["eager"] < 1.0 <= sp["graph"]:
                     item["notes"].append(
                         f"eager: after {item['after']['eager_us']:.1f} us per call vs {item['after']['graph_us']:.1f} us "
                         f"of GPU time: the call is bound by its host cost (Python and the launch; host cost per call "
@@ -628,17 +677,22 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
 
 def _add_host_costs(item, times):
-    """Host cost per call (eager of back-to-back calls minus CUDA-graph time), after vs a plain launch."""
+    """Host cost per call (eager of back-to-back calls minus CUDA-graph time),
+    and for the library's autotuned launcher, after vs a plain launch."""
     def host(which):
-        return times[which]["eager"].median_us - times[which]["graph"].median_us
+        modes = times[which]
+        return modes["eager"].median_us - modes["graph"].median_us if "graph" in modes else None
 
     for which in ("before", "after", "reference"):
         item[which]["host_us"] = _round(host(which))
+    if "after_plain" not in times:
+        return
     plain_eager, plain_graph = times["after_plain"]["eager"].median_us, times["after_plain"]["graph"].median_us
     item["after_plain"] = {"eager_us": _round(plain_eager), "graph_us": _round(plain_graph),
                            "host_us": _round(plain_eager - plain_graph)}
     plain_host = plain_eager - plain_graph
-    item["host_cost_ratio"] = _round(host("after") / plain_host) if plain_host > 0 else None
+    after_host = host("after")
+    item["host_cost_ratio"] = _round(after_host / plain_host) if plain_host > 0 and after_host is not None else None
 
 
 def _progress_line(i, n, item, secs):
@@ -646,8 +700,11 @@ def _progress_line(i, n, item, secs):
     status = "ok" if item["ok"] else "FAIL"
     line = f"[{i}/{n}] {item['pair']} {item['shape']} {item['dims']}: {status}, err before {b['rel_err']:.2g} after {a['rel_err']:.2g}"
     if item["speedup"]:
-        line += (f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
-                 f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)")
+        if item["speedup"]["graph"] is not None:
+            line += f"; graph {b['graph_us']:.1f} -> {a['graph_us']:.1f} us ({item['speedup']['graph']:.2f}x),"
+        else:
+            line += "; graph: not capturable,"
+        line += f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)"
         if item.get("after_plain"):
             line += (f"; host per call after {a['host_us']:.1f} us vs plain launch"
                      f" {item['after_plain']['host_us']:.1f} us")

@@ -3,9 +3,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
+
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.kernel_loops import DotLoop, TileOrder
+from kernlint.model.syntax import keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # H100 L2 (50 MB); a B operand this small stays resident whatever the order.
@@ -391,7 +393,7 @@ class MissingL2Swizzle(Rule):
                 order = model.tile_order(kernel, dot_loop)
                 if order.kind != "row-major" or not order.program_ids:
                     continue
-                if self._too_small_to_matter(model, kernel, dot_loop, order):
+                if self._too_small_to_matter(model, kernel, dot_loop, order) or _row_tile_below_mma(model, kernel, dot_loop):
                     continue
                 yield self._report(model, kernel, dot_loop, order)
                 break
@@ -460,3 +462,21 @@ def _constant_grid(model: FileModel, launch: Launch) -> int | None:
             return None
         total *= value
     return total
+
+
+def _row_tile_below_mma(model: FileModel, kernel: Kernel, dot_loop: DotLoop) -> bool:
+    """A's row tile is known to be under 16 rows (a GEMV through tl.dot):
+    each program then streams its own slice of B once, so tile order does
+    not decide L2 reuse; the tile itself is the problem (KL015)."""
+    for dot in dot_loop.dots:
+        operand = next(iter(positional(dot)), None) or keyword(dot, "input")
+        if operand is None:
+            continue
+        for tile in model.tile_ranges(kernel, operand) or ():
+            if tile.axis != 0:
+                continue
+            values = model.int_values(kernel, tile.size)
+            if values and 0 < max(values) < 16:
+                return True
+    return False
+

@@ -1,0 +1,285 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, FunctionInfo
+from kernlint.model.host_values import AttentionChain
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+class MaterializedAttention(Rule):
+    """
+    ## What it does
+    Finds attention computed in torch by materializing the full score
+    matrix: a matmul of queries and keys (`q @ k.transpose(-2, -1)`,
+    `torch.matmul`, `torch.bmm`, `torch.baddbmm`, `q.matmul(...)`, a
+    two-operand `torch.einsum`), a softmax of it (`torch.softmax`,
+    `F.softmax`, `scores.softmax(-1)`, an `nn.Softmax` module), and a matmul
+    of the probabilities with values (`attn @ v`). The chain is followed
+    through local names and through the scaling, masking (`masked_fill`,
+    `+ mask`, `torch.where`), casting (`.float()`, `.to(q.dtype)`) and
+    dropout between the three steps.
+
+    It stays silent when a matmul multiplies by a module parameter (`x @
+    self.W`: a projection, not attention), when the softmax output is not
+    multiplied again (a classifier's probabilities), when the three steps do
+    not connect through the data, under `if __name__ == "__main__":`, and in
+    tests, benchmarks and reference implementations (`test_*`, `bench*`,
+    `*_ref`, `*reference*`, `*naive*`, files under tests/ or benchmarks/),
+    which exist to be compared with a fused kernel.
+
+    ## Why is this bad?
+    The score matrix has `seq_len x seq_len` elements per head. Writing it to
+    memory, reading it back for the softmax, writing the probabilities and
+    reading them again for the second matmul is four passes over a tensor
+    that grows quadratically with the sequence, plus one kernel launch per
+    step. At 4k tokens, 32 heads and fp16 that is 1 GiB of traffic per layer
+    for a result of a few MiB. A fused kernel keeps each tile of scores in
+    registers and never writes it.
+
+    ## Example
+    ```python
+    def forward(self, q, k, v):
+        scores = q @ k.transpose(-2, -1) * self.scale
+        attn = torch.softmax(scores, dim=-1)
+        return attn @ v
+    ```
+
+    ## Use instead
+    ```python
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=self.scale)
+    ```
+    or a Triton flash-attention kernel: one program per block of queries
+    walks the keys in tiles, keeping a running max and a rescaled running sum
+    (online softmax) and the output accumulator on chip.
+
+    ## Fix safety
+    No automatic fix: masks, dropout and custom scaling between the steps
+    must be mapped to `attn_mask`/`is_causal`/`dropout_p`/`scale`, and a
+    fused kernel changes the rounding (the probabilities are never rounded to
+    the input dtype).
+    """
+
+    code = "KL007"
+    name = "materialized-attention"
+    category = Category.ALGORITHM_REPLACEMENT
+    severity = Severity.WARNING
+    summary = "Attention materializes the full score matrix between a matmul, a softmax and a matmul."
+    bottleneck = (
+        "Memory traffic quadratic in the sequence: the seq x seq score and probability matrices are "
+        "written and read back between three separate kernels."
+    )
+    method = (
+        "Fuse the three steps into one flash-attention kernel with online softmax "
+        "(or call torch.nn.functional.scaled_dot_product_attention), so scores never leave the chip."
+    )
+    priority = 10
+
+    VALID = [
+        # The library call already fuses it.
+        Valid(
+            """
+            import torch.nn.functional as F
+            def attention(q, k, v):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            """
+        ),
+        # A projection by a module parameter feeding a softmax, then a weight: not attention.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Pool(nn.Module):
+                def __init__(self, d, n):
+                    super().__init__()
+                    self.w = nn.Parameter(torch.randn(d, n))
+                    self.proto = nn.Parameter(torch.randn(n, d))
+                def forward(self, x):
+                    logits = x @ self.w
+                    return logits.softmax(-1) @ self.proto
+            """
+        ),
+        # A softmax whose output is not multiplied again (classifier probabilities).
+        Valid(
+            """
+            import torch
+            from torch import matmul
+            def classify(x, w):
+                logits = matmul(x, w)
+                probs = torch.softmax(logits, dim=-1)
+                return probs.argmax(-1)
+            """
+        ),
+        # The softmax input does not come from a matmul.
+        Valid(
+            """
+            import torch
+            def mix(gates, v):
+                weights = torch.softmax(gates * 2.0, dim=-1)
+                return weights @ v
+            """
+        ),
+        # Tests and reference implementations exist to be compared with a fused kernel.
+        Valid(
+            """
+            import torch
+            def attention_reference(q, k, v):
+                return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v
+            def test_flash(q, k, v):
+                s = torch.matmul(q, k.mT)
+                assert torch.allclose(flash(q, k, v), s.softmax(-1) @ v)
+            """
+        ),
+        # Under the main guard.
+        Valid(
+            """
+            import torch
+            if __name__ == "__main__":
+                q = k = v = torch.randn(2, 8, 16)
+                print(torch.softmax(q @ k.transpose(1, 2), -1) @ v)
+            """
+        ),
+        # Two unrelated matmuls around a softmax: the data does not connect.
+        Valid(
+            """
+            import torch
+            def f(a, b, c, d, e):
+                s = a @ b
+                p = torch.softmax(c, dim=-1)
+                return p @ d, s @ e
+            """
+        ),
+    ]
+    INVALID = [
+        # The classic: `@`, a scale, F.softmax under `import torch.nn.functional as F`.
+        Invalid(
+            """
+            import math
+            import torch
+            import torch.nn.functional as F
+            class Attention(torch.nn.Module):
+                def forward(self, q, k, v):
+                    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+                    attn = F.softmax(scores, dim=-1)
+                    return attn @ v
+            """,
+            line=7, column=18,
+        ),
+        # `from torch import matmul`, a mask, the method softmax and a cast back.
+        Invalid(
+            """
+            import torch
+            from torch import matmul
+            def attend(q, k, v, mask):
+                s = matmul(q, k.transpose(2, 3))
+                s = s.masked_fill(mask == 0, float("-inf"))
+                p = s.float().softmax(dim=-1).to(q.dtype)
+                return matmul(p, v)
+            """,
+            line=5, column=9,
+        ),
+        # bmm, torch.softmax, dropout, the method matmul.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            def attend(q, k, v, p_drop):
+                scores = torch.bmm(q, k.transpose(1, 2))
+                probs = F.dropout(torch.softmax(scores, -1), p=p_drop)
+                return probs.matmul(v)
+            """,
+            line=5, column=14,
+        ),
+        # baddbmm with the scale folded in, an nn.Softmax module attribute.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class SelfAttention(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.softmax = nn.Softmax(dim=-1)
+                def forward(self, q, k, v, bias):
+                    scores = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=0.125)
+                    return torch.bmm(self.softmax(scores), v)
+            """,
+            line=9, column=18,
+        ),
+        # einsum, and the whole chain in one expression.
+        Invalid(
+            """
+            import torch
+            def attend(q, k, v):
+                return torch.einsum("bhqk,bhkd->bhqd", torch.einsum("bhqd,bhkd->bhqk", q, k).softmax(-1), v)
+            """,
+            line=4, column=44,
+        ),
+        # Single head on 2-D tensors, with `.T`; torch.nn.functional.softmax spelled out.
+        Invalid(
+            """
+            import torch
+            def head(x, wq, wk, wv):
+                q, k, v = x @ wq, x @ wk, x @ wv
+                a = torch.nn.functional.softmax((q @ k.T) * 0.125, dim=-1)
+                return a @ v
+            """,
+            line=5, column=38,
+        ),
+        # torch.where masking between the steps; the probabilities on the right of `@`.
+        Invalid(
+            """
+            import torch
+            def attend(q, k, v, keep):
+                s = torch.matmul(q, k.transpose(-1, -2))
+                s = torch.where(keep, s, -1e4)
+                p = torch.softmax(s, -1)
+                return (v.transpose(-1, -2) @ p.transpose(-1, -2)).transpose(-1, -2)
+            """,
+            line=4, column=9,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        for function in (model.top, *model.functions):
+            if model.kernel_of(function) is not None or model.is_reference_code(function):
+                continue
+            for chain in model.attention_chains(function):
+                if model.in_main_guard(chain.scores) or model.in_main_guard(chain.output):
+                    continue
+                yield self._report(model, function, chain)
+
+    def _report(self, model: FileModel, function: FunctionInfo, chain: AttentionChain) -> Report:
+        where = "module level" if function.is_module_level else f"`{function.qualname}`"
+        scores, softmax, output = (model.line_of(n) for n in (chain.scores, chain.softmax, chain.output))
+        q, v = _shown(model, chain.query), _shown(model, chain.value)
+        message = (
+            f"{where} materializes the attention scores `{_shown(model, chain.scores)}` (line {scores}), "
+            f"takes their softmax (line {softmax}) and multiplies by `{v}` (line {output}): "
+            f"the seq x seq matrix makes four trips through memory"
+        )
+        key = _untransposed(model, chain.key)
+        plan = (
+            f"Replace lines {scores}-{output} with "
+            f"`torch.nn.functional.scaled_dot_product_attention({q}, {key}, {v}, scale=...)` "
+            f"(pass the mask as `attn_mask`, or `is_causal=True`, and any dropout as `dropout_p`), "
+            f"or a Triton flash-attention kernel that walks `{key}` in tiles with an online softmax "
+            f"(running max and rescaled running sum) so the scores never leave the chip."
+        )
+        return Report(node=chain.scores, message=message, plan=plan)
+
+
+def _shown(model: FileModel, node: cst.CSTNode, limit: int = 48) -> str:
+    text = " ".join(model.code(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _untransposed(model: FileModel, key: cst.BaseExpression) -> str:
+    """`k.transpose(-2, -1)` -> `k`: SDPA takes keys in the layout of q."""
+    if isinstance(key, cst.Attribute) and key.attr.value in ("T", "mT"):
+        return _shown(model, key.value)
+    if isinstance(key, cst.Call) and isinstance(key.func, cst.Attribute) and key.func.attr.value in ("transpose", "t"):
+        return _shown(model, key.func.value)
+    return _shown(model, key)
