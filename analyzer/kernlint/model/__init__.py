@@ -12,7 +12,11 @@ the file names alone:
   one-time work and caches;
 - kernel.py: what a @triton.jit body loads, which tl calls it makes, which
   constexprs size its tiles;
-- dtypes.py: dtypes of host tensors and kernel values, explicit conversions.
+- dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
+- layout.py: transposing views, round-trip copies, what a copy feeds, and
+  whether a tensor is a weight or an activation (KL002);
+- guards.py: kernel code under `if <constexpr>:` and what the host passes
+  for that constexpr (KL001).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -21,7 +25,6 @@ another rule also needs.
 from __future__ import annotations
 
 import libcst as cst
-
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.facts import (
     ClassInfo,
@@ -35,6 +38,8 @@ from kernlint.model.facts import (
     ModuleTensor,
     ParameterSource,
 )
+from kernlint.model.guards import GuardFacts
+from kernlint.model.layout import LayoutFacts
 
 __all__ = [
     "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
@@ -42,7 +47,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts):
+class FileModel(DtypeFacts, LayoutFacts, GuardFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
