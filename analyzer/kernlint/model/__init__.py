@@ -16,7 +16,10 @@ the file names alone:
 - layout.py: transposing views, round-trip copies, what a copy feeds, and
   whether a tensor is a weight or an activation (KL002);
 - guards.py: kernel code under `if <constexpr>:` and what the host passes
-  for that constexpr (KL001).
+  for that constexpr (KL001);
+- tuning.py: whether a kernel is autotuned (also by a project's wrapper of
+  the autotuner), and how a launch argument is decided: fixed, per dtype,
+  a problem dimension, or chosen per problem (KL003).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -40,6 +43,7 @@ from kernlint.model.facts import (
 )
 from kernlint.model.guards import GuardFacts
 from kernlint.model.layout import LayoutFacts
+from kernlint.model.tuning import TuningFacts
 
 __all__ = [
     "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
@@ -47,7 +51,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts, LayoutFacts, GuardFacts):
+class FileModel(DtypeFacts, LayoutFacts, GuardFacts, TuningFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
