@@ -145,3 +145,63 @@ def test_helper_called_only_from_init_is_preparation() -> None:
 def test_seed_reference_upcast_into_matmul_is_left_to_kl016() -> None:
     path = FIXTURES / "seed" / "reference.py"
     assert kl002(path.read_text(), str(path)) == []
+
+
+def test_round_trip_and_identity_transposes_are_silent() -> None:
+    assert kl002(
+        """
+        import torch
+        import triton
+        @triton.jit
+        def k(q_ptr, s):
+            pass
+        def rope(q, k_):
+            q = q.transpose(1, 2)
+            q = q.contiguous()
+            k_t = k_.transpose(1, 2).contiguous()
+            same = k_.transpose(2, 2).contiguous()
+            k[(1,)](q, q.stride(1))
+            k[(1,)](k_t, same.stride(1))
+            return q.transpose(1, 2), k_t.transpose(2, 1)
+        """
+    ) == []
+
+
+def test_severity_follows_the_certainty_of_the_fix() -> None:
+    found = kl002(
+        """
+        import torch
+        import triton
+        @triton.jit
+        def mm(a_ptr, b_ptr, s0, s1):
+            pass
+        @triton.jit
+        def rows(b_ptr):
+            pass
+        class Lin(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                return x
+            @staticmethod
+            def backward(ctx, grad):
+                (x, weight) = ctx.saved_tensors
+                xt = x.t().contiguous()
+                gt = grad.t().contiguous()
+                return _wgrad(gt, xt), weight.t().contiguous()
+        def _wgrad(g, x):
+            return g @ x
+        def matmul(a, b):
+            b = b.t().contiguous()
+            mm[(1,)](a, b, b.stride(0), b.stride(1))
+        def linear(x, w1):
+            w = w1.t().contiguous()
+            rows[(1,)](w)
+            return Lin.apply(x, w)
+        """
+    )
+    got = [(f.span.line, f.severity.value, f.confidence) for f in found]
+    assert got == [(18, "info", "medium"), (19, "info", "medium"), (23, "warning", "high"), (26, "info", "medium")]
+    messages = {f.span.line: f.message for f in found}
+    assert "takes its strides, so the copy is pure waste" in messages[23]
+    assert "a guess from its name" in messages[19] and "a guess from its name" in messages[26]
+    assert "`grad` is an activation" in messages[18]

@@ -107,3 +107,32 @@ def test_names_imported_from_triton_language_are_resolved() -> None:
     assert [(f.span.line, f.span.column) for f in found] == [(9, 5)]
     assert "TILE_M=32, TILE_K=32, num_stages=2" in found[0].message
     assert '"TILE_M": 16, "TILE_K": 128' in found[0].plan
+
+
+def test_project_autotuners_dimensions_and_dtype_tables() -> None:
+    found = kl003(
+        """
+        import triton
+        import triton.language as tl
+        from lib import libtuner, cfgs
+        TILES = {"fp16": (64, 32)}
+        @triton.jit
+        def attn(q_ptr, BLOCK: tl.constexpr, D: tl.constexpr, BM: tl.constexpr = 16):
+            q = tl.load(q_ptr + tl.arange(0, BLOCK)[:, None] + tl.arange(0, D)[None, :] + tl.arange(0, BM))
+            acc = tl.dot(q, tl.trans(q))
+        @libtuner(configs=cfgs("mm"), key=["M"])
+        @triton.jit
+        def mm(a_ptr, M, BLOCK_M: tl.constexpr, GROUP_M: tl.constexpr):
+            acc = tl.dot(tl.load(a_ptr + tl.arange(0, BLOCK_M)), tl.load(a_ptr))
+        def launch(q, M):
+            b, s, d = q.shape
+            BLOCK = 64
+            attn[(b, s)](q, BLOCK=BLOCK, D=d, num_warps=8 if s > 1024 else 4)
+            attn[(b, s)](q, BLOCK=TILES[q.dtype][0], D=d, BM=TILES[q.dtype][1])
+            attn[(b, s)](q, BLOCK=PICK[s], D=d)
+            mm[(1,)](q, M, GROUP_M=8)
+        """
+    )
+    assert [(f.span.line, f.span.column) for f in found] == [(17, 5), (18, 5)]
+    assert "BLOCK=64" in found[0].message and "(per dtype)" in found[1].message
+    assert "CUDA graph" in found[0].plan

@@ -20,6 +20,13 @@ the file names alone:
 - host_values.py: Python numbers versus tensors, values fixed for a module's
   lifetime, tensors built from them on every call, names written in place,
   the attention chain matmul -> softmax -> matmul.
+- layout.py: transposing views, round-trip copies, what a copy feeds, and
+  whether a tensor is a weight or an activation (KL002);
+- guards.py: kernel code under `if <constexpr>:` and what the host passes
+  for that constexpr (KL001);
+- tuning.py: whether a kernel is autotuned (also by a project's wrapper of
+  the autotuner), and how a launch argument is decided: fixed, per dtype,
+  a problem dimension, or chosen per problem (KL003).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -28,7 +35,6 @@ another rule also needs.
 from __future__ import annotations
 
 import libcst as cst
-
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.host_values import HostValueFacts
@@ -45,6 +51,9 @@ from kernlint.model.facts import (
     ParameterSource,
 )
 from kernlint.model.kernel_loops import KernelLoopFacts
+from kernlint.model.guards import GuardFacts
+from kernlint.model.layout import LayoutFacts
+from kernlint.model.tuning import TuningFacts
 
 __all__ = [
     "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
@@ -52,7 +61,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts):
+class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts, LayoutFacts, GuardFacts, TuningFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, Kernel, Launch
 from kernlint.model.dtypes import NARROW_DTYPES, short_dtype
@@ -59,7 +58,10 @@ class UpcastBeforeDot(Rule):
       `"tf32x3"` (or the deprecated `allow_tf32=False`), or a comment on the
       `tl.dot` line, or on a comment line just above it, that mentions
       "precision", "on purpose" or "intentional"
-      (`acc += tl.dot(a, b)  # fp32 on purpose: K is tiny`).
+      (`acc += tl.dot(a, b)  # fp32 on purpose: K is tiny`);
+    - the conversion sits under `if CAST: ...` of a constexpr that every
+      launch sets from a dtype test (`CAST=x.dtype != w.dtype`): the fp32
+      path is the fallback for dtypes the narrow path cannot take.
 
     ## Why is this bad?
     Tensor cores multiply int8, fp8, fp16 and bf16 natively. Once both tiles
@@ -222,6 +224,25 @@ class UpcastBeforeDot(Rule):
                 b = tl.load(b_ptr + offs[:, None] * BLOCK + offs[None, :]).to(tl.float32, bitcast=True)
                 acc = tl.dot(a, b)
                 tl.store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
+            """
+        ),
+        # The cast is the fallback the host picks with a dtype test.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(a_ptr, b_ptr, o_ptr, BLOCK: tl.constexpr, CAST_FP32: tl.constexpr):
+                a = tl.load(a_ptr + tl.arange(0, BLOCK))
+                b = tl.load(b_ptr + tl.arange(0, BLOCK))
+                if CAST_FP32:
+                    a = a.to(tl.float32)
+                    b = b.to(tl.float32)
+                tl.store(o_ptr, tl.dot(a, b))
+            def run(x, w, out):
+                narrow = x.dtype == w.dtype and x.dtype in (torch.float16, torch.bfloat16)
+                k[(1,)](x, w, out, BLOCK=16, CAST_FP32=not narrow)
             """
         ),
         # numpy's dot is not Triton's.
@@ -422,6 +443,8 @@ def _upcast(model: FileModel, kernel: Kernel, operand: cst.BaseExpression) -> Up
     conversion = model.kernel_cast(kernel, operand)
     if conversion is None or conversion.dtype != "float32":
         return None
+    if model.dtype_guarded(kernel, conversion.call) is not None:
+        return None  # the fp32 fallback the host picks for dtypes without a narrow path
     pointers = model.loaded_pointers(kernel, conversion.value)
     if not pointers:
         return None

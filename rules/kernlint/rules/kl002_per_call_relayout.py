@@ -1,33 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, ParameterSource
 from kernlint.model.dtypes import METHOD_CASTS
-from kernlint.model.syntax import VIEW_ATTRIBUTES, VIEW_METHODS, call_name, keyword, positional, strip_identity, view_base
+from kernlint.model.layout import TensorRole, View, calls_in
+from kernlint.model.syntax import call_name, keyword, positional, strip_identity, view_base
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-# torch.transpose(w, ...) and friends: functions that return a reordered view.
-TORCH_VIEWS = frozenset({f"torch.{name}" for name in VIEW_METHODS})
-# Receivers a relayout or a re-cast may be reached through without changing
-# which tensor it is.
-PASS_THROUGH = frozenset({"detach", "data", "to", "clone", "contiguous", "requires_grad_", *METHOD_CASTS})
-TORCH_MATMULS = frozenset(
-    {"torch.matmul", "torch.mm", "torch.bmm", "torch.nn.functional.linear", "torch.addmm", "torch.einsum"}
-)
 KIND_WORDS = {"parameter": "nn.Parameter", "buffer": "buffer", "tensor": "tensor"}
-
-
-@dataclass(frozen=True)
-class _View:
-    node: cst.BaseExpression  # the transposing expression (`w.t()`)
-    base: cst.BaseExpression  # the tensor it is a view of (`w`)
-    # new dim -> old dim, when the dims are literals
-    dims: dict[int, int] | None
 
 
 class PerCallRelayout(Rule):
@@ -48,17 +31,28 @@ class PerCallRelayout(Rule):
     written per call, plus a launch). For an activation, the consumer can
     usually read the transposed view through its strides instead.
 
-    Severity is `warning` when the tensor is a module parameter or buffer
-    (also when it reaches a wrapper as an argument, `wrapper(x, self.weight)`)
-    and `info` when it is an activation. It stays silent in `__init__`, in
-    one-time preparation methods (called only from `__init__`, or named
-    `prepare*`/`load*`/`quantize*`/`pack*`/`_init*`/`setup*`/`from_*`), behind
-    a cache (`if self._wt is None:`, `functools.cache`), on `.contiguous()` of
-    a tensor with no transpose in sight (a no-op when it is contiguous), on a
-    cast to the dtype the parameter already has (a no-op), on an upcast to
-    fp32 that feeds a torch matmul (KL016 reports that one), and on activations
-    in the `backward` of an autograd Function, which often needs a saved
-    activation in the other layout for its weight-gradient GEMM.
+    Severity is `warning` when the fix is certain: the tensor is a module
+    parameter or buffer (also when it reaches a wrapper as an argument,
+    `wrapper(x, self.weight)`), or the copy feeds a kernel that takes its
+    strides (then the original with swapped strides is a zero-copy fix). It
+    is `info` otherwise, with confidence "medium": an activation whose
+    consumer needs the layout, or a tensor read as a weight only from its
+    name (`weight`, `w1`, a `weight` saved in `ctx.saved_tensors`; the
+    message says it is a guess). A clone of such a weight is reported too.
+    It stays silent in `__init__`, in one-time preparation methods (called
+    only from `__init__`, or named `prepare*`/`load*`/`quantize*`/`pack*`/
+    `_init*`/`setup*`/`from_*`), behind a cache (`if self._wt is None:`,
+    `functools.cache`), on `.contiguous()` of a tensor with no transpose in
+    sight (a no-op when it is contiguous), on identity transposes
+    (`transpose(1, 1)`), on a round trip (the copy is transposed back before
+    it is returned: the function takes transposed views of contiguous
+    storage, so the copy is a no-op for them), on a cast to the dtype the
+    parameter already has, on an upcast to fp32 that feeds a torch matmul
+    (KL016 reports that one), and on activations saved for backward
+    (`ctx.saved_tensors`, also in the helpers a `backward` calls), which a
+    gradient GEMM often needs in the other layout. Relayouts through a
+    reshape (`x.permute(...).reshape(...)`) count, and a function that calls
+    an autograd Function's `.apply` is a hot path.
 
     ## Example
     ```python
@@ -191,6 +185,31 @@ class PerCallRelayout(Rule):
                     return x @ self.w.to(torch.float16)
             """
         ),
+        # A round trip: the copy undoes the caller's transposed view and the
+        # result is transposed back; identity transposes; a saved activation
+        # relayouted in the helper a backward calls.
+        Valid(
+            """
+            import torch
+            def rotate(q):
+                q = q.transpose(1, 2)
+                q = q.contiguous()
+                k_t = q.swapaxes(2, 2).contiguous()
+                rot_kernel[(1,)](q, k_t)
+                return q.transpose(1, 2)
+            def _grad_weight(grad, x):
+                return grad.t() @ x.t().contiguous()
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.save_for_backward(x)
+                    return rotate(x)
+                @staticmethod
+                def backward(ctx, grad):
+                    (saved,) = ctx.saved_tensors
+                    return _grad_weight(grad, saved)
+            """
+        ),
         # Memoized helper.
         Valid(
             """
@@ -316,88 +335,103 @@ class PerCallRelayout(Rule):
             """,
             line=10, column=9,
         ),
+        # A weight saved for backward, cloned and relayouted in every backward
+        # (a guess from its name: info); a relayout through a reshape counts.
+        Invalid(
+            """
+            import torch
+            class Conv(torch.autograd.Function):
+                @staticmethod
+                def backward(ctx, grad):
+                    weight, x = ctx.saved_tensors
+                    w = torch.flip(weight.clone(), dims=[2, 3])
+                    w = w.transpose(0, 1).reshape(4, -1).contiguous()
+                    return grad @ w
+            """,
+            line=7, column=24,
+        ),
+        # A copy fed to a kernel that takes its strides: pure waste (warning),
+        # in a function that calls an autograd Function's apply.
+        Invalid(
+            """
+            import torch
+            import triton
+            @triton.jit
+            def mm(a_ptr, b_ptr, s0, s1):
+                pass
+            class Mm(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, a, b):
+                    return a
+            def matmul(a, b):
+                b = b.t().contiguous()
+                mm[(1,)](a, b, b.stride(0), b.stride(1))
+                return a
+            def linear(x, weight):
+                return Mm.apply(x, weight.t().contiguous())
+            """,
+            line=12, column=9,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
-        hot = model.hot_functions
+        hot = model.hot_functions | model.autograd_callers
         for function in model.functions:
             if function not in hot or model.is_preparation(function):
                 continue
-            cls = model.class_of(function)
-            in_backward = function.name == "backward" and cls is not None and cls.is_autograd_function
+            in_backward = model.backward_only(function)
             covered: set[int] = set()
             for call in function.calls:
                 if id(call) in covered:
                     continue
-                report = self._relayout(model, function, call, in_backward, covered)
+                report = self._relayout(model, function, call, covered)
                 if report is None:
-                    report = self._recast(model, function, call, covered)
+                    report = self._recast(model, function, call, in_backward, covered)
                 if report is not None and not model.behind_cache(call, function):
                     yield report
 
     # -- transposed copies -------------------------------------------------
-    def _relayout(
-        self, model: FileModel, function: FunctionInfo, call: cst.Call, in_backward: bool, covered: set[int]
-    ) -> Report | None:
+    def _relayout(self, model: FileModel, function: FunctionInfo, call: cst.Call, covered: set[int]) -> Report | None:
         if call_name(call) != "contiguous":
             return None
         receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
-        view = self._view(model, function, receiver, call)
-        if view is None:
+        view = model.transposing_view(function, receiver, call)
+        if view is None or model.is_round_trip(function, call, view):
             return None
-        covered.update(id(n) for n in _calls_in(call))
+        covered.update(id(n) for n in calls_in(call))
         base = strip_identity(view.base)
-        origin = model.parameter_source(base, function)
-        if origin is None and in_backward:
-            return None
+        role = model.tensor_role(function, base)
+        if role.kind == "saved":
+            return None  # a saved activation, needed in the other layout for a gradient GEMM
+        strided = model.takes_copy_strides(function, call, view)
         expression = model.code(call)
         tensor = model.code(base)
-        what = _describe(origin, tensor, function)
+        what = _describe(role, tensor, function)
+        if strided and role.kind != "parameter":
+            what += "; the kernel it feeds takes its strides, so the copy is pure waste"
         message = (
             f"`{expression}` in `{function.qualname}` copies a transposed `{tensor}` on every call; {what}"
         )
+        certain = role.kind == "parameter" or strided
         return Report(
             node=call,
             message=message,
-            plan=self._relayout_plan(model, function, call, view, base, origin),
-            severity=Severity.WARNING if origin is not None else Severity.INFO,
+            plan=self._relayout_plan(model, function, call, view, base, role.origin),
+            severity=Severity.WARNING if certain else Severity.INFO,
+            confidence=None if role.kind == "parameter" else "high" if strided else "medium",
         )
-
-    def _view(
-        self, model: FileModel, function: FunctionInfo, node: cst.BaseExpression, before: cst.CSTNode, depth: int = 0
-    ) -> _View | None:
-        """The transposing view an expression is, directly or through a name
-        assigned earlier in the function."""
-        if depth > 6:
-            return None
-        if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
-            return _View(node, node.value, {0: 1, 1: 0} if node.attr.value in ("T", "H") else None)
-        if isinstance(node, cst.Call):
-            method = call_name(node)
-            if method in VIEW_METHODS and model.qualname(node.func) not in TORCH_VIEWS:
-                return _View(node, node.func.value, _dims(method, positional(node)))  # type: ignore[attr-defined]
-            name = model.qualname(node.func)
-            if name in TORCH_VIEWS and positional(node):
-                args = positional(node)
-                return _View(node, args[0], _dims(name.split(".")[-1], args[1:]))
-            return None
-        if isinstance(node, cst.Name):
-            value = model.assigned_value(function, node.value, before, strict=True)
-            if value is not None:
-                return self._view(model, function, strip_identity(value), before, depth + 1)
-        return None
 
     def _relayout_plan(
         self,
         model: FileModel,
         function: FunctionInfo,
         call: cst.Call,
-        view: _View,
+        view: View,
         base: cst.BaseExpression,
         origin: ParameterSource | None,
     ) -> str:
         tensor = model.code(base)
-        target = _target_of(function, call)
+        target = model.copy_target(function, call)
         copy = f"`{target} = {model.code(call)}`" if target else f"`{model.code(call)}`"
         launch_plan = _launch_plan(model, function, call, target, view, tensor)
         if launch_plan is not None:
@@ -420,7 +454,9 @@ class PerCallRelayout(Rule):
         )
 
     # -- clones and re-casts of parameters -----------------------------------
-    def _recast(self, model: FileModel, function: FunctionInfo, call: cst.Call, covered: set[int]) -> Report | None:
+    def _recast(
+        self, model: FileModel, function: FunctionInfo, call: cst.Call, in_backward: bool, covered: set[int]
+    ) -> Report | None:
         method = call_name(call)
         if method is None:
             return None
@@ -443,18 +479,18 @@ class PerCallRelayout(Rule):
         base = view_base(receiver)
         origin = model.parameter_source(base, function)
         if origin is None:
-            return None
+            return self._weight_clone(model, function, call, base, in_backward, covered) if method == "clone" else None
         if target is not None:
             fact = model.dtype_of(origin.tensor.value, origin.tensor.scope)
             if fact is not None and fact.dtype == target:
                 return None
-            if target in ("float32", "float64") and _feeds_matmul(model, function, call):
+            if target in ("float32", "float64") and model.feeds_torch_matmul(function, call):
                 return None  # an upcast into a torch matmul is KL016's finding
-        covered.update(id(n) for n in _calls_in(call))
+        covered.update(id(n) for n in calls_in(call))
         tensor = model.code(base)
         message = (
             f"`{model.code(call)}` in `{function.qualname}` {what} `{tensor}` on every call; "
-            f"{_describe(origin, tensor, function)}"
+            f"{_describe(TensorRole('parameter', '', origin), tensor, function)}"
         )
         name = origin.tensor.name
         if method == "clone":
@@ -470,57 +506,32 @@ class PerCallRelayout(Rule):
             )
         return Report(node=call, message=message, plan=plan, severity=Severity.WARNING)
 
-
-def _feeds_matmul(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:
-    """Whether a value is an operand of a torch matmul (`torch.matmul`,
-    `mm`, `bmm`, `F.linear`, `@`), directly or through the name it is
-    assigned to."""
-    target = _target_of(function, call)
-
-    def matches(node: cst.BaseExpression) -> bool:
-        return node is call or (target is not None and isinstance(node, cst.Name) and node.value == target)
-
-    for other in function.calls:
-        if model.qualname(other.func) in TORCH_MATMULS and any(matches(arg.value) for arg in other.args):
-            return True
-    return any(matches(op.left) or matches(op.right) for op in getattr(function, "matmul_ops", ()))
-
-
-def _dims(method: str, args: list[cst.BaseExpression]) -> dict[int, int] | None:
-    """new dim -> old dim of a transposing view, when its dims are literals."""
-    values = [_int(a) for a in args]
-    if any(v is None for v in values):
-        return None
-    ints = [v for v in values if v is not None]
-    if method == "t":
-        return {0: 1, 1: 0}
-    if method in ("transpose", "swapaxes", "swapdims") and len(ints) == 2:
-        a, b = ints
-        return {a: b, b: a}
-    if method == "permute" and ints and sorted(ints) == list(range(len(ints))):
-        return dict(enumerate(ints))
-    return None
+    def _weight_clone(
+        self, model: FileModel, function: FunctionInfo, call: cst.Call, base: cst.BaseExpression,
+        in_backward: bool, covered: set[int],
+    ) -> Report | None:
+        """`weight.clone()` of a tensor read as a weight (a guess: info)."""
+        role = model.tensor_role(function, base)
+        if role.kind != "weight":
+            return None
+        covered.update(id(n) for n in calls_in(call))
+        tensor = model.code(base)
+        where = "backward" if in_backward else "call"
+        return Report(
+            node=call,
+            message=f"`{model.code(call)}` in `{function.qualname}` clones `{tensor}` on every {where}; "
+            f"{_describe(role, tensor, function)}",
+            plan=f"Drop the clone of `{tensor}` if nothing writes to it in place (out-of-place ops such as "
+            f"`torch.flip` already return a new tensor); a constant weight needs no per-call copy.",
+            severity=Severity.INFO,
+            confidence="medium",
+        )
 
 
-def _int(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _int(node.expression)
-        return -inner if inner is not None else None
-    return None
-
-
-def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
-    stack = [node]
-    while stack:
-        child = stack.pop()
-        if isinstance(child, cst.Call):
-            yield child
-        stack.extend(child.children)
-
-
-def _describe(origin: ParameterSource | None, tensor: str, function: FunctionInfo) -> str:
+def _describe(role: TensorRole, tensor: str, function: FunctionInfo) -> str:
+    origin = role.origin
+    if role.kind == "weight":
+        return f"{role.evidence}, so it may be a constant weight (a guess from its name)"
     if origin is None:
         return f"`{tensor}` is an activation (not a module parameter)"
     kind = KIND_WORDS.get(origin.tensor.kind, "tensor")
@@ -530,39 +541,23 @@ def _describe(origin: ParameterSource | None, tensor: str, function: FunctionInf
     return text
 
 
-def _target_of(function: FunctionInfo, call: cst.Call) -> str | None:
-    return next((target for target, value, _ in function.assignments if value is call), None)
-
-
-def _view_suffix(model: FileModel, view: _View) -> str:
+def _view_suffix(model: FileModel, view: View) -> str:
     """`.t()` / `.transpose(1, 2)` / `.T`: the view as written."""
     full = model.code(view.node)
     return full[len(model.code(view.base)):]
 
 
 def _launch_plan(
-    model: FileModel, function: FunctionInfo, call: cst.Call, target: str | None, view: _View, tensor: str
+    model: FileModel, function: FunctionInfo, call: cst.Call, target: str | None, view: View, tensor: str
 ) -> str | None:
     """When the copy feeds a launch in the same function: pass the original
     tensor and its strides in swapped order instead."""
-    for launch in model.launches:
-        if launch.caller is not function:
-            continue
-        pointer = next(
-            (
-                param for param, value in launch.arguments.items()
-                if value is call or (target is not None and isinstance(value, cst.Name) and value.value == target)
-            ),
-            None,
-        )
-        if pointer is None:
-            continue
+    fed = model.feeding_launch(function, call)
+    if fed is not None:
+        launch, pointer = fed
         kernel = launch.kernel.name
         strides: list[tuple[str, str]] = []
-        for param, value in launch.arguments.items():
-            dim = _stride_of(value, target)
-            if dim is None:
-                continue
+        for param, dim in model.copy_strides(launch, target).items():
             old = view.dims.get(dim) if view.dims is not None else None
             if old is None:
                 strides = []
@@ -581,16 +576,3 @@ def _launch_plan(
         )
     return None
 
-
-def _stride_of(value: cst.BaseExpression, target: str | None) -> int | None:
-    """`b.stride(0)` -> 0 when `b` is the copy's name."""
-    if (
-        target is not None
-        and isinstance(value, cst.Call)
-        and call_name(value) == "stride"
-        and isinstance(value.func.value, cst.Name)  # type: ignore[attr-defined]
-        and value.func.value.value == target  # type: ignore[attr-defined]
-        and len(value.args) == 1
-    ):
-        return _int(value.args[0].value)
-    return None

@@ -7,6 +7,7 @@ import libcst as cst
 
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
+from kernlint.model.tuning import CHOSEN, DIMENSION
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
@@ -41,9 +42,16 @@ class HardcodedLaunchConfig(Rule):
     than the GPU.
 
     It stays silent on kernels without `tl.dot` (elementwise and reductions),
-    on autotuned kernels, and when any tile size is computed from the problem
-    (`triton.next_power_of_2(N)`, a size-keyed table or dict lookup, a
-    function, a branch on the sizes).
+    on autotuned kernels (`@triton.autotune`, a name bound to a
+    `triton.autotune(...)` call, or a project's own autotuner decorator that
+    takes `configs=` and `key=`, such as FlagGems' `@libtuner`), and when any
+    tile size is chosen per problem (`triton.next_power_of_2(N)`, a
+    size-keyed table or dict lookup, a function, a branch on the sizes).
+    It still fires when a tile constexpr is fixed while others are problem
+    dimensions themselves (`BLOCK=64` beside `D=d, H=h` from `q.shape`),
+    when the tiles come from a table keyed only on the dtype, and when the
+    tiles are fixed but `num_warps`/`num_stages` are branched on a shape.
+    `GROUP_M`-style swizzle constexprs never make a finding on their own.
 
     ## Example
     ```python
@@ -71,6 +79,19 @@ class HardcodedLaunchConfig(Rule):
     grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
     matmul_kernel[grid](a, b, c, M, N, K, ...)
     ```
+
+    The autotuner's own dispatch costs host time on every call (tens of
+    microseconds in Triton 3.x: it rebuilds its key and merges the config
+    before Triton's launch path runs). Where that matters, resolve the
+    config once per problem key and launch the compiled kernel directly
+    afterwards (kernlint's reference fixes do this in
+    `kernlint/kernels/_launch.py`: the first call of a key goes through the
+    autotuner, later calls hand the arguments to the compiled kernel). Where
+    the shapes are small enough that launch overhead dominates the GPU time,
+    capture the call in a CUDA graph (`torch.cuda.graphs`:
+    `g = torch.cuda.CUDAGraph(); with torch.cuda.graph(g): out = f(x)`, then
+    `g.replay()`, or `torch.compile(f, mode="reduce-overhead")`), which
+    removes the host cost of every launch in it.
 
     ## Fix safety
     No automatic fix: the config set should be measured on the target GPU, and
@@ -180,6 +201,27 @@ class HardcodedLaunchConfig(Rule):
                 acc = tl.dot(tl.load(a_ptr + offs), tl.load(a_ptr + offs))
             def launch(a, M):
                 mm[(1,)](a, M, num_warps=4)
+            """
+        ),
+        # A project's autotuner decorator (configs= and key=), a name bound to
+        # triton.autotune(...); only the swizzle group is passed.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            from mylib import tuner, get_configs
+            tune = triton.autotune(configs=get_configs(), key=["M"])
+            @tuner(configs=get_configs("mm"), key=["M", "N"], strategy=["log"])
+            @triton.jit
+            def mm(a_ptr, M, N, BLOCK_M: tl.constexpr, GROUP_M: tl.constexpr):
+                acc = tl.dot(tl.load(a_ptr + tl.arange(0, BLOCK_M)), tl.load(a_ptr))
+            @tune
+            @triton.jit
+            def mm2(a_ptr, M, BLOCK_M: tl.constexpr):
+                acc = tl.dot(tl.load(a_ptr + tl.arange(0, BLOCK_M)), tl.load(a_ptr))
+            def launch(a, M, N):
+                mm[(1,)](a, M, N, GROUP_M=8)
+                mm2[(1,)](a, M)
             """
         ),
         # A reduction kernel with fixed blocks is KL015's business, not this rule's.
@@ -295,18 +337,38 @@ class HardcodedLaunchConfig(Rule):
             """,
             line=14, column=9,
         ),
+        # A fixed block beside constexprs that are problem dimensions; num_warps
+        # branched on a shape; tiles from a table keyed only on the dtype.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            TILES = {"fp16": (64, 32)}
+            @triton.jit
+            def attn(q_ptr, BLOCK: tl.constexpr, D: tl.constexpr, BM: tl.constexpr = 16):
+                q = tl.load(q_ptr + tl.arange(0, BLOCK)[:, None] + tl.arange(0, D)[None, :] + tl.arange(0, BM))
+                acc = tl.dot(q, tl.trans(q))
+            def launch(q):
+                b, s, d = q.shape
+                BLOCK = 64
+                warps = 8 if s > 1024 else 4
+                attn[(b, s)](q, BLOCK=BLOCK, D=d, num_warps=warps)
+                attn[(b, s)](q, BLOCK=TILES[q.dtype][0], D=d, BM=TILES[q.dtype][1])
+            """,
+            line=13, column=5,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
         for launch in model.launches:
             kernel = launch.kernel
-            if kernel.autotune is not None or not model.kernel_uses(kernel, "dot", "dot_scaled"):
+            if model.autotuner(kernel) is not None or not model.kernel_uses(kernel, "dot", "dot_scaled"):
                 continue
             tiles = model.tile_constexprs(kernel)
             if "*" in kernel.heuristics or any(name in kernel.heuristics for name in (*tiles, *OPTIONS)):
                 continue
             fixed = self._fixed_values(model, launch, tiles)
-            if fixed:
+            if fixed and any(name in tiles and _role(name) != "GROUP" for name, _ in fixed):
                 yield self._report(model, launch, tiles, fixed)
 
     def _fixed_values(self, model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> list[tuple[str, object]] | None:
@@ -325,9 +387,14 @@ class HardcodedLaunchConfig(Rule):
                 if value is None:
                     continue  # not passed: set elsewhere (or a launch error)
             else:
+                origin = model.argument_origin(launch.caller, argument)
+                if origin == CHOSEN:
+                    return None  # picked per problem: a branch, a size-keyed table, a function
+                if origin == DIMENSION:
+                    continue  # a problem size itself (`D=d`), not a tuning choice
                 value = model.constant_value(argument, launch.caller)
                 if value is None:
-                    return None
+                    value = f"{model.code(argument)} (per dtype)"
             fixed.append((name, value))
         for option in OPTIONS:
             argument = launch.options.get(option)
@@ -354,7 +421,10 @@ class HardcodedLaunchConfig(Rule):
         plan = (
             f"Add `@triton.autotune(configs=[{configs}], key={keys})` above the `@triton.jit` of `{kernel.name}`, "
             f"covering skinny (small BLOCK_M, long BLOCK_K) and square shapes; {remove}; "
-            f"{_grid_advice(model, launch, tiles)}."
+            f"{_grid_advice(model, launch, tiles)}. The autotuner's dispatch costs host time on every call: "
+            f"resolve the config once per problem key and launch the compiled kernel directly afterwards, and "
+            f"where the shapes are small enough that launch overhead dominates, capture the call in a CUDA graph "
+            f'(`torch.cuda.graph`, or `torch.compile(mode="reduce-overhead")`).'
         )
         return Report(node=launch.node, message=message, plan=plan)
 

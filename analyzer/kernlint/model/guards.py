@@ -1,0 +1,80 @@
+"""Guard facts (KL001): kernel code that only runs under `if <constexpr>:`,
+and whether every launch sets that constexpr from a dtype test on the host
+(`CAST_FP32=not use_tc` with `use_tc = x.dtype == w.dtype`): then the
+guarded code is the fallback for other dtypes, chosen on purpose.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+from kernlint.model.facts import FunctionInfo, Kernel
+from kernlint.model.host import HostFacts
+from kernlint.model.syntax import names_in, walk
+
+
+class GuardFacts(HostFacts):
+    def constexpr_guards(self, kernel: Kernel, node: cst.CSTNode) -> tuple[str, ...]:
+        """The constexprs of `kernel` whose `if NAME:` / `if not NAME:`
+        (either branch) encloses `node`."""
+        index = self._guard_index.get(id(kernel))
+        if index is None:
+            index = self._guard_index[id(kernel)] = _index_guards(kernel)
+        return index.get(id(node), ())
+
+    def dtype_guarded(self, kernel: Kernel, node: cst.CSTNode) -> str | None:
+        """The constexpr that guards `node` when every launch of the kernel
+        in this file passes it a value computed from a dtype comparison."""
+        for name in self.constexpr_guards(kernel, node):
+            launches = self.launches_of(kernel)
+            if launches and all(
+                name in launch.arguments and self._from_dtype_test(launch.caller, launch.arguments[name], 0)
+                for launch in launches
+            ):
+                return name
+        return None
+
+    def _from_dtype_test(self, scope: FunctionInfo, node: cst.BaseExpression, depth: int) -> bool:
+        if depth > 4:
+            return False
+        for child in walk(node):
+            if isinstance(child, cst.Comparison) and any(
+                isinstance(part, cst.Attribute) and part.attr.value == "dtype" for part in walk(child)
+            ):
+                return True
+        for name in names_in(node):
+            value = self.assigned_value(scope, name.value, before=node, strict=True)
+            if value is not None and value is not node and self._from_dtype_test(scope, value, depth + 1):
+                return True
+        return False
+
+    @cached_property
+    def _guard_index(self) -> dict[int, dict[int, tuple[str, ...]]]:
+        return {}
+
+
+def _index_guards(kernel: Kernel) -> dict[int, tuple[str, ...]]:
+    constexprs = set(kernel.constexprs)
+    index: dict[int, tuple[str, ...]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[str, ...]]] = [(kernel.node.body, ())]
+    while stack:
+        node, guards = stack.pop()
+        if guards:
+            index[id(node)] = guards
+        if isinstance(node, cst.If):
+            name = _guard_name(node.test)
+            inner = guards + (name,) if name in constexprs else guards
+            stack.append((node.test, guards))
+            stack.append((node.body, inner))
+            if node.orelse is not None:
+                stack.append((node.orelse, inner))
+            continue
+        stack.extend((child, guards) for child in node.children)
+    return index
+
+
+def _guard_name(test: cst.BaseExpression) -> str | None:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    return test.value if isinstance(test, cst.Name) else None

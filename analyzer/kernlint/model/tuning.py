@@ -1,0 +1,106 @@
+"""Tuning facts (KL003): whether a kernel is autotuned by any means the
+file shows (`@triton.autotune`, a decorator of the project that takes
+`configs=` and `key=` like FlagGems' `@libtuner`, a name bound to a
+`triton.autotune(...)` call), and where a launch argument comes from: fixed
+in the source, per dtype only, a problem dimension, or chosen per problem.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+
+from kernlint.model.facts import TRITON_AUTOTUNE, FunctionInfo, Kernel
+from kernlint.model.host import HostFacts
+from kernlint.model.syntax import call_name, keyword, walk
+
+SHAPE_CALLS = frozenset({"size", "dim", "numel", "stride"})
+
+# How a launch argument's value is decided (see `argument_origin`).
+FIXED, PER_DTYPE, DIMENSION, CHOSEN = "fixed", "per-dtype", "dimension", "chosen"
+
+
+class TuningFacts(HostFacts):
+    def autotuner(self, kernel: Kernel) -> str | None:
+        """The decorator that autotunes the kernel, as written, or None."""
+        if kernel.autotune is not None:
+            return "triton.autotune"
+        for decorator in kernel.node.decorators:
+            target = decorator.decorator
+            call = target if isinstance(target, cst.Call) else None
+            if call is not None and keyword(call, "configs") is not None and keyword(call, "key") is not None:
+                return self.code(call.func)  # a project's wrapper of the autotuner (`@libtuner(...)`)
+            if isinstance(target, cst.Name):
+                value = self.assigned_value(self.top, target.value)
+                if isinstance(value, cst.Call) and self.qualname(value.func) == TRITON_AUTOTUNE:
+                    return target.value
+        return None
+
+    def argument_origin(self, scope: FunctionInfo, node: cst.BaseExpression, depth: int = 0) -> str:
+        """FIXED: a literal or constant; PER_DTYPE: a lookup keyed only on a
+        dtype (`CONFIGS[x.dtype]["BLOCK_M"]`); DIMENSION: a problem size
+        itself (`d` from `b, m, h, d = q.shape`, `x.size(1)`); CHOSEN: anything else (a branch, a size-keyed table, a
+        function), which is how a tuned config is picked."""
+        if self.constant_value(node, scope) is not None:
+            return FIXED
+        if depth > 6:
+            return CHOSEN
+        if isinstance(node, cst.Subscript):
+            if _is_shape(node.value):
+                return DIMENSION
+            keys = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+            if keys and all(self._is_dtype(scope, k) or self.constant_value(k, scope) is not None for k in keys):
+                inner = self.argument_origin(scope, node.value, depth + 1)
+                if inner in (PER_DTYPE, FIXED) or any(self._is_dtype(scope, k) for k in keys):
+                    return PER_DTYPE
+            return CHOSEN
+        if isinstance(node, cst.Call):
+            if call_name(node) in SHAPE_CALLS:
+                return DIMENSION
+            return CHOSEN  # `next_power_of_2(N)` too: a tile sized to the problem
+        if isinstance(node, cst.Attribute) and node.attr.value in ("ndim",):
+            return DIMENSION
+        if isinstance(node, cst.Name):
+            if node.value in self._shape_names(scope):
+                return DIMENSION
+            values = [v for t, v, _ in scope.assignments if t == node.value]
+            if len(values) == 1:
+                return self.argument_origin(scope, values[0], depth + 1)
+            if not values and node.value in scope.params:
+                return DIMENSION if node.value.upper() in ("M", "N", "K", "D", "H") else CHOSEN
+        return CHOSEN
+
+    def _is_dtype(self, scope: FunctionInfo, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
+            return True
+        if isinstance(node, cst.Name):
+            if "dtype" in node.value.lower():
+                return True
+            value = self.assigned_value(scope, node.value, before=node, strict=True)
+            return value is not None and value is not node and self._is_dtype(scope, value)
+        return False
+
+    def _shape_names(self, scope: FunctionInfo) -> frozenset[str]:
+        """Names unpacked from a shape in a function (`b, m, h, d = q.shape`)."""
+        cached = self._shape_index.get(id(scope))
+        if cached is None:
+            names: set[str] = set()
+            if scope.node is not None:
+                for node in walk(scope.node.body):
+                    if isinstance(node, cst.Assign) and _is_shape(node.value):
+                        for target in node.targets:
+                            if isinstance(target.target, (cst.Tuple, cst.List)):
+                                names.update(n.value for n in walk(target.target) if isinstance(n, cst.Name))
+            cached = self._shape_index[id(scope)] = frozenset(names)
+        return cached
+
+    @cached_property
+    def _shape_index(self) -> dict[int, frozenset[str]]:
+        return {}
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    return isinstance(node, cst.Call) and call_name(node) == "size" and not node.args
