@@ -1,0 +1,90 @@
+"""Merge `kernlint verify` records taken in several runs on one GPU into one.
+
+    python -m kernlint.kernels.merge_records part1.json part2.json ... -o h100.json
+
+One run of the whole library does not fit in one lease of the GPU machine
+(10 minutes a command), so the record is taken in parts (`--pair` subsets),
+each a complete record of its pairs. The parts must come from the same GPU,
+driver, CUDA, torch and triton, or the merge refuses. Results are the union
+(a later part replaces an earlier one's (pair, shape)); shapes and notes are
+the union; the date is the last part's; the commands are all kept; the
+library's acceptance checks are recomputed over the merged results; the
+measured copy rate of each part is kept in the notes. No number is changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kernlint.kernels.verify import _acceptance, validate_record
+
+SAME = ("gpu", "driver", "cuda", "torch", "triton", "sm_count", "interpret")
+
+
+def merge(records: list[dict]) -> dict:
+    if not records:
+        raise ValueError("nothing to merge")
+    first = records[0]
+    for other in records[1:]:
+        for key in SAME:
+            if first["environment"].get(key) != other["environment"].get(key):
+                raise ValueError(
+                    f"records differ in environment {key!r}: {first['environment'].get(key)!r} vs "
+                    f"{other['environment'].get(key)!r}; merge only parts of one machine's run"
+                )
+    merged = json.loads(json.dumps(first))
+    results: dict[tuple[str, str], dict] = {}
+    shapes: dict[str, dict] = {}
+    notes: list[str] = []
+    commands: list[str] = []
+    elapsed = 0.0
+    for record in records:
+        for item in record["results"]:
+            results[(item["pair"], item["shape"])] = item
+        for name, shape in (record.get("shapes") or {}).items():
+            shapes.setdefault(name, shape)
+        for note in record.get("notes") or []:
+            if note not in notes:
+                notes.append(note)
+        commands.append(record.get("command", ""))
+        elapsed += record.get("elapsed_s") or 0.0
+        copy = (record.get("settings") or {}).get("measured_copy_tb_s")
+        pairs = sorted({item["pair"] for item in record["results"]})
+        notes.append(f"part {len(commands)} ({', '.join(pairs)}): measured device-to-device copy {copy} TB/s")
+    merged["results"] = sorted(results.values(), key=lambda r: (r["pair"], r["shape"]))
+    merged["shapes"] = shapes
+    merged["date"] = max(record["date"] for record in records)
+    merged["command"] = " ; ".join(commands) + " ; python -m kernlint.kernels.merge_records (these parts)"
+    merged["elapsed_s"] = round(elapsed, 1)
+    checks, acceptance_notes = _acceptance(merged["results"], shapes)
+    merged["acceptance"] = checks
+    merged["notes"] = notes + [n for n in acceptance_notes if n not in notes]
+    return merged
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="+")
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args(argv)
+    try:
+        records = []
+        for path in args.parts:
+            with open(path, encoding="utf-8") as handle:
+                records.append(json.load(handle))
+        merged = merge(records)
+        validate_record(merged)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"merge_records: {error}", file=sys.stderr)
+        return 2
+    with open(args.output, "w", encoding="utf-8") as handle:
+        json.dump(merged, handle, indent=1)
+        handle.write("\n")
+    print(f"merged {len(records)} records, {len(merged['results'])} results -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
