@@ -12,7 +12,9 @@ the file names alone:
   one-time work and caches;
 - kernel.py: what a @triton.jit body loads, which tl calls it makes, which
   constexprs size its tiles;
-- dtypes.py: dtypes of host tensors and kernel values, explicit conversions.
+- dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
+- host_flow.py: loops over data dimensions, tensors versus Python numbers,
+  the elementwise ops that follow a GEMM's result (def-use).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.host_flow import HostFlowFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -42,7 +45,7 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts):
+class FileModel(DtypeFacts, HostFlowFacts):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
