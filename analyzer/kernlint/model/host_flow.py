@@ -184,6 +184,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
         ordered = sorted(loop_nodes, key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
         tests.sort(key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
         index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        # Classifying asks value questions that read this index: serve them
+        # the index without its loops while the loops are classified.
+        self._flow_cache[id(function)] = index
         loops = tuple(self._classify(node, function, index) for node in ordered)
         return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
 
@@ -249,6 +252,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
             if not args:
                 return "unknown", ""
             stop = args[0] if len(args) == 1 else args[1]
+            if len(args) == 3 and literal_value(args[2]) != 1:
+                # `range(0, n, chunk)` walks chunks: few, each a large amount of work.
+                return "unknown", ""
             return self._count_kind(stop, function, index)
         if isinstance(iterable, cst.Call):
             method = call_name(iterable)
@@ -269,12 +275,15 @@ class HostFlowFacts(HostFacts, KernelFacts):
         number ("constant") or neither known ("unknown")."""
         if depth > 6:
             return "unknown", ""
+        # A shape first: `T, B, _ = x.shape` shadows a module constant `T`.
+        if self._from_shape(stop, function, index):
+            return "data", "a tensor dimension"
         value = self.constant_value(stop, function)
         if isinstance(value, int) and not isinstance(value, bool):
             return ("constant", f"{value} fixed steps") if value <= HANDFUL else ("data", f"{value} steps")
-        if self._from_shape(stop, function, index):
-            return "data", "a tensor dimension"
         named = _last_name(stop)
+        if named is not None and "chunk" in named.lower():
+            return "unknown", ""
         if named is not None and DATA_DIM_NAME.match(named):
             return "data", f"`{named}` steps"
         if isinstance(stop, cst.Name) and stop.value not in function.params:
@@ -304,6 +313,8 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 args = positional(node)
                 return bool(args) and self.is_tensor(args[0], function)
         if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.FloorDivide, cst.Divide)):
+                return False  # a count of chunks of a dimension, not the dimension
             return self._from_shape(node.left, function, index, depth + 1) or self._from_shape(node.right, function, index, depth + 1)
         if isinstance(node, cst.Name):
             if node.value in index.shape_names:

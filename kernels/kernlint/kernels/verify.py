@@ -217,6 +217,19 @@ def _make_models(torch, ref, before, after, dims, device, seed):
     return {k: m.to(device).eval() for k, m in models.items()}
 
 
+def _pair_truth(torch, ref, model, inputs):
+    """The pair's formula in float64: the reference module's own `truth`
+    when it defines one (a problem other than the int8 GEMM), else the
+    library's int8 GEMM formula."""
+    if hasattr(ref, "truth"):
+        return ref.truth(model, *inputs)
+    return _truth(torch, model, *inputs)
+
+
+def _pair_bytes(ref, dims):
+    return ref.dram_bytes(dims) if hasattr(ref, "dram_bytes") else _dram_bytes(dims)
+
+
 def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
     """Worst rel. error of before/after/reference over `trials` fresh draws."""
     errs = {"before": 0.0, "after": 0.0, "reference": 0.0}
@@ -225,11 +238,12 @@ def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
         seed = seed0 + 7919 * t
         models = _make_models(torch, ref, before, after, dims, device, seed)
         gen = torch.Generator().manual_seed(seed + 1)
-        x, scale_x = ref.get_inputs(dims, device=device, generator=gen)
-        truth = _truth(torch, models["reference"], x, scale_x)
+        inputs = ref.get_inputs(dims, device=device, generator=gen)
+        with torch.no_grad():
+            truth = _pair_truth(torch, ref, models["reference"], inputs)
         for name, m in models.items():
             with torch.no_grad(), _PoisonEmpty(torch):
-                out = m(x, scale_x)
+                out = m(*inputs)
             if out.dtype != torch.float16:
                 notes.append(f"{name}: output dtype {out.dtype}, expected torch.float16")
                 errs[name] = float("inf")
@@ -278,7 +292,7 @@ def _bench(torch, triton_testing, fn):
 
 
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
-    set_bytes = _dram_bytes(dims)
+    set_bytes = _pair_bytes(ref, dims)
     n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / set_bytes))))
     sets = []
     for s in range(n_sets):
@@ -439,9 +453,12 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     refs = {p: _load(f"{p}.reference", interpret) for p in selected}
     table_of = (lambda r: r.INTERPRET_SHAPES) if interpret else (lambda r: r.SHAPES)
-    shape_names = list(shapes) if shapes else list(table_of(refs[selected[0]]))
-    for name in shape_names:
-        for p in selected:
+    # Each pair runs its own shapes unless shapes are named (pairs of other
+    # problems than the int8 GEMM have their own tables).
+    names_of = {p: (list(shapes) if shapes else list(table_of(refs[p]))) for p in selected}
+    shape_names = list(dict.fromkeys(n for p in selected for n in names_of[p]))
+    for p in selected:
+        for name in names_of[p]:
             if name not in table_of(refs[p]):
                 kind = "interpret shapes" if interpret else "shapes"
                 raise VerifyError(f"unknown shape {name!r} for {p}; {kind}: {', '.join(table_of(refs[p]))}")
@@ -459,17 +476,20 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         _log(quiet, f"  device-to-device copy: {copy_tb_s:.2f} TB/s (stated {STATED_DRAM_TB_S} TB/s)")
 
     shapes_out = {}
-    ref0 = refs[selected[0]]
     for name in shape_names:
-        d = table_of(ref0)[name]
-        nbytes = _dram_bytes(d)
+        owner = next(refs[p] for p in selected if name in names_of[p])
+        d = table_of(owner)[name]
+        nbytes = _pair_bytes(owner, d)
         entry = {
             "M": d["M"], "K": d["K"], "N": d["N"], "dims": _dims_str(d), "bytes": nbytes,
             "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
             "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
             "int_mm": None, "copy_same_bytes_graph_us": None, "notes": [],
         }
-        if not interpret:
+        if not interpret and not getattr(owner, "INT8_GEMM", True):
+            entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
+            entry["notes"].append(getattr(owner, "SHAPE_NOTE", "not an int8 GEMM problem: no torch._int_mm baseline"))
+        elif not interpret:
             entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
             t0 = time.time()
             int_mm, why = _int_mm_epilogue(torch, d, device, seed0=991)
@@ -483,7 +503,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 
     results = []
     any_fail = False
-    n_total = len(selected) * len(shape_names)
+    n_total = sum(len(names_of[p]) for p in selected)
     i = 0
     for p in selected:
         meta = pair_meta(p)
@@ -491,7 +511,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         before = _load(f"{p}.before", interpret)
         after = _load(f"{p}.after", interpret)
         tol = meta.TOLERANCE["float16"]
-        for name in shape_names:
+        for name in names_of[p]:
             i += 1
             d = table_of(ref)[name]
             t0 = time.time()
