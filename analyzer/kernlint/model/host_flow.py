@@ -27,7 +27,7 @@ HANDFUL = 16
 
 # Names that say a number counts steps of a data dimension.
 DATA_DIM_NAME = re.compile(
-    r"^_?(?:t|T|L|S|seq|seqlen|seq_?len(?:gth)?|.*_seq_?len|max_?len|length|.*_length|len_.*|n_?steps|num_?steps|"
+    r"^_?(?:t|T|seq|seqlen|seq_?len(?:gth)?|.*_seq_?len|max_?len|length|.*_length|len_.*|n_?steps|num_?steps|"
     r"steps|time_?steps|n_?time|timesteps|horizon|n_?tokens|num_?tokens|max_new_tokens|n_?ctx|context_?len)$"
 )
 
@@ -49,7 +49,8 @@ NOT_TENSOR_FUNCTIONS = frozenset(
     {"torch.is_tensor", "torch.is_grad_enabled", "torch.device", "torch.dtype", "torch.Size", "torch.finfo",
      "torch.iinfo", "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
      "torch.get_default_dtype", "torch.set_grad_enabled", "torch.is_floating_point", "torch.numel",
-     "torch.compile", "torch.autocast", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype"}
+     "torch.compile", "torch.autocast", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
+     "torch.result_type", "torch.promote_types", "torch.can_cast", "torch.is_complex", "torch.is_nonzero"}
 )
 
 MATMUL_FUNCTIONS = frozenset(
@@ -256,6 +257,10 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 # `range(0, n, chunk)` walks chunks: few, each a large amount of work.
                 return "unknown", ""
             return self._count_kind(stop, function, index)
+        named = _last_name(iterable.func if isinstance(iterable, cst.Call) else iterable)
+        if named is not None and "chunk" in named.lower():
+            # `x.chunk(n)`, `torch.chunk`, `input_chunks`: a few large pieces.
+            return "unknown", ""
         if isinstance(iterable, cst.Call):
             method = call_name(iterable)
             name = self.qualname(iterable.func) or ""
@@ -290,7 +295,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
             assigned = self.assigned_value(function, stop.value, before=stop)
             if assigned is not None and assigned is not stop:
                 return self._count_kind(assigned, function, index, depth + 1)
-        if isinstance(stop, cst.BinaryOperation):
+        if isinstance(stop, cst.BinaryOperation) and not isinstance(stop.operator, (cst.FloorDivide, cst.Divide)):
             left = self._count_kind(stop.left, function, index, depth + 1)
             right = self._count_kind(stop.right, function, index, depth + 1)
             if "data" in (left[0], right[0]):
@@ -348,7 +353,8 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 self.is_number(node.value, function, depth + 1)
             )
         if isinstance(node, cst.Call):
-            if call_name(node) in NUMBER_METHODS and not (self.qualname(node.func) or "").startswith("torch."):
+            method = call_name(node) or ""
+            if (method in NUMBER_METHODS or method.startswith("is_")) and not (self.qualname(node.func) or "").startswith("torch."):
                 return True
             return self.qualname(node.func) in NUMBER_FUNCTIONS
         if isinstance(node, cst.BinaryOperation):
@@ -401,6 +407,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
         if isinstance(node, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
                 return False
+            sides = [node.left, *(c.comparator for c in node.comparisons)]
+            if any(isinstance(side, cst.Attribute) and side.attr.value in NUMBER_ATTRIBUTES for side in sides):
+                return False  # `t.dtype != dtype`: metadata, not values
             return self.is_tensor(node.left, function, depth + 1) or any(
                 self.is_tensor(c.comparator, function, depth + 1) for c in node.comparisons
             )
@@ -422,6 +431,32 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 return False
             assigned = self.assigned_value(function, node.value, before=node)
             return assigned is not None and assigned is not node and self.is_tensor(assigned, function, depth + 1)
+        return False
+
+    def on_host(self, node: cst.BaseExpression, function: FunctionInfo, depth: int = 0) -> bool:
+        """A tensor built on the CPU from Python values (`torch.tensor(...)`
+        or `torch.as_tensor(...)` without a device), or computed from one:
+        reading it needs no GPU."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            name = self.qualname(node.func) or ""
+            if name in ("torch.tensor", "torch.as_tensor", "torch.from_numpy"):
+                return not any(a.keyword is not None and a.keyword.value == "device" for a in node.args)
+            if name.startswith("torch.") and positional(node):
+                return self.on_host(positional(node)[0], function, depth + 1)
+            if isinstance(node.func, cst.Attribute):
+                return self.on_host(node.func.value, function, depth + 1)
+            return False
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            return self.on_host(node.value, function, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.on_host(node.left, function, depth + 1) and (
+                self.is_number(node.right, function) or self.on_host(node.right, function, depth + 1)
+            )
+        if isinstance(node, cst.Name) and node.value not in function.params:
+            assigned = self.assigned_value(function, node.value, before=node)
+            return assigned is not None and assigned is not node and self.on_host(assigned, function, depth + 1)
         return False
 
     # -- GEMM results and what follows them -----------------------------------

@@ -28,7 +28,9 @@ class HostSyncInHotPath(Rule):
     `while (err > tol).any():`, `assert (x >= 0).all()`).
 
     It stays silent on Python numbers (`x.shape[0]`, `x.numel()`,
-    `len(...)`, `x.dim()`, names bound to them), on `is None` tests, under
+    `len(...)`, `x.dim()`, `x.is_conj()`, names bound to them), on
+    metadata tests (`t.dtype != dtype`), on tensors built on the CPU from
+    Python values (`torch.tensor([...])` with no device), on `is None` tests, under
     `if __name__ == "__main__":`, and in tests and benchmarks (files in
     `tests/`/`benchmarks/`, `test_*.py`, functions named `test*`,
     `bench*`, `profile*`). A sync whose value feeds another sync is reported
@@ -154,6 +156,19 @@ class HostSyncInHotPath(Rule):
                     return x * self.n
             """
         ),
+        # Metadata and CPU tensors built from Python values need no GPU.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, y):
+                    dtype = torch.result_type(x, y)
+                    if x.dtype != dtype or x.is_conj():
+                        x = x.to(dtype)
+                    n = int(torch.prod(torch.tensor(x.shape)))
+                    return x.view(n) * torch.tensor(x.shape).sum().item()
+            """
+        ),
         # Device-side decisions: no host read.
         Valid(
             """
@@ -276,7 +291,7 @@ class HostSyncInHotPath(Rule):
         name = model.qualname(call.func) or ""
         if method in SYNC_METHODS and not name.startswith(("numpy.", "np.", "torch.")) and call.func is not None:
             receiver = call.func.value  # type: ignore[union-attr]
-            if model.is_number(receiver, function):
+            if model.is_number(receiver, function) or model.on_host(receiver, function):
                 return None
             if isinstance(receiver, cst.Call) and call_name(receiver) in SYNC_METHODS:
                 return None  # the inner sync is reported
@@ -287,7 +302,7 @@ class HostSyncInHotPath(Rule):
             return "`print` of a tensor"
         if name in CONVERSIONS:
             args = positional(call)
-            if args and model.is_tensor(args[0], function) and not _has_sync(model, args[0]):
+            if args and model.is_tensor(args[0], function) and not _has_sync(model, args[0]) and not model.on_host(args[0], function):
                 return f"`{name}()` of a tensor"
         return None
 
