@@ -27,6 +27,8 @@ the file names alone:
 - tuning.py: whether a kernel is autotuned (also by a project's wrapper of
   the autotuner), and how a launch argument is decided: fixed, per dtype,
   a problem dimension, or chosen per problem (KL003).
+- host_flow.py: loops over data dimensions, tensors versus Python numbers,
+  the elementwise ops that follow a GEMM's result (def-use).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -38,6 +40,7 @@ import libcst as cst
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.host_values import HostValueFacts
+from kernlint.model.host_flow import HostFlowFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -61,7 +64,9 @@ __all__ = [
 ]
 
 
-class FileModel(DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts, LayoutFacts, GuardFacts, TuningFacts):
+class FileModel(
+    DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts, HostFlowFacts, LayoutFacts, GuardFacts, TuningFacts
+):
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 

@@ -238,6 +238,19 @@ def _make_models(torch, ref, before, after, dims, device, seed):
     return {k: m.to(device).eval() for k, m in models.items()}
 
 
+def _pair_truth(torch, ref, model, inputs):
+    """The pair's formula in float64: the reference module's own `truth`
+    when it defines one (a problem other than the int8 GEMM), else the
+    library's int8 GEMM formula."""
+    if hasattr(ref, "truth"):
+        return ref.truth(model, *inputs)
+    return _truth(torch, model, *inputs)
+
+
+def _pair_bytes(ref, dims):
+    return ref.dram_bytes(dims) if hasattr(ref, "dram_bytes") else _dram_bytes(dims)
+
+
 def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
     """Worst rel. error of before/after/reference over `trials` fresh draws."""
     errs = {"before": 0.0, "after": 0.0, "reference": 0.0}
@@ -247,7 +260,8 @@ def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
         models = _make_models(torch, ref, before, after, dims, device, seed)
         gen = torch.Generator().manual_seed(seed + 1)
         inputs = ref.get_inputs(dims, device=device, generator=gen)
-        truth = _truth_of(torch, ref, models["reference"], inputs)
+        with torch.no_grad():
+            truth = _truth_of(torch, ref, models["reference"], inputs)
         for name, m in models.items():
             with torch.no_grad(), _PoisonEmpty(torch):
                 out = m(*inputs)
@@ -539,7 +553,10 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
             "int_mm": None, "copy_same_bytes_graph_us": None, "notes": [],
         }
-        if not interpret:
+        if not interpret and not getattr(ref0, "INT8_GEMM", True):
+            entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
+            entry["notes"].append(getattr(ref0, "SHAPE_NOTE", "not an int8 GEMM problem: no torch._int_mm baseline"))
+        elif not interpret:
             entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
             t0 = time.time()
             int_mm, why = (
@@ -611,6 +628,8 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                     "events_no_flush": _round(times["before"]["events_no_flush"].median_us
                                               / times["after"]["events_no_flush"].median_us),
                 }
+                if None in graphs:
+                    item["notes"].append("no CUDA-graph time: the call could not be captured (a host sync)")
                 item["rotated_input_sets"] = n_sets
                 sp = item["speedup"]
                 if sp["graph"] is not None and sp["eager"] < 1.0 <= sp["graph"]:

@@ -1,0 +1,790 @@
+"""Host-side flow facts: which Python loops walk a data dimension (time
+steps, tokens, rows) rather than a handful of constant items, which values
+are tensors and which are Python numbers, and where the result of a GEMM
+(a torch matmul, `@`, or a Triton launch) goes next before it is returned or
+stored (the elementwise ops that follow it, their def-use chain).
+
+Each function's body is indexed once (parents, loops, statement blocks,
+names bound from shapes); queries read the index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from kernlint.model.host import HostFacts
+from kernlint.model.kernel import KernelFacts
+from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
+from kernlint.model.syntax import call_name, literal_value, positional, statements
+
+# A loop over at most this many constant items is "a handful" (3 streams, 4
+# heads of a config), not a data dimension.
+HANDFUL = 16
+
+# Names that say a number counts steps of a data dimension.
+DATA_DIM_NAME = re.compile(
+    r"^_?(?:t|T|seq|seqlen|seq_?len(?:gth)?|.*_seq_?len|max_?len|length|.*_length|len_.*|n_?steps|num_?steps|"
+    r"steps|time_?steps|n_?time|timesteps|horizon|n_?tokens|num_?tokens|max_new_tokens|n_?ctx|context_?len)$"
+)
+
+# Tensor methods and attributes that give Python numbers (or tuples of them).
+NUMBER_METHODS = frozenset(
+    {"size", "numel", "nelement", "dim", "ndimension", "stride", "element_size", "data_ptr", "get_device",
+     "item", "is_contiguous", "is_floating_point", "is_complex", "storage_offset", "tolist"}
+)
+NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "is_cuda", "dtype", "device", "requires_grad", "itemsize"})
+NUMBER_FUNCTIONS = frozenset(
+    {"len", "int", "float", "bool", "min", "max", "abs", "round", "sum", "triton.cdiv",
+     "triton.next_power_of_2", "math.ceil", "math.floor", "math.prod", "math.sqrt", "math.log2",
+     "torch.numel", "isinstance", "hasattr", "callable"}
+)
+# torch names that are not tensor operations.
+NOT_TENSOR_PREFIXES = ("torch.cuda.", "torch.backends.", "torch.distributed.", "torch.testing.",
+                       "torch._dynamo.", "torch.compiler.", "torch.jit.", "torch.library.", "torch.utils.")
+NOT_TENSOR_FUNCTIONS = frozenset(
+    {"torch.is_tensor", "torch.is_grad_enabled", "torch.device", "torch.dtype", "torch.Size", "torch.finfo",
+     "torch.iinfo", "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
+     "torch.get_default_dtype", "torch.set_grad_enabled", "torch.is_floating_point", "torch.numel",
+     "torch.compile", "torch.autocast", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
+     "torch.result_type", "torch.promote_types", "torch.can_cast", "torch.is_complex", "torch.is_nonzero"}
+)
+
+MATMUL_FUNCTIONS = frozenset(
+    {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.nn.functional.linear"}
+)
+MATMUL_METHODS = frozenset({"matmul", "mm", "bmm"})
+
+# Elementwise ops that run as their own kernel, by torch function.
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {f"torch.{n}" for n in (
+        "relu", "sigmoid", "tanh", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "neg",
+        "clamp", "clip", "add", "sub", "mul", "div", "where", "pow", "erf", "sin", "cos", "maximum",
+        "minimum", "square", "reciprocal", "sign", "round", "floor", "ceil", "nan_to_num", "clamp_min",
+        "clamp_max", "special.expit", "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu",
+        "nn.functional.sigmoid", "nn.functional.tanh", "nn.functional.leaky_relu", "nn.functional.elu",
+        "nn.functional.selu", "nn.functional.softplus", "nn.functional.mish", "nn.functional.hardswish",
+        "nn.functional.hardsigmoid", "nn.functional.relu6", "nn.functional.logsigmoid",
+        "nn.functional.hardtanh", "nn.functional.celu", "nn.functional.gelu",
+    )}
+)
+ELEMENTWISE_METHODS = frozenset(
+    {"relu", "relu_", "sigmoid", "sigmoid_", "tanh", "tanh_", "exp", "exp_", "log", "clamp", "clamp_",
+     "clamp_min", "clamp_max", "clip", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg",
+     "abs", "sqrt", "rsqrt", "pow", "square", "reciprocal", "sign", "masked_fill", "masked_fill_", "erf",
+     "addcmul", "lerp"}
+)
+CAST_METHODS = frozenset({"half", "float", "bfloat16", "double"})
+# nn modules that apply an elementwise function (`self.act = nn.GELU()`).
+ACTIVATION_MODULES = frozenset(
+    {f"torch.nn.{n}" for n in ("ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "LeakyReLU", "ELU", "SELU",
+                               "Softplus", "Mish", "Hardswish", "Hardsigmoid", "ReLU6", "Hardtanh", "Identity")}
+)
+# Ops that keep the data where it is (views) or only move metadata: a value
+# passes through them on its way to the next elementwise op.
+FREE_METHODS = frozenset(
+    {"view", "reshape", "view_as", "reshape_as", "transpose", "permute", "t", "squeeze", "unsqueeze",
+     "flatten", "unflatten", "expand", "expand_as", "contiguous", "narrow", "detach", "swapaxes", "movedim"}
+)
+FREE_ATTRIBUTES = frozenset({"T", "mT", "data"})
+FREE_FUNCTIONS = frozenset({"torch.reshape", "torch.transpose", "torch.permute", "torch.squeeze",
+                            "torch.unsqueeze", "torch.flatten"})
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
+TORCH_DTYPE = re.compile(r"^torch\.(?:float|half|bfloat|double|int|uint|long|short|bool|float8)")
+# Iterating these walks dimension 0 of a tensor, one slice per step.
+UNBINDING = frozenset({"unbind", "split", "tensor_split"})
+# Methods that only tensors (and numpy arrays) have: their receiver is one.
+TENSOR_ONLY_METHODS = frozenset(
+    {"any", "all", "isnan", "isinf", "isfinite", "nonzero", "sum", "mean", "amax", "amin", "norm",
+     "count_nonzero", "eq", "ne", "gt", "lt", "ge", "le", "allclose", "equal", "argmax", "argmin", "std", "var"}
+)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A Python loop (`for`, or a comprehension's `for`) and what it walks:
+    `kind` is "data" (a data dimension), "constant" (a handful of fixed
+    items) or "unknown"; `bound` is the source of what it iterates."""
+
+    node: cst.For | cst.CompFor
+    kind: str
+    bound: str
+    why: str
+
+    @property
+    def over_data(self) -> bool:
+        return self.kind == "data"
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """The elementwise ops that consume a GEMM's result before it is returned
+    or stored: `ops` in order, as short spellings (`* scale`, `torch.relu`,
+    `.to(torch.float16)`); `casts` says which of them are dtype casts."""
+
+    producer: cst.CSTNode
+    ops: tuple[str, ...]
+    casts: tuple[bool, ...]
+    nodes: tuple[cst.CSTNode, ...]
+
+
+@dataclass(frozen=True)
+class _Index:
+    parents: dict[int, cst.CSTNode]
+    loops: tuple[Loop, ...]
+    loop_nodes: tuple[cst.CSTNode, ...]  # the same loops, as nodes, for ancestry checks
+    shape_names: frozenset[str]  # names bound from `x.shape` / `x.size()` unpacking
+    loop_targets: dict[str, cst.CSTNode]  # loop variable -> its loop
+    tests: tuple[cst.BaseExpression, ...]  # conditions of if/while/assert/ternaries, in source order
+
+
+class HostFlowFacts(HostFacts, KernelFacts):
+    # -- the per-function index ----------------------------------------------
+    def _flow(self, function: FunctionInfo) -> _Index:
+        index = self._flow_cache.get(id(function))
+        if index is None:
+            index = self._flow_cache[id(function)] = self._build_flow(function)
+        return index
+
+    @cached_property
+    def _flow_cache(self) -> dict[int, _Index]:
+        return {}
+
+    def _build_flow(self, function: FunctionInfo) -> _Index:
+        parents: dict[int, cst.CSTNode] = {}
+        shape_names: set[str] = set()
+        loop_nodes: list[cst.CSTNode] = []
+        loop_targets: dict[str, cst.CSTNode] = {}
+        tests: list[cst.BaseExpression] = []
+        root = function.node if function.node is not None else self.module
+        stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(root.children)
+        for node in stack:
+            parents[id(node)] = root
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue  # their own scopes
+            if isinstance(node, (cst.For, cst.CompFor)):
+                loop_nodes.append(node)
+                for name in _target_names(node.target):
+                    loop_targets.setdefault(name, node)
+            if isinstance(node, (cst.If, cst.While, cst.Assert, cst.IfExp)):
+                tests.append(node.test)
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
+                    shape_names.update(_target_names(target))
+            for child in node.children:
+                parents[id(child)] = node
+                stack.append(child)
+        # Loops in source order (the stack visits them in reverse).
+        ordered = sorted(loop_nodes, key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
+        tests.sort(key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
+        index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        # Classifying asks value questions that read this index: serve them
+        # the index without its loops while the loops are classified.
+        self._flow_cache[id(function)] = index
+        loops = tuple(self._classify(node, function, index) for node in ordered)  # type: ignore[arg-type]
+        return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+
+    def branch_tests(self, function: FunctionInfo) -> tuple[cst.BaseExpression, ...]:
+        """The conditions Python evaluates to steer control flow in the
+        function: `if`, `while`, `assert` and ternary tests."""
+        return self._flow(function).tests
+
+    def parent(self, node: cst.CSTNode, function: FunctionInfo) -> cst.CSTNode | None:
+        return self._flow(function).parents.get(id(node))
+
+    def inside(self, node: cst.CSTNode, ancestor: cst.CSTNode, function: FunctionInfo) -> bool:
+        parents = self._flow(function).parents
+        current: cst.CSTNode | None = node
+        while current is not None:
+            if current is ancestor:
+                return True
+            current = parents.get(id(current))
+        return False
+
+    # -- loops ---------------------------------------------------------------
+    def loops(self, function: FunctionInfo) -> tuple[Loop, ...]:
+        """Every loop of the function's own body (not nested functions), in
+        source order, with what it walks."""
+        return self._flow(function).loops
+
+    def enclosing_loops(self, node: cst.CSTNode, function: FunctionInfo) -> list[Loop]:
+        """The loops around `node`, outermost first. The iterable of a
+        `for` is not inside its loop; its body (and target) is."""
+        index = self._flow(function)
+        by_id = {id(loop.node): loop for loop in index.loops}
+        found: list[Loop] = []
+        current: cst.CSTNode | None = index.parents.get(id(node))
+        previous: cst.CSTNode | None = node
+        while current is not None:
+            loop = by_id.get(id(current))
+            if loop is not None and previous is not getattr(current, "iter", None):
+                found.append(loop)
+            current, previous = index.parents.get(id(current)), current
+        return list(reversed(found))
+
+    def _classify(self, node: cst.For | cst.CompFor, function: FunctionInfo, index: _Index) -> Loop:
+        iterable = node.iter
+        bound = " ".join(self.code(iterable).split())
+        if isinstance(iterable, cst.Call) and self.qualname(iterable.func) in ("enumerate", "reversed"):
+            args = positional(iterable)
+            if args:
+                iterable = args[0]
+        if isinstance(iterable, cst.Call) and self.qualname(iterable.func) == "zip":
+            kinds = [self._iterable_kind(arg, function, index) for arg in positional(iterable)]
+            for kind in ("data", "constant"):
+                hit = next((k for k in kinds if k[0] == kind), None)
+                if hit is not None:
+                    return Loop(node, hit[0], bound, hit[1])
+            return Loop(node, "unknown", bound, "")
+        kind, why = self._iterable_kind(iterable, function, index)
+        return Loop(node, kind, bound, why)
+
+    def _iterable_kind(self, iterable: cst.BaseExpression, function: FunctionInfo, index: _Index) -> tuple[str, str]:
+        if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+            return "constant", f"{len(iterable.elements)} listed items"
+        if isinstance(iterable, cst.Call) and self.qualname(iterable.func) == "range":
+            args = positional(iterable)
+            if not args:
+                return "unknown", ""
+            stop = args[0] if len(args) == 1 else args[1]
+            if len(args) == 3 and literal_value(args[2]) != 1:
+                # `range(0, n, chunk)` walks chunks: few, each a large amount of work.
+                return "unknown", ""
+            return self._count_kind(stop, function, index)
+        named = _last_name(iterable.func if isinstance(iterable, cst.Call) else iterable)
+        if named is not None and "chunk" in named.lower():
+            # `x.chunk(n)`, `torch.chunk`, `input_chunks`: a few large pieces.
+            return "unknown", ""
+        if isinstance(iterable, cst.Call):
+            method = call_name(iterable)
+            name = self.qualname(iterable.func) or ""
+            if method in UNBINDING or name in ("torch.unbind", "torch.split"):
+                if method == "split" or name == "torch.split":
+                    args = positional(iterable)
+                    # x.split(1) walks one slice per row; x.split(n_heads_list) does not.
+                    if not args or literal_value(args[0]) != 1:
+                        return "unknown", ""
+                return "data", "one slice of a tensor per step"
+        if self.is_tensor(iterable, function):
+            return "data", "one slice of a tensor per step"
+        return "unknown", ""
+
+    def _count_kind(self, stop: cst.BaseExpression, function: FunctionInfo, index: _Index, depth: int = 0) -> tuple[str, str]:
+        """Whether a loop count is a data dimension ("data"), a small fixed
+        number ("constant") or neither known ("unknown")."""
+        if depth > 6:
+            return "unknown", ""
+        # A shape first: `T, B, _ = x.shape` shadows a module constant `T`.
+        if self._from_shape(stop, function, index):
+            return "data", "a tensor dimension"
+        value = self.constant_value(stop, function)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return ("constant", f"{value} fixed steps") if value <= HANDFUL else ("data", f"{value} steps")
+        named = _last_name(stop)
+        if named is not None and "chunk" in named.lower():
+            return "unknown", ""
+        if named is not None and DATA_DIM_NAME.match(named):
+            return "data", f"`{named}` steps"
+        if isinstance(stop, cst.Name) and stop.value not in function.params:
+            assigned = self.assigned_value(function, stop.value, before=stop)
+            if assigned is not None and assigned is not stop:
+                return self._count_kind(assigned, function, index, depth + 1)
+        if isinstance(stop, cst.BinaryOperation) and not isinstance(stop.operator, (cst.FloorDivide, cst.Divide)):
+            left = self._count_kind(stop.left, function, index, depth + 1)
+            right = self._count_kind(stop.right, function, index, depth + 1)
+            if "data" in (left[0], right[0]):
+                return left if left[0] == "data" else right
+        return "unknown", ""
+
+    def _from_shape(self, node: cst.BaseExpression, function: FunctionInfo, index: _Index | None = None, depth: int = 0) -> bool:
+        """`x.shape[i]`, `x.size(i)`, `len(x)` of a tensor, or a name bound
+        from those (`T, B, _ = x.shape`)."""
+        if depth > 6:
+            return False
+        index = index or self._flow(function)
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return True
+        if isinstance(node, cst.Call):
+            method = call_name(node)
+            if method in ("size", "numel") and not positional(node)[1:]:
+                return True
+            if self.qualname(node.func) == "len":
+                args = positional(node)
+                return bool(args) and self.is_tensor(args[0], function)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.FloorDivide, cst.Divide)):
+                return False  # a count of chunks of a dimension, not the dimension
+            return self._from_shape(node.left, function, index, depth + 1) or self._from_shape(node.right, function, index, depth + 1)
+        if isinstance(node, cst.Name):
+            if node.value in index.shape_names:
+                return True
+            if node.value in function.params:
+                return False
+            assigned = self.assigned_value(function, node.value, before=node)
+            return assigned is not None and assigned is not node and self._from_shape(assigned, function, index, depth + 1)
+        return False
+
+    def _is_shape(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+            return True
+        if isinstance(node, cst.Subscript):
+            return self._is_shape(node.value)
+        return isinstance(node, cst.Call) and call_name(node) == "size" and not node.args
+
+    # -- tensors and numbers -------------------------------------------------
+    def is_number(self, node: cst.BaseExpression, function: FunctionInfo, depth: int = 0) -> bool:
+        """A Python number (or a tuple of them): literals, `x.shape[0]`,
+        `x.numel()`, `len(...)`, `.item()`, arithmetic on those, and names
+        bound to them."""
+        if depth > 8:
+            return False
+        if literal_value(node) is not None and not isinstance(node, cst.SimpleString):
+            return True
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in NUMBER_ATTRIBUTES
+        if isinstance(node, cst.Subscript):
+            return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" or (
+                self.is_number(node.value, function, depth + 1)
+            )
+        if isinstance(node, cst.Call):
+            method = call_name(node) or ""
+            if (method in NUMBER_METHODS or method.startswith("is_")) and not (self.qualname(node.func) or "").startswith("torch."):
+                return True
+            return self.qualname(node.func) in NUMBER_FUNCTIONS
+        if isinstance(node, cst.BinaryOperation):
+            return self.is_number(node.left, function, depth + 1) and self.is_number(node.right, function, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self.is_number(node.expression, function, depth + 1)
+        if isinstance(node, cst.Comparison):
+            return self.is_number(node.left, function, depth + 1) and all(
+                self.is_number(c.comparator, function, depth + 1) for c in node.comparisons
+            )
+        if isinstance(node, cst.Name):
+            if node.value in self._flow(function).shape_names or node.value in self.constants:
+                return True
+            if _annotation(function, node.value) in ("int", "float", "bool"):
+                return True
+            if node.value in function.params:
+                return False
+            assigned = self.assigned_value(function, node.value, before=node)
+            return assigned is not None and assigned is not node and self.is_number(assigned, function, depth + 1)
+        return False
+
+    def is_tensor(self, node: cst.BaseExpression, function: FunctionInfo, depth: int = 0) -> bool:
+        """A torch tensor: what torch functions and tensor methods return,
+        module tensors (`self.weight`), parameters annotated `torch.Tensor`
+        or fed by `get_inputs()`, arithmetic and comparisons involving one,
+        and names bound to them."""
+        if depth > 8 or self.is_number(node, function):
+            return False
+        if isinstance(node, cst.Call):
+            name = self.qualname(node.func) or ""
+            if name.startswith("torch.") and not name.startswith(NOT_TENSOR_PREFIXES) and name not in NOT_TENSOR_FUNCTIONS:
+                return not TORCH_DTYPE.match(name)
+            if isinstance(node.func, cst.Attribute) and not name.startswith(("torch.", "triton.", "math.", "numpy.", "np.")):
+                if call_name(node) in NUMBER_METHODS:
+                    return False
+                if call_name(node) in TENSOR_ONLY_METHODS and not self.is_number(node.func.value, function):
+                    return True
+                return self.is_tensor(node.func.value, function, depth + 1)
+            return False
+        if isinstance(node, cst.Attribute):
+            if self.module_tensor(node, function) is not None:
+                return True
+            return node.attr.value in FREE_ATTRIBUTES | {"grad"} and self.is_tensor(node.value, function, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return self.is_tensor(node.value, function, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.is_tensor(node.left, function, depth + 1) or self.is_tensor(node.right, function, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return not isinstance(node.operator, cst.Not) and self.is_tensor(node.expression, function, depth + 1)
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return False
+            sides = [node.left, *(c.comparator for c in node.comparisons)]
+            if any(isinstance(side, cst.Attribute) and side.attr.value in NUMBER_ATTRIBUTES for side in sides):
+                return False  # `t.dtype != dtype`: metadata, not values
+            return self.is_tensor(node.left, function, depth + 1) or any(
+                self.is_tensor(c.comparator, function, depth + 1) for c in node.comparisons
+            )
+        if isinstance(node, cst.Name):
+            if node.value in function.params:
+                annotation = _annotation(function, node.value)
+                if annotation is not None:
+                    return annotation.endswith("Tensor")
+                if self.get_inputs_element(function, node.value) is not None:
+                    return True
+                # An nn.Module's forward takes tensors positionally; flags and
+                # sizes come with defaults.
+                cls = self.class_of(function)
+                return (
+                    cls is not None and cls.is_nn_module and function.name == "forward"
+                    and node.value != "self" and _default(function, node.value) is None
+                )
+            if node.value in self._flow(function).loop_targets:
+                return False
+            assigned = self.assigned_value(function, node.value, before=node)
+            return assigned is not None and assigned is not node and self.is_tensor(assigned, function, depth + 1)
+        return False
+
+    def on_host(self, node: cst.BaseExpression, function: FunctionInfo, depth: int = 0) -> bool:
+        """A tensor built on the CPU from Python values (`torch.tensor(...)`
+        or `torch.as_tensor(...)` without a device), or computed from one:
+        reading it needs no GPU."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            name = self.qualname(node.func) or ""
+            if name in ("torch.tensor", "torch.as_tensor", "torch.from_numpy"):
+                return not any(a.keyword is not None and a.keyword.value == "device" for a in node.args)
+            if name.startswith("torch.") and positional(node):
+                return self.on_host(positional(node)[0], function, depth + 1)
+            if isinstance(node.func, cst.Attribute):
+                return self.on_host(node.func.value, function, depth + 1)
+            return False
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            return self.on_host(node.value, function, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.on_host(node.left, function, depth + 1) and (
+                self.is_number(node.right, function) or self.on_host(node.right, function, depth + 1)
+            )
+        if isinstance(node, cst.Name) and node.value not in function.params:
+            assigned = self.assigned_value(function, node.value, before=node)
+            return assigned is not None and assigned is not node and self.on_host(assigned, function, depth + 1)
+        return False
+
+    # -- GEMM results and what follows them -----------------------------------
+    def matmul_call(self, node: cst.CSTNode) -> str | None:
+        """How a torch matmul is spelled (`torch.matmul`, `F.linear`, `.mm`,
+        `@`), or None when `node` is not one."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            return "@"
+        if not isinstance(node, cst.Call):
+            return None
+        name = self.qualname(node.func) or ""
+        if name in MATMUL_FUNCTIONS:
+            return self.code(node.func)
+        if call_name(node) in MATMUL_METHODS and not name.startswith(("torch.", "numpy.", "np.")) and node.args:
+            return f".{call_name(node)}"
+        return None
+
+    def launch_output(self, launch: Launch) -> str | None:
+        """The name of the tensor a launch writes: an argument allocated in
+        the launching function (`out = torch.empty(...)`) before the launch."""
+        function = launch.caller
+        for argument in launch.node.args:
+            value = argument.value
+            if not isinstance(value, cst.Name):
+                continue
+            assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
+            if isinstance(assigned, cst.Call) and (self.qualname(assigned.func) or "") in (
+                "torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like", "torch.empty_strided",
+            ):
+                return value.value
+        return None
+
+    def gemm_wrappers(self) -> frozenset[str]:
+        """Functions of this file that launch a kernel containing `tl.dot`
+        and return the tensor it wrote."""
+        return self._gemm_wrappers
+
+    @cached_property
+    def _gemm_wrappers(self) -> frozenset[str]:
+        names = set()
+        for launch in self.launches:
+            function = launch.caller
+            if function.is_module_level or function.class_name is not None:
+                continue
+            if not self.kernel_uses(launch.kernel, "dot"):
+                continue
+            output = self.launch_output(launch)
+            if output is not None and function.node is not None and any(
+                isinstance(n, cst.Return) and isinstance(n.value, cst.Name) and n.value.value == output
+                for n in _returns(function.node)
+            ):
+                names.add(function.name)
+        return frozenset(names)
+
+    def epilogue(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue:
+        """The elementwise ops that consume `producer`'s value (or, when
+        `name` is given, the tensor `name` after `producer`), through views
+        and assignments, until it is returned, stored or passed on."""
+        index = self._flow(function)
+        ops: list[tuple[str, bool, cst.CSTNode]] = []
+        tracked: set[str] = set()
+        if name is not None:
+            tracked.add(name)
+            statement = self._statement_of(producer, index)
+        else:
+            top = self._climb(producer, function, index, ops)
+            statement = index.parents.get(id(top))
+            target = _assigned_name(statement, top)
+            if target is None:
+                return _epilogue(producer, ops)
+            tracked.add(target)
+            statement = self._statement_of(top, index)
+        # Straight-line statements after the producer's, in the same block.
+        for following in self._following(statement, index):
+            if not tracked:
+                break
+            for node in _walk_no_scopes(following):
+                if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
+                    top = self._climb(node, function, index, ops)
+                    parent = index.parents.get(id(top))
+                    if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, AUG_ARITHMETIC) and parent.target is top:
+                        ops.append((f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}", False, parent))
+                        continue
+                    target = _assigned_name(parent, top)
+                    if target is not None:
+                        tracked.add(target)
+            for target in _rebound(following):
+                if not _derived(following, tracked):
+                    tracked.discard(target)
+        return _epilogue(producer, ops)
+
+    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list) -> cst.CSTNode:
+        """Walk up from a value through elementwise ops and views; record the
+        ops; return the outermost expression that still is the value."""
+        current = node
+        while True:
+            parent = index.parents.get(id(current))
+            if isinstance(parent, cst.Arg) and parent.value is current:
+                # An argument: the call it belongs to decides.
+                parent = index.parents.get(id(parent))
+            if parent is None:
+                return current
+            op = self._consumes(parent, current, function)
+            if op is None:
+                return current
+            if op[0]:
+                ops.append((op[0], op[1], parent))
+            current = parent
+
+    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple[str, bool] | None:
+        """How `parent` uses `child`'s value: ("op", is_cast) for an
+        elementwise op, ("", False) for a free view, None when the value
+        leaves the chain."""
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, ARITHMETIC):
+            other = parent.right if parent.left is child else parent.left
+            symbol = self.code(parent.operator).strip()
+            return f"{symbol} {_short(self.code(other))}", False
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Minus):
+            return "-", False
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            # A method call on the value: decided at the Call above it.
+            return ("", False) if parent.attr.value in FREE_ATTRIBUTES else ("", False) if parent.attr.value in (
+                FREE_METHODS | ELEMENTWISE_METHODS | CAST_METHODS | {"to", "type"}) else None
+        if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
+            method = parent.func.attr.value
+            if method in FREE_METHODS:
+                return "", False
+            if method in ELEMENTWISE_METHODS:
+                return f".{method}()", False
+            if method in CAST_METHODS:
+                return f".{method}()", True
+            if method in ("to", "type"):
+                if any(self._is_dtype_literal(a.value) for a in parent.args):
+                    return f".{method}({_short(self.code(parent.args[0].value))})", True
+                return "", False
+            return None
+        if isinstance(parent, cst.Call):
+            name = self.qualname(parent.func) or ""
+            if name in ELEMENTWISE_FUNCTIONS or self._activation_module(parent, function):
+                return self.code(parent.func), False
+            if name in FREE_FUNCTIONS:
+                return "", False
+            return None
+        if isinstance(parent, cst.Subscript) and parent.value is child:
+            return "", False
+        if isinstance(parent, (cst.SubscriptElement, cst.Index, cst.Slice)):
+            return None
+        return None
+
+    def _activation_module(self, call: cst.Call, function: FunctionInfo) -> bool:
+        """`self.act(y)` where `self.act = nn.GELU()` in `__init__`."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return False
+        cls = self.class_of(function)
+        return cls is not None and self._module_attributes(cls).get(func.attr.value) in ACTIVATION_MODULES
+
+    def module_attribute_kind(self, cls: ClassInfo, attribute: str) -> str | None:
+        """The qualified name of the nn module `self.<attribute>` was built
+        from in `__init__` (`torch.nn.GRUCell`), or None."""
+        return self._module_attributes(cls).get(attribute)
+
+    def _module_attributes(self, cls: ClassInfo) -> dict[str, str]:
+        found = self._module_attr_cache.get(id(cls))
+        if found is None:
+            found = {}
+            init = cls.methods.get("__init__")
+            if init is not None and init.node is not None:
+                for node in _walk_no_scopes(init.node.body):
+                    if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                        for target in node.targets:
+                            t = target.target
+                            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                                found[t.attr.value] = self.qualname(node.value.func) or ""
+            self._module_attr_cache[id(cls)] = found
+            for base in cls.bases:
+                # Attributes a local base class built in its own __init__.
+                parent = self.classes.get(base)
+                if parent is not None and parent is not cls:
+                    for attribute, kind in self._module_attributes(parent).items():
+                        found.setdefault(attribute, kind)
+        return found
+
+    @cached_property
+    def _module_attr_cache(self) -> dict[int, dict[str, str]]:
+        return {}
+
+    def _is_dtype_literal(self, node: cst.BaseExpression) -> bool:
+        return bool(TORCH_DTYPE.match(self.qualname(node) or ""))
+
+    def _reads(self, name: cst.Name, index: _Index) -> bool:
+        parent = index.parents.get(id(name))
+        if isinstance(parent, cst.AssignTarget):
+            return False
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            return False
+        if isinstance(parent, cst.Arg) and parent.keyword is name:
+            return False
+        return True
+
+    @staticmethod
+    def _statement_of(node: cst.CSTNode, index: _Index) -> cst.CSTNode | None:
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = index.parents.get(id(current))
+        return current
+
+    @staticmethod
+    def _following(statement: cst.CSTNode | None, index: _Index) -> list[cst.CSTNode]:
+        if statement is None:
+            return []
+        block = index.parents.get(id(statement))
+        body = getattr(block, "body", None)
+        if not isinstance(body, (list, tuple)):
+            return []
+        siblings = list(body)
+        for position, sibling in enumerate(siblings):
+            if sibling is statement:
+                return siblings[position + 1:]
+        return []
+
+    # -- where code runs -----------------------------------------------------
+    def is_test_or_benchmark(self, function: FunctionInfo) -> bool:
+        """Code that measures or tests rather than serves: test/benchmark
+        files and functions named `test_*`/`bench*`/`benchmark*`/`profile*`."""
+        parts = re.split(r"[\\/]", self.path.lower())
+        if any(p in ("tests", "test", "benchmark", "benchmarks", "bench", "testing") for p in parts[:-1]):
+            return True
+        stem = parts[-1]
+        if stem.startswith(("test_", "bench")) or stem.endswith(("_test.py", "_bench.py", "_benchmark.py")) or stem == "conftest.py":
+            return True
+        name = function.name.lower().lstrip("_")
+        return name.startswith(("test", "bench", "profile", "check_", "verify", "debug"))
+
+
+def _epilogue(producer: cst.CSTNode, ops: list[tuple[str, bool, cst.CSTNode]]) -> Epilogue:
+    return Epilogue(producer, tuple(o[0] for o in ops), tuple(o[1] for o in ops), tuple(o[2] for o in ops))
+
+
+def _short(text: str, limit: int = 24) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _annotation(function: FunctionInfo, param: str) -> str | None:
+    if function.node is None:
+        return None
+    params = function.node.params
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if p.name.value == param and p.annotation is not None:
+            annotation = p.annotation.annotation
+            return annotation.attr.value if isinstance(annotation, cst.Attribute) else (
+                annotation.value if isinstance(annotation, cst.Name) else None
+            )
+    return None
+
+
+def _default(function: FunctionInfo, param: str) -> cst.BaseExpression | None:
+    if function.node is None:
+        return None
+    params = function.node.params
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if p.name.value == param:
+            return p.default if p.default is not None else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
+    return cst.Name("None")
+
+
+def _assigned_name(statement: cst.CSTNode | None, value: cst.CSTNode) -> str | None:
+    """The single name `value` is assigned to, when `statement` is that
+    assignment (`y = value`)."""
+    if isinstance(statement, cst.Assign) and statement.value is value and len(statement.targets) == 1:
+        target = statement.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+    if isinstance(statement, cst.AnnAssign) and statement.value is value and isinstance(statement.target, cst.Name):
+        return statement.target.value
+    return None
+
+
+def _rebound(statement: cst.CSTNode) -> list[str]:
+    names = []
+    for node in _walk_no_scopes(statement):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names.extend(_target_names(target.target))
+    return names
+
+
+def _derived(statement: cst.CSTNode, tracked: set[str]) -> bool:
+    for node in _walk_no_scopes(statement):
+        if isinstance(node, cst.Assign):
+            return any(isinstance(n, cst.Name) and n.value in tracked for n in _walk_no_scopes(node.value))
+    return False
+
+
+def _walk_no_scopes(root):
+    stack = list(root) if isinstance(root, (list, tuple)) else list(statements(root)) if isinstance(root, cst.BaseSuite) else [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _returns(function: cst.FunctionDef):
+    for node in _walk_no_scopes(function.body):
+        if isinstance(node, cst.Return):
+            yield node
+
+
+__all__ = ["Epilogue", "HostFlowFacts", "Loop"]

@@ -1,0 +1,89 @@
+"""INT8 GEMM in Triton that stores its int32 accumulator; the dequant
+scales, the bias and the fp16 cast follow as separate torch ops (KL004's
+anti-pattern). The GEMM itself is the library's: int8 tl.dot, the weight
+read through strides, autotuned tiles."""
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+from kernlint.kernels._configs import int8_matmul_configs
+
+
+def _configs():
+    return [
+        triton.Config({k: v for k, v in c.kwargs.items() if k != "SPLIT_K"}, num_warps=c.num_warps, num_stages=c.num_stages)
+        for c in int8_matmul_configs()
+        if c.kwargs.get("SPLIT_K", 1) == 1
+    ]
+
+
+@triton.autotune(configs=_configs(), key=["M", "N", "K"])
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.jit
+def int8_matmul_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    group_id = pid // (GROUP_M * num_pid_n)
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % (GROUP_M * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP_M * num_pid_n)) // group_size_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_m % M).to(tl.int64)[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + (offs_n % N).to(tl.int64)[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for kt in range(0, tl.cdiv(K, BLOCK_K)):
+        if EVEN_K:
+            a = tl.load(a_ptrs)
+            b = tl.load(b_ptrs)
+        else:
+            k_mask = offs_k < K - kt * BLOCK_K
+            a = tl.load(a_ptrs, mask=k_mask[None, :], other=0)
+            b = tl.load(b_ptrs, mask=k_mask[:, None], other=0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def int8_matmul(x, weight_int8):
+    """int32 [M, N] = x [M, K] int8 @ weight_int8 [N, K] int8 .T"""
+    M, K = x.shape
+    N = weight_int8.shape[0]
+    c = torch.empty((M, N), device=x.device, dtype=torch.int32)
+
+    def grid(meta):
+        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+
+    int8_matmul_kernel[grid](
+        x, weight_int8, c, M, N, K,
+        x.stride(0), x.stride(1), weight_int8.stride(1), weight_int8.stride(0), c.stride(0), c.stride(1),
+    )
+    return c
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features=2048, out_features=2048):
+        super().__init__()
+        self.weight_int8 = nn.Parameter(
+            torch.randint(-128, 127, (out_features, in_features), dtype=torch.int8), requires_grad=False
+        )
+        self.scale_w = nn.Parameter(torch.randn(out_features, dtype=torch.float32).abs() * 0.01, requires_grad=False)
+        self.bias = nn.Parameter(torch.randn(out_features, dtype=torch.float16) * 0.01, requires_grad=False)
+
+    def forward(self, x: torch.Tensor, scale_x: torch.Tensor) -> torch.Tensor:
+        acc = int8_matmul(x, self.weight_int8)
+        out = acc.float() * (1.0 / (127.0 * 127.0))
+        out = out * scale_x[:, None] * self.scale_w[None, :]
+        out = out + self.bias[None, :]
+        return out.to(torch.float16)

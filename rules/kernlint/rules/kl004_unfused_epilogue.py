@@ -1,0 +1,320 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, FunctionInfo
+from kernlint.model.host_flow import Epilogue
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+class UnfusedEpilogue(Rule):
+    """
+    ## What it does
+    Finds the result of a GEMM in a hot path (a torch matmul: `torch.matmul`,
+    `@`, `F.linear`, `torch.mm`/`bmm`/`addmm`/`baddbmm`, the `.matmul`/`.mm`/
+    `.bmm` methods; a Triton launch of a kernel that uses `tl.dot`, or a
+    function of the same file that returns what such a launch wrote) that is
+    then put through elementwise torch ops in the same function before it is
+    returned or stored: scaling (`* scale`), `+ bias`, activations
+    (`torch.relu`, `F.gelu`, `.sigmoid()`, an `nn.GELU()` module), dtype
+    casts (`.to(torch.float16)`, `.half()`). The ops are followed through
+    views (`.view`, `.reshape`, `.t()`), names assigned along the way and
+    augmented assignments (`y += bias`).
+
+    It stays silent on ops that are not elementwise (reductions, softmax,
+    another matmul), on views alone (they are free), on a single dtype cast
+    and nothing else (often a small tensor, and a cheap pass), and under
+    `if __name__ == "__main__":`.
+
+    ## Why is this bad?
+    Each elementwise op is its own kernel launch that reads the whole GEMM
+    output from memory and writes it back. For an M x N fp32 output, a
+    scale, a bias, an activation and a cast are four more round trips of 4
+    to 8 bytes per element, often more time than the GEMM itself for
+    skinny or memory-bound shapes; the GEMM kernel already holds every
+    output element in registers before its store.
+
+    ## Example
+    ```python
+    def forward(self, x):
+        y = torch.matmul(x, self.weight.t())
+        y = y * self.scale + self.bias
+        return torch.relu(y).to(torch.float16)
+    ```
+
+    ## Use instead
+    ```python
+    # in the Triton GEMM kernel, after the K loop:
+    scale = tl.load(scale_ptr + offs_n, mask=offs_n < N)
+    bias = tl.load(bias_ptr + offs_n, mask=offs_n < N)
+    acc = tl.maximum(acc * scale[None, :] + bias[None, :], 0.0)
+    tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)
+    ```
+    For a plain bias, `F.linear(x, w, bias)` or `torch.addmm` already fuses
+    it into cuBLAS; `torch.compile` fuses a pointwise tail into one kernel.
+
+    ## Fix safety
+    No automatic fix: the epilogue moves into a kernel, which must load each
+    per-row or per-column vector with the output tile's masks.
+    """
+
+    code = "KL004"
+    name = "unfused-epilogue"
+    category = Category.OPERATOR_FUSION
+    severity = Severity.WARNING
+    summary = "A GEMM's result goes through separate elementwise torch ops (scale, bias, activation, cast)."
+    bottleneck = (
+        "Memory traffic after the GEMM: each elementwise op on its output (scale, bias, activation, cast) "
+        "is a separate kernel that reads and writes the whole output again."
+    )
+    method = (
+        "Fuse the elementwise tail into the GEMM's epilogue: load the per-row/per-column vectors once and "
+        "apply them to the accumulator before the single store, in the output dtype."
+    )
+    priority = 15
+
+    VALID = [
+        # Views and a reduction after the GEMM are not elementwise passes.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, w):
+                    y = torch.matmul(x, w)
+                    return y.view(-1).sum(dim=0)
+            """
+        ),
+        # A single dtype cast and nothing else.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, w):
+                    return (x @ w).to(torch.float16)
+            """
+        ),
+        # Softmax and a second matmul are not an epilogue of the first.
+        Valid(
+            """
+            import torch.nn.functional as F
+            from torch import matmul
+            class M(torch.nn.Module):
+                def forward(self, q, k, v):
+                    s = matmul(q, k)
+                    p = F.softmax(s, dim=-1)
+                    return matmul(p, v)
+            """
+        ),
+        # Not a hot path, and benchmark code under the main guard.
+        Valid(
+            """
+            import torch
+            def reference(x, w, b):
+                return torch.relu(x @ w + b)
+            if __name__ == "__main__":
+                x = torch.randn(8, 8)
+                print(torch.relu(x @ x + 1.0))
+            """
+        ),
+        # The bias goes into cuBLAS (F.linear with bias) and the result is returned as is.
+        Valid(
+            """
+            import torch.nn.functional as F
+            import torch.nn as nn
+            class M(nn.Module):
+                def forward(self, x):
+                    out = F.linear(x, self.weight, self.bias)
+                    return out
+            """
+        ),
+        # A launch of a kernel without tl.dot (elementwise already) followed by ops is not a GEMM epilogue.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                tl.store(out_ptr + offs, tl.load(x_ptr + offs) + tl.load(y_ptr + offs))
+            def add(x, y):
+                out = torch.empty_like(x)
+                add_kernel[(1,)](x, y, out, x.numel(), BLOCK=1024)
+                return out * 2 + 1
+            """
+        ),
+        # The elementwise ops act on the inputs, not on the product.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, w):
+                    x = torch.relu(x * 2.0 + 1.0)
+                    return torch.mm(x, w)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def forward(self, x):
+                    y = torch.matmul(x, self.weight.t())
+                    y = y * self.scale + self.bias
+                    return torch.relu(y).to(torch.float16)
+            """,
+            line=6, column=13,
+        ),
+        # `@` with the tail in one expression.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x, w, b):
+                    return torch.sigmoid(x @ w + b)
+            """,
+            line=5, column=30,
+        ),
+        # `from torch import matmul` and an augmented assignment.
+        Invalid(
+            """
+            from torch import matmul
+            import torch.nn as nn
+            class M(nn.Module):
+                def forward(self, x, w, bias):
+                    out = matmul(x, w)
+                    out += bias
+                    return out.half()
+            """,
+            line=6, column=15,
+        ),
+        # `import torch.nn.functional as F`, through a view, to an activation module.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.act = nn.GELU()
+                def forward(self, x):
+                    h = F.linear(x, self.w1).view(4, -1)
+                    return self.act(h * 0.5)
+            """,
+            line=9, column=13,
+        ),
+        # The tensor method spelling.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, a, b, s):
+                    c = a.mm(b)
+                    c = c.mul(s).clamp(min=0)
+                    return c
+            """,
+            line=5, column=13,
+        ),
+        # A Triton GEMM launch whose output is scaled, biased and cast in torch.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):
+                acc = tl.dot(tl.load(a_ptr), tl.load(b_ptr))
+                tl.store(c_ptr, acc)
+            def gemm(a, b, scale, bias):
+                c = torch.empty((a.shape[0], b.shape[1]), device=a.device, dtype=torch.float32)
+                mm_kernel[(1,)](a, b, c, a.shape[0], b.shape[1], a.shape[1], BLOCK=64)
+                c = c * scale[None, :] + bias
+                return c.to(torch.float16)
+            """,
+            line=11, column=5,
+        ),
+        # A wrapper returning a Triton GEMM's output, with the epilogue in the caller.
+        Invalid(
+            """
+            import torch
+            import triton
+            from triton import language as tl
+            @triton.jit
+            def mm_kernel(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+                tl.store(c_ptr, tl.dot(tl.load(a_ptr), tl.load(b_ptr)))
+            def triton_mm(a, b):
+                c = torch.empty((a.shape[0], b.shape[1]), device=a.device)
+                mm_kernel[(1,)](a, b, c, BLOCK=64)
+                return c
+            class M(torch.nn.Module):
+                def forward(self, x, w, b):
+                    y = triton_mm(x, w)
+                    return torch.nn.functional.silu(y + b)
+            """,
+            line=14, column=13,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        hot = model.hot_functions
+        wrappers = model.gemm_wrappers()
+        launches_by_caller: dict[int, list] = {}
+        for launch in model.launches:
+            launches_by_caller.setdefault(id(launch.caller), []).append(launch)
+        for function in model.functions:
+            if function not in hot or model.kernel_of(function) is not None:
+                continue
+            # The score matmul of materialized attention is KL007's finding:
+            # its fix (a flash kernel) removes the scaling and masking too.
+            attention = {id(node) for chain in model.attention_chains(function) for node in (chain.scores, chain.output)}
+            for call in function.calls:
+                if id(call) in attention:
+                    continue
+                spelled = model.matmul_call(call)
+                if spelled is None and isinstance(call.func, cst.Name) and call.func.value in wrappers:
+                    spelled = f"`{call.func.value}` (a Triton GEMM)"
+                elif spelled is not None:
+                    spelled = f"`{spelled}`"
+                if spelled is not None and not model.in_main_guard(call):
+                    yield from self._report(model, function, call, spelled, model.epilogue(call, function))
+            for operation in function.matmul_ops:
+                if not model.in_main_guard(operation) and id(operation) not in attention:
+                    yield from self._report(model, function, operation, "`@`", model.epilogue(operation, function))
+            for launch in launches_by_caller.get(id(function), ()):
+                if not model.kernel_uses(launch.kernel, "dot"):
+                    continue
+                output = model.launch_output(launch)
+                if output is not None:
+                    epilogue = model.epilogue(launch.node, function, name=output)
+                    spelled = f"the `{launch.kernel.name}` launch (output `{output}`)"
+                    yield from self._report(model, function, launch.node, spelled, epilogue)
+
+    def _report(
+        self, model: FileModel, function: FunctionInfo, node: cst.CSTNode, spelled: str, epilogue: Epilogue
+    ) -> Iterator[Report]:
+        if not epilogue.ops or all(epilogue.casts):
+            return
+        ops = ", ".join(f"`{op}`" for op in epilogue.ops)
+        count = len(epilogue.ops)
+        message = (
+            f"The result of {spelled} in `{function.qualname}` goes through {count} separate elementwise "
+            f"op{'s' if count > 1 else ''} ({ops}), each a kernel that reads and writes the whole output"
+        )
+        if "launch" in spelled or "Triton GEMM" in spelled:
+            plan = (
+                f"Move {ops} into the GEMM kernel's epilogue: after the K loop, load the per-row/per-column "
+                "vectors once (masked like the output tile), apply them to the fp32 accumulator, and store "
+                "once in the output dtype."
+            )
+        else:
+            plan = (
+                f"Replace {spelled} and {ops} with one Triton GEMM whose epilogue applies them to the "
+                "accumulator before its single store (a bias alone fits `F.linear(x, w, bias)`/`torch.addmm`; "
+                "`torch.compile` fuses a pointwise tail into one kernel)."
+            )
+        yield Report(node=node, message=message, plan=plan)
