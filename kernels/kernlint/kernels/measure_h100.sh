@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The committed H100 record, as it was made: the library in parts (one GPU
+# lease each, at most 10 minutes a command), merged into one record, and
+# `kernlint verify FILE` on the seed's files. Run from the repository root on
+# the GPU machine: kernels/kernlint/kernels/measure_h100.sh PART OUTDIR
+#   PART: a | b | c | d | files
+# then, here: python -m kernlint.kernels.merge_records OUT/part*.json -o kernels/kernlint/kernels/measurements/h100.json
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+RUN=kernels/kernlint/kernels/run_on_gpu.sh
+OUT="${2:?usage: measure_h100.sh PART OUTDIR}"
+mkdir -p "$OUT"
+verify() { local part=$1; shift; $RUN -m kernlint.kernels.verify --trials 3 "$@" --record "$OUT/part_$part.json" 2>&1 | tee "$OUT/part_$part.log"; }
+case "$1" in
+  a) verify a --pair seed_all_fixes --pair kl003_hardcoded_launch_config ;;
+  b) verify b --pair kl001_upcast_before_dot --pair kl002_per_call_relayout --pair kl016_upcast_before_torch_matmul ;;
+  c) verify c --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl011_per_call_allocation --pair kl015_small_dot_tile ;;
+  d) verify d --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path --pair kl008_multipass_softmax --pair kl009_missing_l2_swizzle --pair kl010_unconditional_k_mask ;;
+  files)
+    D=kernels/kernlint/kernels/measurements/verify_file
+    for f in kernel kernel_fixed; do
+      $RUN -m kernlint.kernels.verify_file fixtures/seed/$f.py --reference fixtures/seed/reference.py --trials 5 \
+        --timeout 240 --static $D/seed_$f.static.json --record "$OUT/seed_${f}_h100.json" 2>&1 | tee "$OUT/seed_$f.log"
+    done ;;
+  *) echo "unknown part $1" >&2; exit 2 ;;
+esac
