@@ -543,8 +543,10 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
                 "int_mm": None, "notes": [],
             }
-    ref0 = refs[int8_pairs[0]] if int8_pairs else None
-    for name in (list(dict.fromkeys(n for p in int8_pairs for n in names_of[p])) if ref0 is not None else []):
+    for name in dict.fromkeys(n for p in int8_pairs for n in names_of[p]):
+        # The first int8-problem pair that has the shape describes it (a
+        # GEMV pair brings shapes the GEMM pairs do not have).
+        ref0 = next(refs[p] for p in int8_pairs if name in names_of[p])
         d = table_of(ref0)[name]
         nbytes = _dram_bytes(d, ref0)
         entry = {
@@ -730,6 +732,9 @@ def _progress_line(i, n, item, secs):
     return line + f" [{secs:.0f}s]"
 
 
+HOST_BOUND_US = 5.0
+
+
 def _acceptance(results, shapes_out):
     """The library's own targets, checked against this run's numbers."""
     checks, notes = [], []
@@ -751,10 +756,16 @@ def _acceptance(results, shapes_out):
                             f"takes {copy:.2f} us in the same harness ({t / copy:.2f}x of it)" if copy else ""))
         if s < 10.0:
             notes.append(f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)")
-    ratios = [r["host_cost_ratio"] for r in results if r.get("host_cost_ratio") is not None]
+    # Host cost = eager minus graph time per call; where the GPU work
+    # outlasts the launch (the large shape) both are ~0 and their ratio is
+    # noise, so the check covers the launch-bound calls: those where the
+    # plain launch's host cost is at least HOST_BOUND_US.
+    ratios = [r["host_cost_ratio"] for r in results if r.get("host_cost_ratio") is not None
+              and (r.get("after_plain") or {}).get("host_us", 0) >= HOST_BOUND_US]
     if ratios:
         worst = max(ratios)
-        checks.append({"check": "every pair and shape: after host cost per call <= 1.2x a plain fixed-config launch",
+        checks.append({"check": f"launch-bound pairs and shapes (plain launch host cost >= {HOST_BOUND_US} us): "
+                                "after host cost per call <= 1.2x a plain fixed-config launch",
                        "value": worst, "target": 1.2, "ok": bool(worst <= 1.2)})
     large = by.get(("seed_all_fixes", "large"))
     int_mm = (shapes_out.get("large") or {}).get("int_mm")
