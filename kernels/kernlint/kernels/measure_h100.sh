@@ -3,7 +3,7 @@
 # lease each, at most 10 minutes a command), merged into one record, and
 # `kernlint verify FILE` on the seed's files. Run from the repository root on
 # the GPU machine: kernels/kernlint/kernels/measure_h100.sh PART OUTDIR
-#   PART: a | b | c | d | files
+#   PART: a | b | c | d | e | files
 # then, here: python -m kernlint.kernels.merge_records OUT/part*.json -o kernels/kernlint/kernels/measurements/h100.json
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
@@ -15,7 +15,8 @@ case "$1" in
   a) verify a --pair seed_all_fixes --pair kl003_hardcoded_launch_config ;;
   b) verify b --pair kl001_upcast_before_dot --pair kl002_per_call_relayout --pair kl016_upcast_before_torch_matmul ;;
   c) verify c --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl011_per_call_allocation --pair kl015_small_dot_tile ;;
-  d) verify d --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path --pair kl008_multipass_softmax --pair kl009_missing_l2_swizzle --pair kl010_unconditional_k_mask ;;
+  d) verify d --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path --pair kl008_multipass_softmax ;;
+  e) verify e --pair kl009_missing_l2_swizzle --pair kl010_unconditional_k_mask ;;
   files)
     D=kernels/kernlint/kernels/measurements/verify_file
     for f in kernel kernel_fixed; do
