@@ -63,26 +63,45 @@ def _pick_record(target_gpu: str | None):
     return None
 
 
-def speedups_from_record(record: dict, pair: str) -> list[dict]:
-    """Per shape of `pair`: before/after in graph and eager time, recomputed from the times.
+# The modes a claim reports, in the order it names them: GPU time without
+# launch overhead, back-to-back eager calls, and KernelBench's own method
+# (CUDA events around one call after an L2 flush; median of trials).
+MODES = (("graph", "CUDA graph"), ("eager", "eager"), ("kernelbench", "KernelBench"))
+# A fix under this gain in every mode at every shape "does not pay" (the
+# rule's severity is then info; tests/test_kernels_claims.py checks it).
+PAYS = 1.05
 
-    Only entries whose correctness check passed and that carry both times count.
+
+def speedups_from_record(record: dict, pair: str) -> list[dict]:
+    """Per shape of `pair`: before/after speedup in each mode, recomputed
+    from the record's times (before / after).
+
+    Only entries whose correctness check passed count. Eager time is always
+    there; a variant that cannot be captured in a CUDA graph (it waits on
+    the host) has no graph time, and records before the KernelBench mode
+    have none of that mode: those speedups are None.
     """
     shapes = []
     for r in record.get("results", []):
         if r.get("pair") != pair or not r.get("ok"):
             continue
         b, a = r.get("before") or {}, r.get("after") or {}
-        times = (b.get("graph_us"), a.get("graph_us"), b.get("eager_us"), a.get("eager_us"))
-        if not all(isinstance(t, (int, float)) and t > 0 for t in times):
+        if not all(isinstance(t, (int, float)) and t > 0 for t in (b.get("eager_us"), a.get("eager_us"))):
             continue
-        shapes.append({
-            "name": r["shape"],
-            "dims": r["dims"],
-            "graph": round(b["graph_us"] / a["graph_us"], 2),
-            "eager": round(b["eager_us"] / a["eager_us"], 2),
-        })
+        entry = {"name": r["shape"], "dims": r["dims"], "mxkxn": "M" in r}
+        for mode, _ in MODES:
+            before, after = _mode_time(b, mode), _mode_time(a, mode)
+            entry[mode] = round(before / after, 2) if before and after else None
+        shapes.append(entry)
     return shapes
+
+
+def _mode_time(variant: dict, mode: str) -> float | None:
+    if mode in ("graph", "eager"):
+        value = variant.get(f"{mode}_us")
+    else:
+        value = ((variant.get("modes") or {}).get(mode) or {}).get("median_us")
+    return value if isinstance(value, (int, float)) and value > 0 else None
 
 
 def _range(lo: float, hi: float) -> str:
@@ -94,24 +113,39 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
     if not shapes:
         return None
     gpu = record["environment"]["gpu"]
-    graph = [s["graph"] for s in shapes]
-    eager = [s["eager"] for s in shapes]
+    parts, ranges = [], {}
+    for mode, label in MODES:
+        values = [s[mode] for s in shapes if s[mode] is not None]
+        if values:
+            ranges[mode] = {"min": min(values), "max": max(values)}
+            parts.append(f"{_range(min(values), max(values))} ({label})")
+        elif mode == "graph":
+            parts.append("no CUDA-graph time (the before cannot be captured)")
+    every = [s[mode] for s in shapes for mode, _ in MODES if s[mode] is not None]
+    pays = max(every) >= PAYS
+    slower = [
+        f"{label} {s[mode]:.2f}x at {s['name']}" for s in shapes for mode, label in MODES
+        if s[mode] is not None and s[mode] < 1.0 / PAYS
+    ]
     where = ", ".join(f"{s['name']} {s['dims']}" for s in shapes)
     plural = "shape" if len(shapes) == 1 else "shapes"
+    axes = " as MxKxN" if all(s["mxkxn"] for s in shapes) else ""
     summary = (
-        f"{_range(min(graph), max(graph))} (CUDA graph), {_range(min(eager), max(eager))} (eager) "
-        f"on {gpu} over {len(shapes)} {plural} ({where} as MxKxN; pair {pair}, record {path})"
+        ("does not pay (under 5% in every mode at every shape): " if not pays else "")
+        + ", ".join(parts)
+        + (f"; slower: {', '.join(slower)}" if slower and pays else "")
+        + f" on {gpu} over {len(shapes)} {plural} ({where}{axes}; pair {pair}, record {path})"
     )
     return {
         "measured": True,
+        "pays": pays,
         "summary": summary,
         "gpu": gpu,
         "record": path,
         "pair": pair,
         "date": record.get("date", ""),
-        "graph": {"min": min(graph), "max": max(graph)},
-        "eager": {"min": min(eager), "max": max(eager)},
-        "shapes": shapes,
+        **ranges,
+        "shapes": [{k: v for k, v in s.items() if k != "mxkxn"} for s in shapes],
     }
 
 
@@ -149,8 +183,8 @@ def expected_speedup(code: str, target_gpu: str | None = None) -> dict | None:
 
 
 def claim_label(code: str, category: str, target_gpu: str | None = None) -> str:
-    """One short line for `kernlint rules`: the measured CUDA-graph speedup
-    range and GPU of a performance rule, "unmeasured", or, for a rule that
+    """One short line for `kernlint rules`: the measured CUDA-graph and
+    eager speedup ranges and GPU of a performance rule, "unmeasured", or, for a rule that
     makes no performance claim (hazard, api), "<category>: not a performance
     claim"."""
     claim = expected_speedup(code, target_gpu)
@@ -158,8 +192,11 @@ def claim_label(code: str, category: str, target_gpu: str | None = None) -> str:
         return f"{category}: not a performance claim"
     if not claim.get("measured"):
         return "unmeasured"
-    graph = claim["graph"]
-    return f"{_range(graph['min'], graph['max'])} (CUDA graph) on {claim['gpu']}"
+    text = ", ".join(
+        f"{_range(claim[mode]['min'], claim[mode]['max'])} {label}"
+        for mode, label in (("graph", "graph"), ("eager", "eager")) if mode in claim
+    )
+    return f"{text} on {claim['gpu']}" if claim["pays"] else f"does not pay: {text} on {claim['gpu']}"
 
 
 def combined_speedup(codes: frozenset[str], target_gpu: str | None = None) -> dict | None:
@@ -199,5 +236,5 @@ def measured_gain(code: str, target_gpu: str | None = None) -> float | None:
         return None
     for shape in claim["shapes"]:
         if shape["name"] == RANKING_SHAPE:
-            return shape["graph"]
-    return claim["graph"]["max"]
+            return shape["graph"] or shape["eager"]
+    return (claim.get("graph") or claim["eager"])["max"]

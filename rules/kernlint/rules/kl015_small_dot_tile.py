@@ -82,7 +82,10 @@ class SmallDotTile(Rule):
     code = "KL015"
     name = "small-dot-tile"
     category = Category.TUNING
-    severity = Severity.WARNING
+    # Info: the library's pair measured the fix under 5% in every mode at
+    # every shape on an H100 (`kernlint rule KL015` prints the record's
+    # numbers; tests/test_kernels_claims.py keeps severity and record in step).
+    severity = Severity.INFO
     summary = "A tl.dot tile dimension is below the tensor-core minimum (a 1-row GEMV tile, M/N/K < 16, int8 K < 32)."
     bottleneck = (
         "The MMA pads the small tile dimension to the tensor-core block (16 rows): for a 1-row GEMV tile 15/16 "
