@@ -134,8 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     taken = sorted((args.root / "rules" / "kernlint" / "rules").glob(f"{code.lower()}_*.py"))
     if taken:
         parser.error(f"{code} is taken by {taken[0].name}")
-    fields = {"code": code, "slug": args.slug, "class_name": class_name(args.slug),
-              "category": CATEGORIES[args.category], "pair": stem}
+    fields = {
+        "code": code,
+        "slug": args.slug,
+        "class_name": class_name(args.slug),
+        "category": CATEGORIES[args.category],
+        "pair": stem,
+    }
     write_new(args.root / "rules" / "kernlint" / "rules" / f"{stem}.py", RULE.format(**fields))
     write_new(args.root / "fixtures" / "rules" / f"{stem}.py", FIXTURE.format(**fields))
     if not args.no_docs:

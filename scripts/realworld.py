@@ -130,9 +130,7 @@ def fetch(cache: str, corpus: Corpus) -> str:
         )
         archive = _existing_archive(downloads, corpus)
         if archive is None:
-            raise SystemExit(
-                f"pip downloaded nothing for {corpus.name}=={corpus.version}"
-            )
+            raise SystemExit(f"pip downloaded nothing for {corpus.name}=={corpus.version}")
     os.makedirs(root, exist_ok=True)
     if archive.endswith((".whl", ".zip")):
         with zipfile.ZipFile(archive) as zf:
@@ -148,11 +146,7 @@ def fetch(cache: str, corpus: Corpus) -> str:
 def _existing_archive(downloads: str, corpus: Corpus) -> str | None:
     stem = corpus.name.replace("-", "_").lower() + "-" + corpus.version
     for name in sorted(os.listdir(downloads)):
-        normalized = (
-            name.replace("-", "_")
-            .lower()
-            .replace("_" + corpus.version, "-" + corpus.version)
-        )
+        normalized = name.replace("-", "_").lower().replace("_" + corpus.version, "-" + corpus.version)
         if normalized.startswith(stem) and name.endswith((".whl", ".zip", ".tar.gz")):
             return os.path.join(downloads, name)
     return None
@@ -161,9 +155,7 @@ def _existing_archive(downloads: str, corpus: Corpus) -> str | None:
 def _package_parent(root: str, corpus: Corpus) -> str:
     """The directory containing the import package (a wheel: the root; an sdist: one or two levels down)."""
     for parent, dirs, _files in os.walk(root):
-        if corpus.package in dirs and os.path.exists(
-            os.path.join(parent, corpus.package, "__init__.py")
-        ):
+        if corpus.package in dirs and os.path.exists(os.path.join(parent, corpus.package, "__init__.py")):
             return parent
         if parent.count(os.sep) - root.count(os.sep) >= 2:
             dirs[:] = []
@@ -199,20 +191,14 @@ def lint(cache: str, corpus: Corpus, parent: str) -> list[Finding]:
     )
     if process.returncode != 0:
         sys.stderr.write(process.stderr)
-        raise SystemExit(
-            f"kernlint failed on {corpus.name} (exit {process.returncode})"
-        )
+        raise SystemExit(f"kernlint failed on {corpus.name} (exit {process.returncode})")
     report = json.loads(process.stdout)
     lines_of: dict[str, list[str]] = {}
     findings = []
     for raw in report["findings"]:
-        path = os.path.relpath(os.path.join(parent, raw["path"]), parent).replace(
-            os.sep, "/"
-        )
+        path = os.path.relpath(os.path.join(parent, raw["path"]), parent).replace(os.sep, "/")
         if path not in lines_of:
-            with open(
-                os.path.join(parent, path), encoding="utf-8", errors="replace"
-            ) as f:
+            with open(os.path.join(parent, path), encoding="utf-8", errors="replace") as f:
                 lines_of[path] = f.read().splitlines()
         lines = lines_of[path]
         text = lines[raw["line"] - 1] if 0 < raw["line"] <= len(lines) else ""
@@ -246,9 +232,7 @@ def read_review(path: str) -> tuple[str, list[Entry], list[Miss]]:
                 f"{path}: verdict {verdict!r} of {raw.get('path')}:{raw.get('line')} is not one of {VERDICTS}"
             )
         if not raw.get("reason", "").strip():
-            raise SystemExit(
-                f"{path}: {raw.get('path')}:{raw.get('line')} {raw.get('rule')} has no reason"
-            )
+            raise SystemExit(f"{path}: {raw.get('path')}:{raw.get('line')} {raw.get('rule')} has no reason")
         entries.append(
             Entry(
                 corpus=raw["corpus"],
@@ -275,9 +259,7 @@ def read_review(path: str) -> tuple[str, list[Entry], list[Miss]]:
     return str(data.get("reviewed", "")), entries, misses
 
 
-def match(
-    findings: list[Finding], entries: list[Entry]
-) -> tuple[dict[Finding, Entry], list[Entry]]:
+def match(findings: list[Finding], entries: list[Entry]) -> tuple[dict[Finding, Entry], list[Entry]]:
     """Pair findings with entries: exact line first, then the same source line moved elsewhere."""
     paired: dict[Finding, Entry] = {}
     free = list(entries)
@@ -327,9 +309,7 @@ def table(findings: list[Finding], paired: dict[Finding, Entry]) -> list[Row]:
     keys = sorted({(f.rule, f.corpus) for f in findings})
     for rule, corpus in keys:
         group = [f for f in findings if (f.rule, f.corpus) == (rule, corpus)]
-        verdicts = Counter(
-            paired[f].verdict if f in paired else "unreviewed" for f in group
-        )
+        verdicts = Counter(paired[f].verdict if f in paired else "unreviewed" for f in group)
         rows.append(
             Row(
                 rule,
@@ -357,11 +337,7 @@ def markdown_table(rows: list[Row]) -> list[str]:
 
 
 def class_table(findings: list[Finding], paired: dict[Finding, Entry]) -> list[str]:
-    counts = Counter(
-        (f.rule, paired[f].verdict, paired[f].kind or "-")
-        for f in findings
-        if f in paired
-    )
+    counts = Counter((f.rule, paired[f].verdict, paired[f].kind or "-") for f in findings if f in paired)
     out = ["| rule | verdict | class | findings |", "|---|---|---|---:|"]
     for (rule, verdict, kind), n in sorted(counts.items()):
         out.append(f"| {rule} | {verdict} | {kind} | {n} |")
@@ -398,12 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         default=REVIEW,
         help="the review file (default: fixtures/realworld/review.toml)",
     )
-    parser.add_argument(
-        "--check", action="store_true", help="exit 1 if any finding is not reviewed"
-    )
-    parser.add_argument(
-        "--write-docs", action="store_true", help="regenerate docs/realworld.md"
-    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if any finding is not reviewed")
+    parser.add_argument("--write-docs", action="store_true", help="regenerate docs/realworld.md")
     parser.add_argument(
         "--stubs",
         action="store_true",
@@ -433,39 +405,22 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = table(reviewed_findings, paired)
     out: list[str] = []
-    out.append(
-        f"Real-world run: {', '.join(f'{c.name}=={c.version}' for c in CORPORA)}; review of {date}"
-    )
+    out.append(f"Real-world run: {', '.join(f'{c.name}=={c.version}' for c in CORPORA)}; review of {date}")
     out.append("")
     out.extend(markdown_table(rows))
     out.append("")
     out.append("Counted, not reviewed (internal and api rules):")
-    out.extend(
-        f"  {rule} {corpus}: {n}"
-        for (rule, corpus), n in sorted(counted.items()) or [(("none", ""), 0)]
-    )
+    out.extend(f"  {rule} {corpus}: {n}" for (rule, corpus), n in sorted(counted.items()) or [(("none", ""), 0)])
     out.append("")
     out.append(f"Findings not reviewed: {len(unreviewed)}")
-    out.extend(
-        f"  {f.corpus} {f.path}:{f.line} {f.rule} [{f.fingerprint}] {f.message}"
-        for f in unreviewed
-    )
+    out.extend(f"  {f.corpus} {f.path}:{f.line} {f.rule} [{f.fingerprint}] {f.message}" for f in unreviewed)
     gone_true = [e for e in orphans if e.verdict == "true"]
     out.append(f"Reviewed TRUE findings that disappeared: {len(gone_true)}")
-    out.extend(
-        f"  {e.corpus} {e.path}:{e.line} {e.rule}: {e.reason}" for e in gone_true
-    )
+    out.extend(f"  {e.corpus} {e.path}:{e.line} {e.rule}: {e.reason}" for e in gone_true)
     out.append(f"Reviewed entries whose finding is gone (any verdict): {len(orphans)}")
-    out.extend(
-        f"  {e.corpus} {e.path}:{e.line} {e.rule} ({e.verdict})" for e in orphans
-    )
-    out.append(
-        f"Known misses (kernlint silent where an expert would flag): {len(misses)}"
-    )
-    out.extend(
-        f"  {m.corpus} {m.path}:{m.line} {m.rule} [{m.kind}]: {m.reason}"
-        for m in misses
-    )
+    out.extend(f"  {e.corpus} {e.path}:{e.line} {e.rule} ({e.verdict})" for e in orphans)
+    out.append(f"Known misses (kernlint silent where an expert would flag): {len(misses)}")
+    out.extend(f"  {m.corpus} {m.path}:{m.line} {m.rule} [{m.kind}]: {m.reason}" for m in misses)
     print("\n".join(out))
 
     if args.write_docs:
@@ -485,9 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_docs(
-    date, rows, counted, findings, paired, unreviewed, gone_true, orphans, misses
-) -> None:
+def write_docs(date, rows, counted, findings, paired, unreviewed, gone_true, orphans, misses) -> None:
     miss_counts = Counter((m.rule, m.kind or "-") for m in misses)
     doc = [
         "# kernlint on real kernel libraries",
@@ -508,12 +461,7 @@ def write_docs(
         *markdown_table(rows),
         "",
         "Counted, not reviewed (internal and api rules): "
-        + (
-            ", ".join(
-                f"{rule} {corpus}: {n}" for (rule, corpus), n in sorted(counted.items())
-            )
-            or "none"
-        )
+        + (", ".join(f"{rule} {corpus}: {n}" for (rule, corpus), n in sorted(counted.items())) or "none")
         + ".",
         "",
         "## Findings by class",
@@ -524,10 +472,7 @@ def write_docs(
         "",
         "| rule | class | count |",
         "|---|---|---:|",
-        *(
-            f"| {rule} | {kind} | {n} |"
-            for (rule, kind), n in sorted(miss_counts.items())
-        ),
+        *(f"| {rule} | {kind} | {n} |" for (rule, kind), n in sorted(miss_counts.items())),
         "",
         "## Drift",
         "",

@@ -31,7 +31,9 @@ def output_of(command: str) -> str:
     assert argv[0].startswith("kernlint"), command
     proc = subprocess.run(
         [sys.executable, "-m", argv[0], *argv[1:]],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
         timeout=120,
     )
@@ -53,8 +55,12 @@ def hook_output(source: str, name: str) -> str:
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(ROOT / source, Path(folder) / name)
         proc = subprocess.run(
-            [sys.executable, "-m", "kernlint", name], capture_output=True, text=True, cwd=folder,
-            env={**os.environ, "NO_COLOR": "1"}, timeout=120,
+            [sys.executable, "-m", "kernlint", name],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env={**os.environ, "NO_COLOR": "1"},
+            timeout=120,
         )
     return proc.stdout + proc.stderr
 

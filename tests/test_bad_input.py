@@ -9,11 +9,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-
+from conftest import FIXTURES, run_kernlint
 from kernlint.cli import main
 from kernlint.engine import lint_bytes, lint_source
-
-from conftest import FIXTURES, run_kernlint
 
 TF32 = b"import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=True)\n"
 TF32_MESSAGE = "`allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead"
@@ -24,6 +22,7 @@ def found(data: bytes) -> list[tuple[str, int, int, str]]:
 
 
 # ---- decoding and line structure -------------------------------------------
+
 
 def test_syntax_error_is_kl000_at_its_line_and_column() -> None:
     assert found(b"import triton\n\ndef f(:\n    pass\n") == [
@@ -69,8 +68,11 @@ def test_tabs_count_as_one_column() -> None:
     assert found(data) == [("KL014", 3, 21, TF32_MESSAGE)]
 
 
-@pytest.mark.parametrize("data", [b"", b"\n\n\n", b"   ", b"# just a comment", b"\xef\xbb\xbf"],
-                         ids=["empty", "newlines", "spaces", "comment-no-newline", "bom-only"])
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\n\n\n", b"   ", b"# just a comment", b"\xef\xbb\xbf"],
+    ids=["empty", "newlines", "spaces", "comment-no-newline", "bom-only"],
+)
 def test_empty_and_blank_files_pass(data: bytes) -> None:
     assert found(data) == []
 
@@ -98,15 +100,33 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
         # Over CPython's 200-bracket limit: refused before libcst's native
         # parser could overflow the stack (which would kill the process).
         (DEEP_BRACKETS, "cannot analyze this file: too deeply nested: too many nested parentheses"),
-        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "cannot analyze this file: too deeply nested: too many nested parentheses"),
-        ("x = f" + "(f" * 3000 + ")" * 3000 + "\n", "cannot analyze this file: too deeply nested: too many nested parentheses"),
+        (
+            "x = " + "[" * 5000 + "]" * 5000 + "\n",
+            "cannot analyze this file: too deeply nested: too many nested parentheses",
+        ),
+        (
+            "x = f" + "(f" * 3000 + ")" * 3000 + "\n",
+            "cannot analyze this file: too deeply nested: too many nested parentheses",
+        ),
         # Deeper than CPython's own parser goes.
-        ("x = " + "-" * 100_000 + "1\n", "cannot analyze this file: too deeply nested: Python's own parser gives up on this file"),
-        ("x = a" + ".b" * 100_000 + "\n", "cannot analyze this file: too deeply nested: Python's own parser gives up on this file"),
-        ("if a:\n pass\n" + "elif a:\n pass\n" * 100_000, "cannot analyze this file: too deeply nested: Python's own parser gives up on this file"),
+        (
+            "x = " + "-" * 100_000 + "1\n",
+            "cannot analyze this file: too deeply nested: Python's own parser gives up on this file",
+        ),
+        (
+            "x = a" + ".b" * 100_000 + "\n",
+            "cannot analyze this file: too deeply nested: Python's own parser gives up on this file",
+        ),
+        (
+            "if a:\n pass\n" + "elif a:\n pass\n" * 100_000,
+            "cannot analyze this file: too deeply nested: Python's own parser gives up on this file",
+        ),
         # CPython accepts it; libcst's recursive visitors run out even with
         # the raised limit: reported, not crashed.
-        ("x = " + " and ".join(["a"] * 100_000) + "\n", "cannot analyze this file: too deeply nested to analyze (the recursion limit was reached)"),
+        (
+            "x = " + " and ".join(["a"] * 100_000) + "\n",
+            "cannot analyze this file: too deeply nested to analyze (the recursion limit was reached)",
+        ),
     ],
     ids=["parens", "lists", "calls", "unary", "attributes", "elif-chain", "and-chain"],
 )
@@ -174,6 +194,7 @@ def test_deep_nesting_through_the_cli_is_one_finding_and_exit_1(tmp_path) -> Non
 
 
 # ---- the command line: paths ----------------------------------------------
+
 
 def test_a_syntax_error_does_not_stop_the_other_files(tmp_path) -> None:
     (tmp_path / "a_broken.py").write_text("def f(:\n    pass\n")
@@ -256,9 +277,10 @@ def test_a_directory_symlink_to_its_parent_is_not_followed(tmp_path) -> None:
     assert proc.stdout.decode().splitlines()[-1] == "Found 1 finding (1 info) in 1 of 1 file."
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="running as root: a 0o000 file is still readable; "
-                           "test_an_unreadable_file_simulated covers the path")
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="running as root: a 0o000 file is still readable; test_an_unreadable_file_simulated covers the path",
+)
 def test_an_unreadable_file_is_one_line_and_exit_2(tmp_path) -> None:
     secret = tmp_path / "secret.py"
     secret.write_bytes(TF32)
@@ -296,6 +318,7 @@ def test_an_unreadable_file_simulated(tmp_path, monkeypatch) -> None:
 
 # ---- internal errors -----------------------------------------------------
 
+
 def test_an_exception_in_a_rule_is_kl999_naming_file_and_rule_and_exit_2(tmp_path, monkeypatch) -> None:
     from kernlint.registry import rule_by_code_or_name
 
@@ -311,7 +334,9 @@ def test_an_exception_in_a_rule_is_kl999_naming_file_and_rule_and_exit_2(tmp_pat
         "k.py:1:1: KL999 [internal-error] internal error in KL014 (deprecated-allow-tf32) on this file: "
         "ValueError: boom at test_bad_input.py:"
     )
-    assert line.endswith("the other rules still ran. Please report it at https://github.com/kernlint/kernlint/issues with this file")
+    assert line.endswith(
+        "the other rules still ran. Please report it at https://github.com/kernlint/kernlint/issues with this file"
+    )
     assert result.exit_code == 2
     assert "Traceback" not in result.output
 
@@ -329,7 +354,9 @@ def test_an_unexpected_exception_is_one_stderr_line_and_exit_2(tmp_path, monkeyp
     assert result.exit_code == 2
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
-    assert line.startswith("kernlint: internal error while checking k.py: RuntimeError: something unforeseen at test_bad_input.py:")
+    assert line.startswith(
+        "kernlint: internal error while checking k.py: RuntimeError: something unforeseen at test_bad_input.py:"
+    )
     assert line.endswith(
         "; this is a bug in kernlint, please report it at https://github.com/kernlint/kernlint/issues "
         "with the command and the files it ran on"
@@ -370,7 +397,9 @@ def test_an_unexpected_exception_in_another_command_names_the_command(monkeypatc
     monkeypatch.setattr(kernlint.cli, "rule_by_code_or_name", explode)
     result = CliRunner().invoke(main, ["rule", "KL014"])
     assert result.exit_code == 2
-    assert result.stderr.startswith("kernlint: internal error while running `kernlint rule`: RuntimeError: lookup failed at ")
+    assert result.stderr.startswith(
+        "kernlint: internal error while running `kernlint rule`: RuntimeError: lookup failed at "
+    )
     assert len(result.stderr.splitlines()) == 1
 
 

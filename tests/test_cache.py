@@ -40,7 +40,11 @@ def test_output_is_identical_across_jobs_and_cold_and_cached_runs(tmp_path: Path
     cached = kernlint(folder, "--format", "json", "--jobs", "1", ".")
     assert cold_one.returncode == 1
     assert cold_one.stdout == cold_two.stdout == filling.stdout == cached.stdout
-    assert (folder / ".kernlint_cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (
+        (folder / ".kernlint_cache" / "CACHEDIR.TAG")
+        .read_text()
+        .startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    )
 
 
 def test_a_changed_selection_config_or_file_misses_the_cache(tmp_path: Path) -> None:

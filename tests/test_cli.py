@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES, run_kernlint
-
 from kernlint import schemas
 from kernlint.registry import all_rules
 
@@ -66,7 +65,10 @@ def test_parse_error_is_a_finding_not_a_crash(tmp_path) -> None:
     broken.write_text("import triton\n\ndef f(:\n    pass\n")
     proc = run_kernlint(str(broken))
     assert proc.returncode == 1
-    assert proc.stdout.decode().splitlines()[0] == f"{broken}:3:7: KL000 [parse-error] cannot analyze this file: syntax error: invalid syntax"
+    assert (
+        proc.stdout.decode().splitlines()[0]
+        == f"{broken}:3:7: KL000 [parse-error] cannot analyze this file: syntax error: invalid syntax"
+    )
 
 
 def test_stdin_with_a_filename(tmp_path) -> None:
@@ -80,7 +82,10 @@ def test_explicit_check_form_for_a_path_named_like_a_subcommand(tmp_path) -> Non
     (tmp_path / "rules").mkdir()
     (tmp_path / "rules" / "k.py").write_text("import triton.language as tl\nc = tl.dot(a, b, allow_tf32=True)\n")
     proc = run_kernlint("check", "rules", cwd=tmp_path)
-    assert proc.stdout.decode().splitlines()[0] == "rules/k.py:2:18: KL014 [deprecated-allow-tf32] `allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead"
+    assert (
+        proc.stdout.decode().splitlines()[0]
+        == "rules/k.py:2:18: KL014 [deprecated-allow-tf32] `allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead"
+    )
 
 
 def test_select_and_ignore_take_codes_or_names() -> None:

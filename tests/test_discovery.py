@@ -13,11 +13,22 @@ def tree(root, files):
 
 
 def test_directories_are_walked_for_python_files_skipping_vcs_venvs_and_gitignore(tmp_path, monkeypatch) -> None:
-    tree(tmp_path, {
-        "a.py": "", "pkg/b.py": "", "pkg/notes.txt": "",
-        ".git/hooks/c.py": "", ".venv/lib/d.py": "", "env/pyvenv.cfg": "", "env/e.py": "",
-        "build/f.py": "", "gen/g.py": "", "gen/keep.py": "", ".gitignore": "build/\ngen/*.py\n!gen/keep.py\n",
-    })
+    tree(
+        tmp_path,
+        {
+            "a.py": "",
+            "pkg/b.py": "",
+            "pkg/notes.txt": "",
+            ".git/hooks/c.py": "",
+            ".venv/lib/d.py": "",
+            "env/pyvenv.cfg": "",
+            "env/e.py": "",
+            "build/f.py": "",
+            "gen/g.py": "",
+            "gen/keep.py": "",
+            ".gitignore": "build/\ngen/*.py\n!gen/keep.py\n",
+        },
+    )
     (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     monkeypatch.chdir(tmp_path)
     assert discover(["."]).files == ("a.py", "gen/keep.py", "pkg/b.py")

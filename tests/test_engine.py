@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
-
 from kernlint.registry import rule_by_code_or_name
 from kernlint.reporters import render
 from kernlint.runner import EXIT_ERROR, run

@@ -9,7 +9,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, run_kernlint
 from kernlint import fixes
 from kernlint.engine import Settings
@@ -31,8 +30,8 @@ def test_fix_on_the_seed_kernel_rewrites_allow_tf32_and_nothing_else(tmp_path: P
     fixed = target.read_bytes()
     start = original.index(OLD)
     assert fixed[:start] == original[:start]
-    assert fixed[start:start + len(NEW)] == NEW
-    assert fixed[start + len(NEW):] == original[start + len(OLD):]
+    assert fixed[start : start + len(NEW)] == NEW
+    assert fixed[start + len(NEW) :] == original[start + len(OLD) :]
     assert b"KL014" not in proc.stdout  # the report shows what is left
     again = run_kernlint("--fix", str(target))
     assert target.read_bytes() == fixed
@@ -48,7 +47,7 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stdout.decode() == (
         "--- k.py\n+++ k.py\n@@ -1,2 +1,2 @@\n import triton.language as tl\n"
-        "-x = tl.dot(a, b, allow_tf32=True)\n+x = tl.dot(a, b, input_precision=\"tf32\")\n"
+        '-x = tl.dot(a, b, allow_tf32=True)\n+x = tl.dot(a, b, input_precision="tf32")\n'
     )
     assert proc.stderr.decode() == "Would apply 1 fix.\n"
     assert target.read_bytes() == TF32
@@ -57,13 +56,16 @@ def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path) -> None:
     assert (clean.returncode, clean.stdout) == (0, b"")
 
 
-@pytest.mark.parametrize("original", [
-    TF32.replace(b"\n", b"\r\n"),
-    b"\xef\xbb\xbf" + TF32,
-    b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + TF32,
-    TF32.rstrip(b"\n"),
-    b"import triton.language as tl\r\nx = tl.dot(a, b, allow_tf32=True)\ny = 'mixed'\r\n",
-])
+@pytest.mark.parametrize(
+    "original",
+    [
+        TF32.replace(b"\n", b"\r\n"),
+        b"\xef\xbb\xbf" + TF32,
+        b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + TF32,
+        TF32.rstrip(b"\n"),
+        b"import triton.language as tl\r\nx = tl.dot(a, b, allow_tf32=True)\ny = 'mixed'\r\n",
+    ],
+)
 def test_fix_keeps_encoding_bom_and_line_endings(tmp_path: Path, original: bytes) -> None:
     target = tmp_path / "k.py"
     target.write_bytes(original)
@@ -135,10 +137,20 @@ def test_nothing_is_written_for_a_file_with_a_parse_error(tmp_path: Path) -> Non
 def test_a_fix_that_would_not_parse_is_dropped(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "k.py"
     target.write_bytes(b"x = 1\n")
-    bad = Finding("KL014", "deprecated-allow-tf32", Category.API, Severity.INFO, "m", "k.py", Span(1, 1, 1, 2),
-                  fix=Fix("break it", ((0, 1, "def"),)))
+    bad = Finding(
+        "KL014",
+        "deprecated-allow-tf32",
+        Category.API,
+        Severity.INFO,
+        "m",
+        "k.py",
+        Span(1, 1, 1, 2),
+        fix=Fix("break it", ((0, 1, "def"),)),
+    )
     monkeypatch.setattr(fixes, "lint_source", lambda path, text, settings=None: FileResult(path, (bad,), source=text))
-    monkeypatch.setattr(fixes, "lint_bytes", lambda path, data, settings=None: FileResult(path, (bad,), source=data.decode()))
+    monkeypatch.setattr(
+        fixes, "lint_bytes", lambda path, data, settings=None: FileResult(path, (bad,), source=data.decode())
+    )
     outcome = fix_file(str(target), b"x = 1\n")
     assert not outcome.written and outcome.applied == 0
     assert "would leave code that does not parse" in outcome.error

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from kernlint.engine import lint_source
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
@@ -35,9 +34,7 @@ def test_fixture_findings_match_annotations(path: Path) -> None:
     result = lint_source(str(path), text)
     reported = {(f.code, f.span.line) for f in result.findings}
     expected = annotations(text, EXPECT)
-    assert reported == expected, (
-        f"\nmissing: {sorted(expected - reported)}\nunexpected: {sorted(reported - expected)}"
-    )
+    assert reported == expected, f"\nmissing: {sorted(expected - reported)}\nunexpected: {sorted(reported - expected)}"
     assert not (annotations(text, OK) & reported)
 
 

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, ROOT, SHARED, run_kernlint
 from kernlint.engine import lint_source
 from kernlint.findings import Category, FileResult, Finding, Severity, Span
@@ -45,6 +44,7 @@ def assert_valid_sarif(document: dict) -> None:
 
 # ---- SARIF -----------------------------------------------------------------
 
+
 def test_sarif_of_the_seed_kernel_validates_against_the_oasis_schema() -> None:
     proc = run_kernlint("--format", "sarif", "fixtures/seed/kernel.py")
     assert proc.returncode == 1, proc.stderr
@@ -60,10 +60,12 @@ def test_sarif_of_the_seed_kernel_validates_against_the_oasis_schema() -> None:
     assert location["region"] == {"startLine": 54, "startColumn": 37, "endLine": 54, "endColumn": 52}
     [fix] = result["fixes"]
     [change] = fix["artifactChanges"]
-    assert change["replacements"] == [{
-        "deletedRegion": {"startLine": 54, "startColumn": 37, "endLine": 54, "endColumn": 52},
-        "insertedContent": {"text": 'input_precision="tf32"'},
-    }]
+    assert change["replacements"] == [
+        {
+            "deletedRegion": {"startLine": 54, "startColumn": 37, "endLine": 54, "endColumn": 52},
+            "insertedContent": {"text": 'input_precision="tf32"'},
+        }
+    ]
 
 
 def test_sarif_driver_describes_every_rule_with_docs_and_help_uri() -> None:
@@ -100,8 +102,13 @@ def test_sarif_of_several_files_with_a_parse_error_validates() -> None:
 def test_sarif_fingerprint_survives_inserted_lines_and_separates_repeats() -> None:
     twice = TF32 + "    return tl.dot(a, b, allow_tf32=True)\n"
     shifted = "# a comment\n\n" + twice
-    prints = lambda text: [r["partialFingerprints"][FINGERPRINT_KEY] for r in  # noqa: E731
-                           json.loads(render("sarif", report_of(("k.py", text))))["runs"][0]["results"]]
+
+    def prints(text):
+        return [
+            r["partialFingerprints"][FINGERPRINT_KEY]
+            for r in json.loads(render("sarif", report_of(("k.py", text))))["runs"][0]["results"]
+        ]
+
     first, second = prints(twice)
     assert first != second
     assert prints(shifted) == [first, second]
@@ -146,11 +153,17 @@ def test_github_format_of_the_seed_kernel_parses_back() -> None:
     proc = run_kernlint("--format", "github", "fixtures/seed/kernel.py")
     assert proc.returncode == 1
     parsed = parse_github(proc.stdout.decode())
-    assert len(parsed) == len(json.loads(run_kernlint("--format", "json", "fixtures/seed/kernel.py").stdout)["findings"])
+    assert len(parsed) == len(
+        json.loads(run_kernlint("--format", "json", "fixtures/seed/kernel.py").stdout)["findings"]
+    )
     [(command, properties, message)] = [p for p in parsed if p[1]["title"].startswith("KL014")]
     assert command == "notice"
     assert properties == {
-        "file": "fixtures/seed/kernel.py", "line": "54", "col": "37", "endLine": "54", "endColumn": "52",
+        "file": "fixtures/seed/kernel.py",
+        "line": "54",
+        "col": "37",
+        "endLine": "54",
+        "endColumn": "52",
         "title": "KL014 (deprecated-allow-tf32)",
     }
     assert message.startswith("KL014 `allow_tf32=` in tl.dot is deprecated")
@@ -187,6 +200,7 @@ def test_github_escape_functions() -> None:
 
 # ---- GitLab, json-lines, --output-file --------------------------------------
 
+
 def test_gitlab_code_quality_report() -> None:
     report = report_of(("k.py", TF32 + "    return tl.dot(a, b, allow_tf32=False)\n"))
     issues = json.loads(render("gitlab", report))
@@ -222,5 +236,7 @@ def test_sarif_with_suppressed_and_unused_suppressions_validates(tmp_path: Path)
     proc = run_kernlint("k.py", "--show-suppressed", "--report-unused-suppressions", "--format", "sarif", cwd=tmp_path)
     document = json.loads(proc.stdout)
     assert_valid_sarif(document)
-    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"], "suppressions" in r)
-            for r in document["runs"][0]["results"]] == [("KL014", 4, True), ("KL900", 5, False)]
+    assert [
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"], "suppressions" in r)
+        for r in document["runs"][0]["results"]
+    ] == [("KL014", 4, True), ("KL900", 5, False)]

@@ -28,14 +28,13 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from kernlint import schemas
-from kernlint.version import __version__
 from kernlint.advice import verdict
 from kernlint.engine import lint_bytes, lint_source
 from kernlint.fixes import fix_text
 from kernlint.reporters import REPORTERS, RunReport, render
 from kernlint.source import SourceError, parse
+from kernlint.version import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("KERNLINT_FUZZ_EXAMPLES", "0"))
@@ -137,6 +136,7 @@ def check_pipeline(source: str, path: str = "fuzz.py", twice: bool = False) -> N
 
 # ---- generated programs ----------------------------------------------------
 
+
 # hypothesmith compiles what it generates; its SyntaxWarnings are not ours.
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @fuzz_settings(quick=80)
@@ -154,6 +154,7 @@ def test_generated_syntax_trees_go_through_the_pipeline(source: str) -> None:
 
 
 # ---- mutated kernels -------------------------------------------------------
+
 
 def _tokens(source: str) -> list[tuple[int, int, int, str]]:
     """(start offset, end offset, type, text) of each token with text."""

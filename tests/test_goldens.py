@@ -22,7 +22,9 @@ SEEDS = ("kernel", "reference")
 def kernlint_output(seed: str, fmt: str) -> bytes:
     proc = subprocess.run(
         [sys.executable, "-m", "kernlint", "check", "--format", fmt, f"fixtures/seed/{seed}.py"],
-        capture_output=True, cwd=ROOT, timeout=120,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout

@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import libcst as cst
-
 from kernlint import advice
 from kernlint.engine import Settings, lint_source
 from kernlint.model import build_model
@@ -23,19 +22,25 @@ def findings(path: Path, code: str) -> list[tuple[str, int, int]]:
 
 def test_kl004_positions() -> None:
     assert findings(ROOT / "fixtures/rules/kl004_unfused_epilogue.py", "KL004") == [
-        ("KL004", 19, 5), ("KL004", 33, 13), ("KL004", 42, 27),
+        ("KL004", 19, 5),
+        ("KL004", 33, 13),
+        ("KL004", 42, 27),
     ]
 
 
 def test_kl005_positions() -> None:
     assert findings(ROOT / "fixtures/rules/kl005_per_step_launch_loop.py", "KL005") == [
-        ("KL005", 30, 9), ("KL005", 39, 9),
+        ("KL005", 30, 9),
+        ("KL005", 39, 9),
     ]
 
 
 def test_kl006_positions() -> None:
     assert findings(ROOT / "fixtures/rules/kl006_host_sync_in_hot_path.py", "KL006") == [
-        ("KL006", 15, 9), ("KL006", 31, 12), ("KL006", 34, 16), ("KL006", 35, 9),
+        ("KL006", 15, 9),
+        ("KL006", 31, 12),
+        ("KL006", 34, 16),
+        ("KL006", 35, 9),
     ]
 
 

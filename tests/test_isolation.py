@@ -13,7 +13,7 @@ import sys
 import kernlint, kernlint.cli
 from kernlint.runner import run
 from kernlint.reporters import REPORTERS, render
-outcome = run([{str(FIXTURES / 'seed')!r}])
+outcome = run([{str(FIXTURES / "seed")!r}])
 for name in REPORTERS:
     render(name, outcome.report)
 heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'triton', 'numpy'))

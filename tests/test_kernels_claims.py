@@ -10,7 +10,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
 from kernlint import claims
 from kernlint.kernels import PAIRS, PERFORMANCE_RULES, pair_meta, pairs_for_rule
 
@@ -51,7 +50,7 @@ def test_records_validate_against_the_shipped_schema():
 
     records = _records()
     assert records, "no measurement record shipped"
-    for name, record in records:
+    for _name, record in records:
         validate_record(record)
 
 
@@ -108,7 +107,9 @@ def test_combined_claim_is_the_seed_pair():
 
 def test_unknown_gpu_and_non_performance_rules():
     assert claims.expected_speedup("KL001", target_gpu="no such gpu") == {
-        "measured": False, "summary": "unmeasured: no kernlint verify record for KL001 on a GPU matching 'no such gpu'"}
+        "measured": False,
+        "summary": "unmeasured: no kernlint verify record for KL001 on a GPU matching 'no such gpu'",
+    }
     assert claims.measured_gain("KL001", target_gpu="no such gpu") is None
     assert claims.expected_speedup("KL013") is None
     assert claims.expected_speedup("KL001", target_gpu="h100")["measured"] is True
@@ -132,7 +133,11 @@ def test_a_fix_slower_in_some_mode_at_some_shape_says_where():
         claim = claims.expected_speedup(code)
         if not (claim and claim.get("measured") and claim["pays"]):
             continue
-        slower = [(s["name"], mode) for s in claim["shapes"] for mode, _ in claims.MODES
-                  if s.get(mode) is not None and s[mode] < 1 / claims.PAYS]
+        slower = [
+            (s["name"], mode)
+            for s in claim["shapes"]
+            for mode, _ in claims.MODES
+            if s.get(mode) is not None and s[mode] < 1 / claims.PAYS
+        ]
         for shape, _ in slower:
             assert f"at {shape}" in claim["summary"], (code, shape)

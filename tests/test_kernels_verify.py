@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from kernlint.kernels import PAIRS, pair_meta
 from kernlint.kernels.verify import verify_command
 
@@ -42,7 +41,9 @@ def test_without_torch_exits_2_naming_the_extra(monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("torch", "triton") else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("torch", "triton") else real(name, *a)
+    )
     result = CliRunner().invoke(verify_command, ["--interpret"])
     assert result.exit_code == 2
     assert "pip install 'kernlint[kernels]'" in _one_line_error(result)
@@ -60,7 +61,10 @@ def test_interpret_checks_every_pair(tmp_path):
     env = {**os.environ, "TRITON_INTERPRET": "0"}
     proc = subprocess.run(
         [sys.executable, "-m", "kernlint.kernels.verify", "--interpret", "--trials", "2", "--record", str(record)],
-        capture_output=True, text=True, env=env, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "correctness only: no timing was taken under --interpret" in proc.stdout
@@ -121,8 +125,11 @@ def test_after_kernels_run_the_shared_int8_gemm(pair):
 def test_reference_shapes(pair):
     assert "from kernlint.kernels.int8_problem import" in (KERNELS / pair / "reference.py").read_text()
     src = (KERNELS / "int8_problem.py").read_text()
-    for name, dims in (("seed", "128, \"K\": 2048, \"N\": 2048"), ("decode", "16, \"K\": 4096, \"N\": 4096"),
-                       ("large", "4096, \"K\": 4096, \"N\": 4096")):
+    for name, dims in (
+        ("seed", '128, "K": 2048, "N": 2048'),
+        ("decode", '16, "K": 4096, "N": 4096'),
+        ("large", '4096, "K": 4096, "N": 4096'),
+    ):
         assert re.search(rf'"{name}": {{"M": {dims}}}', src), name
 
 
@@ -148,9 +155,22 @@ def test_gpu_quick_run(tmp_path):
         pytest.skip("needs a CUDA GPU")
     record = tmp_path / "gpu.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "kernlint.kernels.verify", "--pair", "seed_all_fixes", "--shape", "seed",
-         "--trials", "1", "--record", str(record)],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "kernlint.kernels.verify",
+            "--pair",
+            "seed_all_fixes",
+            "--shape",
+            "seed",
+            "--trials",
+            "1",
+            "--record",
+            str(record),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads(record.read_text())

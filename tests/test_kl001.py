@@ -58,7 +58,9 @@ def test_only_the_conversion_visible_gives_medium_confidence() -> None:
 
 
 def test_dtype_from_get_inputs_through_a_module_forward_is_high_confidence() -> None:
-    source = KERNEL + """
+    source = (
+        KERNEL
+        + """
 class ModelNew(torch.nn.Module):
     def __init__(self, n):
         super().__init__()
@@ -72,6 +74,7 @@ def get_inputs():
     x = torch.randint(-128, 127, (64, 64), dtype=torch.int8)
     return [x]
 """
+    )
     [finding] = kl001(source)
     assert finding.confidence == "high"
     assert "(x: int8 from get_inputs() at line 25)" in finding.message
@@ -80,10 +83,13 @@ def get_inputs():
 
 
 def test_fp16_operands_get_an_fp32_accumulator_plan() -> None:
-    [finding] = kl001(KERNEL + """
+    [finding] = kl001(
+        KERNEL
+        + """
 def run(x, w, sx, sw, out, block):
     qk[(1,)](x.half(), w.to(torch.bfloat16), sx, sw, out, BLOCK=block)
-""")
+"""
+    )
     assert finding.confidence == "high"
     assert "fp16 loads of `a_ptr`" in finding.message and "bf16 loads of `b_ptr`" in finding.message
     assert "out_dtype=tl.int32" not in finding.plan
@@ -92,12 +98,18 @@ def run(x, w, sx, sw, out, block):
 
 def test_a_launch_with_fp32_tensors_silences_the_rule() -> None:
     # One launch says int8, another fp32: the conversion may be a no-op.
-    assert kl001(KERNEL + """
+    assert (
+        kl001(
+            KERNEL
+            + """
 def run(x, w, sx, sw, out, block):
     assert x.dtype == torch.int8
     qk[(1,)](x, w, sx, sw, out, BLOCK=block)
     qk[(1,)](x.float(), w, sx, sw, out, BLOCK=block)
-""") == []
+"""
+        )
+        == []
+    )
 
 
 def test_precision_comment_on_the_line_above_silences_the_rule() -> None:

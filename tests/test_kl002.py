@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 from conftest import FIXTURES
-
 from kernlint.engine import Settings, lint_source
 
 SEED = FIXTURES / "seed" / "kernel.py"
@@ -19,9 +18,7 @@ def kl002(source: str, path: str = "example.py"):
 
 def test_seed_weight_transpose_is_a_warning_at_the_copy() -> None:
     found = kl002(SEED.read_text(), str(SEED))
-    assert [(f.code, f.span.line, f.span.column, f.severity.value) for f in found] == [
-        ("KL002", 112, 9, "warning")
-    ]
+    assert [(f.code, f.span.line, f.span.column, f.severity.value) for f in found] == [("KL002", 112, 9, "warning")]
     finding = found[0]
     assert finding.span.end_column == 9 + len("weight_int8.t().contiguous()")
     for text in (
@@ -148,8 +145,9 @@ def test_seed_reference_upcast_into_matmul_is_left_to_kl016() -> None:
 
 
 def test_round_trip_and_identity_transposes_are_silent() -> None:
-    assert kl002(
-        """
+    assert (
+        kl002(
+            """
         import torch
         import triton
         @triton.jit
@@ -164,7 +162,9 @@ def test_round_trip_and_identity_transposes_are_silent() -> None:
             k[(1,)](k_t, same.stride(1))
             return q.transpose(1, 2), k_t.transpose(2, 1)
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_severity_follows_the_certainty_of_the_fix() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 from conftest import FIXTURES
-
 from kernlint.engine import Settings, lint_source
 
 SEED = FIXTURES / "seed" / "kernel.py"
@@ -29,9 +28,7 @@ def kl003(source: str, path: str = "example.py"):
 
 def test_seed_launch_is_reported_with_its_fixed_values() -> None:
     found = kl003(SEED.read_text(), str(SEED))
-    assert [(f.code, f.span.line, f.span.column, f.severity.value) for f in found] == [
-        ("KL003", 122, 5, "warning")
-    ]
+    assert [(f.code, f.span.line, f.span.column, f.severity.value) for f in found] == [("KL003", 122, 5, "warning")]
     message = found[0].message
     assert "`int8_matmul_rowwise_dequant_kernel`" in message
     assert "BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4, num_stages=3" in message
@@ -55,8 +52,7 @@ def test_hand_fixed_seed_is_silent() -> None:
 
 def test_tuple_grid_gets_a_meta_lambda_and_size_keys_come_from_the_signature() -> None:
     found = kl003(
-        KERNEL.replace("M, N, K,", "size_m, size_n, size_k,")
-        + "def run(a, b, c, M, N, K):\n"
+        KERNEL.replace("M, N, K,", "size_m, size_n, size_k,") + "def run(a, b, c, M, N, K):\n"
         "    mm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, c, M, N, K, 64, 64, 32)\n"
     )
     assert [(f.span.line, f.span.column) for f in found] == [(10, 5)]
@@ -67,8 +63,7 @@ def test_tuple_grid_gets_a_meta_lambda_and_size_keys_come_from_the_signature() -
 
 def test_one_computed_tile_size_means_the_author_chose_by_problem() -> None:
     found = kl003(
-        KERNEL
-        + "def run(a, b, c, M, N, K):\n"
+        KERNEL + "def run(a, b, c, M, N, K):\n"
         "    mm[(1,)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=triton.next_power_of_2(N), BLOCK_K=32)\n"
         "def run_table(a, b, c, M, N, K):\n"
         "    cfg = TABLE[M]\n"
@@ -81,8 +76,7 @@ def test_one_computed_tile_size_means_the_author_chose_by_problem() -> None:
 
 def test_module_constant_reassigned_is_not_fixed() -> None:
     found = kl003(
-        KERNEL
-        + "BM = 64\n"
+        KERNEL + "BM = 64\n"
         "if FAST:\n"
         "    BM = 128\n"
         "def run(a, b, c, M, N, K):\n"

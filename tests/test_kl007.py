@@ -65,15 +65,18 @@ def test_a_reassigned_name_is_followed_to_the_value_before_it() -> None:
 def test_a_chain_broken_by_an_unrelated_op_is_silent() -> None:
     # A softmax of a sum of the scores and a gather is still the scores;
     # a topk of them is not a probability matrix multiplied by values.
-    assert kl007(
-        """
+    assert (
+        kl007(
+            """
         import torch
         def f(q, k, v):
             s = q @ k.transpose(-2, -1)
             top = torch.softmax(s, -1).topk(4).values
             return top @ v
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_tests_and_benchmark_files_are_silent() -> None:

@@ -36,21 +36,37 @@ def kernel(*bodies: str) -> str:
 
 
 def test_three_passes_report_the_first_loop_with_every_line() -> None:
-    found = kl008(kernel("m = tl.maximum(m, tl.max(x, 0))", "s += tl.sum(tl.exp(x - m), 0)", "tl.store(y_ptr + off + cols, tl.exp(x - m) / s)"))
+    found = kl008(
+        kernel(
+            "m = tl.maximum(m, tl.max(x, 0))",
+            "s += tl.sum(tl.exp(x - m), 0)",
+            "tl.store(y_ptr + off + cols, tl.exp(x - m) / s)",
+        )
+    )
     assert [(f.code, f.span.line, f.span.column) for f in found] == [("KL008", 12, 5)]
     assert "`softmax` reads the same row of `x_ptr`" in found[0].message
     assert "3 passes (loops at lines 12, 16, 20)" in found[0].message
 
 
 def test_four_passes_are_one_finding() -> None:
-    found = kl008(kernel("m = tl.maximum(m, tl.max(x, 0))", "s += tl.sum(tl.exp(x - m), 0)", "s += 0.0", "tl.store(y_ptr + off + cols, x)"))
+    found = kl008(
+        kernel(
+            "m = tl.maximum(m, tl.max(x, 0))",
+            "s += tl.sum(tl.exp(x - m), 0)",
+            "s += 0.0",
+            "tl.store(y_ptr + off + cols, x)",
+        )
+    )
     assert [(f.span.line, f.span.column) for f in found] == [(12, 5)]
     assert "4 passes" in found[0].message
 
 
 def test_exp_before_max_or_no_exp_is_not_softmax() -> None:
     assert kl008(kernel("s += tl.sum(tl.exp(x), 0)", "s += 1.0", "m = tl.maximum(m, tl.max(x, 0))")) == []
-    assert kl008(kernel("m = tl.maximum(m, tl.max(x, 0))", "s += tl.sum(x, 0)", "tl.store(y_ptr + off + cols, x / s)")) == []
+    assert (
+        kl008(kernel("m = tl.maximum(m, tl.max(x, 0))", "s += tl.sum(x, 0)", "tl.store(y_ptr + off + cols, x / s)"))
+        == []
+    )
 
 
 def test_two_passes_are_fine() -> None:
@@ -61,7 +77,10 @@ def test_fixture_positions() -> None:
     path = FIXTURES / "rules" / "kl008_multipass_softmax.py"
     found = kl008(path.read_text(), str(path))
     assert [(f.code, f.span.line, f.span.column) for f in found] == [("KL008", 12, 5), ("KL008", 80, 5)]
-    assert "`softmax_three_kernels` reads `x` in 3 separate kernels (`row_max`, `row_exp_sum`, `normalize`)" in found[1].message
+    assert (
+        "`softmax_three_kernels` reads `x` in 3 separate kernels (`row_max`, `row_exp_sum`, `normalize`)"
+        in found[1].message
+    )
 
 
 HOST_KERNELS = """

@@ -50,8 +50,9 @@ def test_a_launcher_outside_a_module_is_told_to_cache_per_device() -> None:
 
 
 def test_tensors_that_must_be_fresh_are_silent() -> None:
-    assert kl011(
-        """
+    assert (
+        kl011(
+            """
         import torch
         import triton
         import triton.language as tl
@@ -72,12 +73,15 @@ def test_tensors_that_must_be_fresh_are_silent() -> None:
             torch.mul(x[:4], 2, out=out)
             return out, ptrs
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_a_function_only_called_on_a_cache_miss_is_cold() -> None:
-    assert kl011(
-        """
+    assert (
+        kl011(
+            """
         import torch
         class Rope(torch.nn.Module):
             def _build(self):
@@ -87,7 +91,9 @@ def test_a_function_only_called_on_a_cache_miss_is_cold() -> None:
                     self._build()
                 return x * self.cos[: x.shape[1]]
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_constructor_attributes_are_fixed_but_reassigned_ones_are_not() -> None:

@@ -49,7 +49,10 @@ def test_promoting_the_program_id_or_an_int64_argument_silences_it() -> None:
 
 
 def test_one_noqa_on_the_reported_line_silences_the_kernel() -> None:
-    assert kl012(LOGITS.replace("mask=cols < n_cols)\n    tl.store", "mask=cols < n_cols)  # noqa: KL012\n    tl.store")) == []
+    assert (
+        kl012(LOGITS.replace("mask=cols < n_cols)\n    tl.store", "mask=cols < n_cols)  # noqa: KL012\n    tl.store"))
+        == []
+    )
 
 
 def test_known_small_tensor_at_every_launch_is_silent_unknown_is_not() -> None:

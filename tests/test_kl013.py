@@ -50,12 +50,16 @@ def test_star_args_and_config_lists_built_elsewhere_are_unknown() -> None:
 
 
 def test_literal_with_a_start_reports_the_span_of_the_call() -> None:
-    found = kl013("import triton.language as tl\nimport triton\n@triton.jit\ndef k(p):\n    tl.store(p + tl.arange(4, 16), 0)\n")
+    found = kl013(
+        "import triton.language as tl\nimport triton\n@triton.jit\ndef k(p):\n    tl.store(p + tl.arange(4, 16), 0)\n"
+    )
     assert [(f.span.line, f.span.column, f.span.end_column) for f in found] == [(5, 18, 34)]
     assert "spans 12 elements" in found[0].message
 
 
 def test_unknown_size_module_or_runtime_argument_is_silent() -> None:
-    source = "import triton.language as tl\nimport triton\n@triton.jit\ndef k(p, n):\n    tl.store(p + tl.arange(0, n), 0)\n"
+    source = (
+        "import triton.language as tl\nimport triton\n@triton.jit\ndef k(p, n):\n    tl.store(p + tl.arange(0, n), 0)\n"
+    )
     assert kl013(source) == []
     assert kl013(source.replace("tl.arange(0, n)", "tl.arange(0, unknown_global)")) == []

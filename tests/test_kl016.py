@@ -75,8 +75,9 @@ def test_linear_plan_transposes_the_weight() -> None:
 
 
 def test_fp64_or_fp32_sources_and_main_guard_stay_silent() -> None:
-    assert kl016(
-        """
+    assert (
+        kl016(
+            """
         import torch
         def f(x, w):
             assert x.dtype == torch.float64
@@ -87,19 +88,24 @@ def test_fp64_or_fp32_sources_and_main_guard_stay_silent() -> None:
             a = torch.randint(-128, 127, (32, 32), dtype=torch.int8)
             b = torch.matmul(a.float(), a.float())
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_a_torch_module_function_is_not_a_tensor_conversion() -> None:
     # `torch.t(x)` is a function of the torch module, not a method of a tensor.
-    assert kl016(
-        """
+    assert (
+        kl016(
+            """
         import torch
         def f(x):
             assert x.dtype == torch.int8
             return torch.t(x) @ torch.t(x)
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_fp8_sources_get_a_scaled_mm_plan() -> None:

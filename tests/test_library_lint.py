@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from kernlint.engine import lint_source
 from kernlint.kernels import PAIRS, pair_meta
 

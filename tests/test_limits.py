@@ -12,13 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-
+from conftest import FIXTURES, run_kernlint
 from kernlint import deep, engine, limits
 from kernlint.engine import Settings, lint_bytes
 from kernlint.registry import rule_by_code_or_name
 from kernlint.runner import run
-
-from conftest import FIXTURES, run_kernlint
 
 TF32 = b"import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=True)\n"
 MB = 1024 * 1024
@@ -42,17 +40,26 @@ def test_defaults() -> None:
     assert Settings().timeout_per_file == 20
     proc = run_kernlint("check", "--help")
     text = " ".join(proc.stdout.decode().split())
-    assert "--max-file-size BYTES Skip files larger than this with a KL901 finding (default 10485760; 0: no cap)." in text
+    assert (
+        "--max-file-size BYTES Skip files larger than this with a KL901 finding (default 10485760; 0: no cap)." in text
+    )
     assert "--timeout-per-file SECONDS Stop checking a file after this long with a KL902 finding (default 20;" in text
 
 
 # ---- size cap -------------------------------------------------------------
 
+
 def test_a_file_over_the_cap_is_kl901_with_its_size() -> None:
     result = lint_bytes("big.py", TF32, Settings(max_file_size=10))
     assert [(f.code, f.name, f.severity.value, f.span.line, f.span.column, f.message) for f in result.findings] == [
-        ("KL901", "file-too-large", "warning", 1, 1,
-         "not analyzed: the file is 65 bytes, over the size cap of 10 bytes (--max-file-size); nothing in it was checked"),
+        (
+            "KL901",
+            "file-too-large",
+            "warning",
+            1,
+            1,
+            "not analyzed: the file is 65 bytes, over the size cap of 10 bytes (--max-file-size); nothing in it was checked",
+        ),
     ]
 
 
@@ -87,7 +94,9 @@ def test_a_5_mb_file_over_the_cap_is_not_even_read(tmp_path: Path, monkeypatch) 
 
 
 def test_the_cap_applies_to_stdin_and_cannot_be_ignored(tmp_path: Path) -> None:
-    proc = run_kernlint("--max-file-size", "10", "--select", "KL014", "--ignore", "KL901", "-", stdin=TF32, cwd=tmp_path)
+    proc = run_kernlint(
+        "--max-file-size", "10", "--select", "KL014", "--ignore", "KL901", "-", stdin=TF32, cwd=tmp_path
+    )
     assert proc.stdout.decode().splitlines()[0] == (
         "-:1:1: KL901 [file-too-large] not analyzed: the file is 65 bytes, over the size cap of 10 bytes "
         "(--max-file-size); nothing in it was checked"
@@ -96,6 +105,7 @@ def test_the_cap_applies_to_stdin_and_cannot_be_ignored(tmp_path: Path) -> None:
 
 
 # ---- time budget ----------------------------------------------------------
+
 
 def test_a_5_mb_generated_file_finishes_within_the_budget(tmp_path: Path) -> None:
     """Measured on the development machine: linting this file takes about
@@ -138,7 +148,10 @@ def test_a_slow_file_is_kl902_and_the_run_goes_on(tmp_path: Path, monkeypatch) -
     outcome = run(["."], Settings(timeout_per_file=0.5))
     assert time.monotonic() - started < 10
     assert [(f.path, f.code) for f in outcome.report.findings] == [
-        ("a.py", "KL014"), ("b_slow.py", "KL902"), ("c.py", "KL014"), ("d.py", "KL014"),
+        ("a.py", "KL014"),
+        ("b_slow.py", "KL902"),
+        ("c.py", "KL014"),
+        ("d.py", "KL014"),
     ]
     kl902 = outcome.report.findings[1]
     assert (kl902.severity.value, kl902.span.line, kl902.span.column) == ("warning", 1, 1)
@@ -174,10 +187,15 @@ def test_a_budget_of_zero_lints_in_this_process(tmp_path: Path, monkeypatch) -> 
 
 # ---- workers that die -----------------------------------------------------
 
-@pytest.mark.parametrize("how, cause", [
-    (lambda: os.kill(os.getpid(), signal.SIGSEGV), "the worker process was killed by SIGSEGV"),
-    (lambda: os._exit(3), "the worker process exited with status 3"),
-], ids=["segfault", "exit"])
+
+@pytest.mark.parametrize(
+    "how, cause",
+    [
+        (lambda: os.kill(os.getpid(), signal.SIGSEGV), "the worker process was killed by SIGSEGV"),
+        (lambda: os._exit(3), "the worker process exited with status 3"),
+    ],
+    ids=["segfault", "exit"],
+)
 def test_a_worker_that_dies_is_kl999_for_its_file_only(tmp_path: Path, monkeypatch, how, cause) -> None:
     for name in ("a", "b_crash", "c"):
         (tmp_path / f"{name}.py").write_bytes(TF32)
@@ -195,7 +213,9 @@ def test_a_worker_that_dies_is_kl999_for_its_file_only(tmp_path: Path, monkeypat
     monkeypatch.chdir(tmp_path)
     outcome = run(["."])
     assert [(f.path, f.code) for f in outcome.report.findings] == [
-        ("a.py", "KL014"), ("b_crash.py", "KL999"), ("c.py", "KL014"),
+        ("a.py", "KL014"),
+        ("b_crash.py", "KL999"),
+        ("c.py", "KL014"),
     ]
     assert outcome.report.findings[1].message == (
         f"internal error in kernlint on this file: {cause}; nothing in it was checked. "
@@ -215,11 +235,14 @@ def test_an_exception_escaping_the_engine_in_a_worker_is_kl999(tmp_path: Path, m
     outcome = run(["k.py"])
     (finding,) = outcome.report.findings
     assert finding.code == "KL999"
-    assert finding.message.startswith("internal error in the file's worker process on this file: MemoryError: simulated;")
+    assert finding.message.startswith(
+        "internal error in the file's worker process on this file: MemoryError: simulated;"
+    )
     assert outcome.exit_code == 2
 
 
 # ---- the rules' documentation --------------------------------------------
+
 
 @pytest.mark.parametrize("code, name", [("KL901", "file-too-large"), ("KL902", "timeout")])
 def test_the_limit_rules_are_documented(code: str, name: str) -> None:
@@ -234,6 +257,7 @@ def test_the_limit_rules_are_documented(code: str, name: str) -> None:
 
 
 # ---- deep_call ------------------------------------------------------------
+
 
 def test_deep_call_returns_raises_nests_and_restores_the_limit() -> None:
     before = sys.getrecursionlimit()

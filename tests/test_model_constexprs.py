@@ -6,7 +6,6 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
-
 from kernlint.model import ConstexprValues, build_model
 
 SOURCE = textwrap.dedent(

@@ -18,18 +18,39 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from kernlint.reporters import REPORTERS
-
 from conftest import run_kernlint
+from kernlint.reporters import REPORTERS
 
 # Modules kernlint imports while linting (or that a careless tool would):
 # with the working directory first on sys.path, these would run instead.
 SHADOWED_MODULES = (
-    "json", "click", "libcst", "tokenize", "difflib", "jsonschema", "tomllib", "tempfile", "fnmatch",
-    "typing", "dataclasses", "importlib_resources", "textwrap", "traceback", "ast", "io", "re",
-    "pkgutil", "enum", "functools", "contextlib", "multiprocessing", "threading", "hashlib",
-    "torch", "triton", "numpy",
+    "json",
+    "click",
+    "libcst",
+    "tokenize",
+    "difflib",
+    "jsonschema",
+    "tomllib",
+    "tempfile",
+    "fnmatch",
+    "typing",
+    "dataclasses",
+    "importlib_resources",
+    "textwrap",
+    "traceback",
+    "ast",
+    "io",
+    "re",
+    "pkgutil",
+    "enum",
+    "functools",
+    "contextlib",
+    "multiprocessing",
+    "threading",
+    "hashlib",
+    "torch",
+    "triton",
+    "numpy",
 )
 STARTUP_NAMES = ("conftest", "sitecustomize", "usercustomize", "__init__", "__main__", "setup")
 
@@ -78,7 +99,9 @@ def hostile_folder(root: Path) -> Path:
     (folder / "evil.pth").write_text(payload(sentinels / "pth", "import").replace("\n", "; ").rstrip("; ") + "\n")
     (folder / "pkg").mkdir()
     (folder / "pkg" / "__init__.py").write_text(payload(sentinels / "pkg_init", "system"))
-    (folder / "pkg" / "kernel.py").write_text("from . import helper\n" + payload(sentinels / "pkg_kernel", "open") + KERNEL + "    pass\n")
+    (folder / "pkg" / "kernel.py").write_text(
+        "from . import helper\n" + payload(sentinels / "pkg_kernel", "open") + KERNEL + "    pass\n"
+    )
     (folder / "pyproject.toml").write_text('[tool.kernlint]\nselect = ["KL014", "KL001"]\n')
     return folder
 
@@ -99,11 +122,18 @@ def test_the_payloads_do_run_when_python_imports_them(tmp_path) -> None:
     folder = hostile_folder(tmp_path)
     # Each payload runs before the file's own `import triton` fails (the
     # folder's triton.py shadows the real one).
-    imports = "\n".join(f"try:\n    import {m}\nexcept Exception:\n    pass"
-                        for m in ("kernel_open", "kernel_system", "kernel_import", "kernel_exec", "json"))
+    imports = "\n".join(
+        f"try:\n    import {m}\nexcept Exception:\n    pass"
+        for m in ("kernel_open", "kernel_system", "kernel_import", "kernel_exec", "json")
+    )
     subprocess.run([sys.executable, "-c", imports], cwd=folder, check=True, timeout=60)
     assert sentinels_of(tmp_path) == [
-        "kernel_exec", "kernel_import", "kernel_open", "kernel_system", "module_json", "module_triton",
+        "kernel_exec",
+        "kernel_import",
+        "kernel_open",
+        "kernel_system",
+        "module_json",
+        "module_triton",
     ]
 
 
@@ -119,7 +149,11 @@ def test_the_lint_sees_the_kernels_it_did_not_run(hostile: Path) -> None:
     proc = run_kernlint("--select", "KL014", "--statistics", ".", cwd=hostile / "repo")
     lines = proc.stdout.decode().splitlines()
     assert [line.split(":")[0] for line in lines if "KL014" in line and ".py:" in line] == [
-        "kernel_exec.py", "kernel_import.py", "kernel_open.py", "kernel_pathlib.py", "kernel_system.py",
+        "kernel_exec.py",
+        "kernel_import.py",
+        "kernel_open.py",
+        "kernel_pathlib.py",
+        "kernel_system.py",
         "pkg/kernel.py",
     ]
     assert sentinels_of(hostile) == []
@@ -172,8 +206,16 @@ def test_verify_runs_a_file_only_when_it_is_named(tmp_path) -> None:
     proc = run_kernlint("verify", "--static-only", "kernel_open.py", cwd=folder)
     assert proc.returncode == 0, proc.stderr.decode()
     assert sentinels_of(tmp_path) == []
-    proc = run_kernlint("verify", "--interpret", "--timeout", "100", "--quiet", "kernel_open.py", cwd=folder,
-                        env={"TRITON_INTERPRET": "0"})
+    proc = run_kernlint(
+        "verify",
+        "--interpret",
+        "--timeout",
+        "100",
+        "--quiet",
+        "kernel_open.py",
+        cwd=folder,
+        env={"TRITON_INTERPRET": "0"},
+    )
     out = proc.stdout.decode()
     assert proc.returncode == 1, out + proc.stderr.decode()
     assert "Model: invalid: kernel_open.py defines no Model" in out

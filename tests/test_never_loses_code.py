@@ -11,12 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-
+from conftest import run_kernlint
 from kernlint import fixes
 from kernlint.engine import Settings
 from kernlint.runner import run
-
-from conftest import run_kernlint
 
 TF32 = b"import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=True)\n"
 FIXED = b'import triton.language as tl\nacc = tl.dot(a, b, input_precision="tf32")\n'
@@ -71,7 +69,9 @@ def test_a_file_edited_while_its_fix_was_computed_is_not_overwritten(tmp_path: P
     assert listing(folder) == ["k.py"]
 
 
-def test_a_file_edited_between_the_temporary_write_and_the_rename_is_not_overwritten(tmp_path: Path, monkeypatch) -> None:
+def test_a_file_edited_between_the_temporary_write_and_the_rename_is_not_overwritten(
+    tmp_path: Path, monkeypatch
+) -> None:
     folder = folder_with(tmp_path, k=TF32)
     real_chmod = fixes.os.chmod
 
@@ -92,6 +92,7 @@ def test_a_file_edited_between_the_temporary_write_and_the_rename_is_not_overwri
 def _fail(error: int, message: str):
     def failing(*args, **kwargs):
         raise OSError(error, message)
+
     return failing
 
 

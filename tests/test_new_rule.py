@@ -14,7 +14,9 @@ SCRIPT = ROOT / "scripts" / "new_rule.py"
 def new_rule(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--root", str(root), "--no-docs"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -34,8 +36,16 @@ def test_the_new_rule_is_registered_with_its_headings_and_attributes(tmp_path: P
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0] == "KL042 slow-thing tuning warning 0 0"
-    assert out[1] == str(["## What it does", "## Why is this bad?", "## Example", "## Use instead",
-                          "## Fix safety", "## Measured speedup"])
+    assert out[1] == str(
+        [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Use instead",
+            "## Fix safety",
+            "## Measured speedup",
+        ]
+    )
 
 
 def test_an_existing_code_or_file_is_refused_and_nothing_is_written(tmp_path: Path) -> None:

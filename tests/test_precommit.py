@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, ROOT
 
 pytest.importorskip("pre_commit")
@@ -58,7 +57,11 @@ def try_repo(repo: Path, home: Path, *files: str) -> subprocess.CompletedProcess
     env.update({"PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"})
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "kernlint", "--files", *files],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 

@@ -44,7 +44,12 @@ def test_the_digest_follows_summaries_not_text() -> None:
     base = ProjectIndex.build({"r/p/kernels.py": KERNELS, "r/p/ops.py": OPS}, "r")
     comment = ProjectIndex.build({"r/p/kernels.py": KERNELS + "# a comment\n", "r/p/ops.py": OPS}, "r")
     tuned = ProjectIndex.build(
-        {"r/p/kernels.py": KERNELS.replace("@triton.jit\ndef add", "@triton.autotune(configs=[], key=[])\n@triton.jit\ndef add"), "r/p/ops.py": OPS},
+        {
+            "r/p/kernels.py": KERNELS.replace(
+                "@triton.jit\ndef add", "@triton.autotune(configs=[], key=[])\n@triton.jit\ndef add"
+            ),
+            "r/p/ops.py": OPS,
+        },
         "r",
     )
     digest = base.dependency_digest("r/p/ops.py")

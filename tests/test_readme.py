@@ -20,6 +20,9 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
 def test_readme_outputs_are_what_kernlint_prints_now() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "update_readme.py"), "--check"],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from kernlint.cli import main
 from kernlint.reporters import REPORTERS
 
@@ -37,9 +36,12 @@ def shown_by(fmt: str, out: str, sarif_columns: dict[str, int]) -> Shown:
     if fmt == "sarif":
         results = json.loads(out)["runs"][0]["results"]
         return {
-            (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-             r["locations"][0]["physicalLocation"]["region"]["startLine"],
-             r["locations"][0]["physicalLocation"]["region"]["startColumn"], r["ruleId"])
+            (
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"],
+                r["locations"][0]["physicalLocation"]["region"]["startColumn"],
+                r["ruleId"],
+            )
             for r in results
         }
     if fmt == "github":
@@ -54,7 +56,12 @@ def shown_by(fmt: str, out: str, sarif_columns: dict[str, int]) -> Shown:
         # Code Quality has lines, no columns: the column is the SARIF
         # result's with the same fingerprint (both come from the report).
         return {
-            (i["location"]["path"], i["location"]["lines"]["begin"], sarif_columns[i["fingerprint"]], i["check_name"].split()[0])
+            (
+                i["location"]["path"],
+                i["location"]["lines"]["begin"],
+                sarif_columns[i["fingerprint"]],
+                i["check_name"].split()[0],
+            )
             for i in json.loads(out)
         }
     raise AssertionError(f"no parser for {fmt}")
@@ -80,17 +87,25 @@ EXPECTED_REPORTED = {("a.py", 2, 18, "KL014"), ("a.py", 4, 8, "KL900")}
 EXPECTED_SUPPRESSED = {("a.py", 3, 18, "KL014"), ("sub/b.py", 4, 18, "KL014")}
 
 
-@pytest.mark.parametrize("options", [
-    (),
-    ("--show-suppressed",),
-    ("--show-suppressed", "--quiet", "--statistics"),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        (),
+        ("--show-suppressed",),
+        ("--show-suppressed", "--quiet", "--statistics"),
+    ],
+)
 def test_every_format_shows_the_same_findings_and_exits_the_same(project: Path, options: tuple[str, ...]) -> None:
     paths = ("a.py", "sub/b.py", "clean.py", MISSING)
     common = ("--report-unused-suppressions", "--no-color", *options, *paths)
     outputs = {fmt: invoke("--format", fmt, *common) for fmt in REPORTERS}
     sarif = json.loads(outputs["sarif"][1])["runs"][0]["results"]
-    columns = {r["partialFingerprints"]["kernlintFingerprint/v1"]: r["locations"][0]["physicalLocation"]["region"]["startColumn"] for r in sarif}
+    columns = {
+        r["partialFingerprints"]["kernlintFingerprint/v1"]: r["locations"][0]["physicalLocation"]["region"][
+            "startColumn"
+        ]
+        for r in sarif
+    }
     expected = EXPECTED_REPORTED | (EXPECTED_SUPPRESSED if "--show-suppressed" in options else set())
     for fmt, (code, out, err) in outputs.items():
         # The file error: exit 2 and the same stderr line, whatever the format.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from kernlint.engine import Settings, lint_source
 from kernlint.registry import Invalid, Rule, Valid, all_rules
 

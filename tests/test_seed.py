@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES, run_kernlint
-
 from kernlint import claims, schemas
 from kernlint.engine import lint_source
 from kernlint.runner import run
@@ -67,7 +66,16 @@ def test_json_output_is_schema_valid_and_complete() -> None:
     document = json.loads(proc.stdout)
     schemas.validate("json", document)
     assert document["files_checked"] == 3
-    assert [f["code"] for f in document["findings"]] == ["KL009", "KL010", "KL001", "KL014", "KL002", "KL003", "KL004", "KL016"]
+    assert [f["code"] for f in document["findings"]] == [
+        "KL009",
+        "KL010",
+        "KL001",
+        "KL014",
+        "KL002",
+        "KL003",
+        "KL004",
+        "KL016",
+    ]
     for finding in document["findings"]:
         assert finding["plan"], finding["code"]
         if finding["code"] == "KL014":
@@ -82,8 +90,13 @@ def test_advice_on_the_seed_kernel_is_one_schema_valid_yes() -> None:
     schemas.validate("advice", verdict)
     assert isinstance(verdict, dict)
     assert list(verdict) == [
-        "worth_optimizing", "reason", "bottleneck", "optimisation method",
-        "modification plan", "expected_speedup", "path",
+        "worth_optimizing",
+        "reason",
+        "bottleneck",
+        "optimisation method",
+        "modification plan",
+        "expected_speedup",
+        "path",
     ]
     assert verdict["worth_optimizing"] == "yes"
     # The ONE optimization is the finding whose rule has the largest measured

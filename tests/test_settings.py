@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from kernlint import config
 from kernlint.cli import check, main
 from kernlint.settings import SETTING_FIELDS, SETTINGS, Settings
@@ -36,12 +35,17 @@ def test_check_has_one_option_per_setting_flag_with_its_help() -> None:
         assert "{" not in param.help  # placeholders filled in
 
 
-@pytest.mark.parametrize("key, flag_value, file_value, message", [
-    ("max-file-size", "-1", "-1", "must be a number >= 0"),
-    ("timeout-per-file", "soon", '"soon"', "must be a number >= 0"),
-    ("select", "KL123", '["KL123"]', "unknown rule 'KL123'"),
-])
-def test_flag_and_file_reject_the_same_values(tmp_path: Path, key: str, flag_value: str, file_value: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "key, flag_value, file_value, message",
+    [
+        ("max-file-size", "-1", "-1", "must be a number >= 0"),
+        ("timeout-per-file", "soon", '"soon"', "must be a number >= 0"),
+        ("select", "KL123", '["KL123"]', "unknown rule 'KL123'"),
+    ],
+)
+def test_flag_and_file_reject_the_same_values(
+    tmp_path: Path, key: str, flag_value: str, file_value: str, message: str
+) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     flag = CliRunner().invoke(main, ["check", f"--{key}", flag_value, str(tmp_path / "a.py")])
     assert flag.exit_code == 2 and f"'--{key}'" in flag.stderr and message in flag.stderr, flag.stderr

@@ -7,7 +7,6 @@ import json
 import textwrap
 
 import pytest
-
 from conftest import run_kernlint
 from kernlint.engine import Settings, lint_source
 from kernlint.suppressions import scan
@@ -31,32 +30,38 @@ def test_unsuppressed_baseline() -> None:
     assert lint(f"x = {DOT}\ny = {DOT}\n") == [("KL014", 2, 18), ("KL014", 3, 18)]
 
 
-@pytest.mark.parametrize("comment", [
-    "# noqa: KL014",
-    "# noqa:KL014",
-    "# NOQA: KL014",
-    "# noqa",
-    "# noqa: E501, KL014",
-    "# noqa: KL001 KL014",
-    "# kernlint: ignore[KL014]",
-    "# kernlint: ignore[deprecated-allow-tf32]",
-    "# kernlint: ignore",
-    "# type: ignore  # noqa: KL014",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa: KL014",
+        "# noqa:KL014",
+        "# NOQA: KL014",
+        "# noqa",
+        "# noqa: E501, KL014",
+        "# noqa: KL001 KL014",
+        "# kernlint: ignore[KL014]",
+        "# kernlint: ignore[deprecated-allow-tf32]",
+        "# kernlint: ignore",
+        "# type: ignore  # noqa: KL014",
+    ],
+)
 def test_a_directive_on_the_reported_line_silences_it_and_only_it(comment: str) -> None:
     assert lint(f"x = {DOT}  {comment}\ny = {DOT}\n") == [("KL014", 3, 18)]
 
 
-@pytest.mark.parametrize("comment", [
-    "# noqa: E501",  # another tool's
-    "# noqa: KL001",  # another rule
-    "# kernlint: ignore[KL001]",
-    "# kernlint: ignored",
-    "# noqa-KL014",
-    "# no qa",
-    "# kernlint: ignore[KL014",  # unclosed: no directive, not a blanket one
-    "# kernlint: ignore-file[KL014",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa: E501",  # another tool's
+        "# noqa: KL001",  # another rule
+        "# kernlint: ignore[KL001]",
+        "# kernlint: ignored",
+        "# noqa-KL014",
+        "# no qa",
+        "# kernlint: ignore[KL014",  # unclosed: no directive, not a blanket one
+        "# kernlint: ignore-file[KL014",
+    ],
+)
 def test_directives_for_other_codes_or_tools_leave_it_reported(comment: str) -> None:
     assert lint(f"x = {DOT}  {comment}\n") == [("KL014", 2, 18)]
 
@@ -106,12 +111,15 @@ def test_decorators_belong_to_the_statement_they_decorate() -> None:
     assert statements[8] == (8, 8)
 
 
-@pytest.mark.parametrize("directive, expected", [
-    ("# kernlint: ignore-file", []),
-    ("# kernlint: ignore-file[KL014]", []),
-    ("# kernlint: ignore-file[deprecated-allow-tf32, KL003]", []),
-    ("# kernlint: ignore-file[KL001]", [("KL014", 3, 18), ("KL014", 5, 18)]),
-])
+@pytest.mark.parametrize(
+    "directive, expected",
+    [
+        ("# kernlint: ignore-file", []),
+        ("# kernlint: ignore-file[KL014]", []),
+        ("# kernlint: ignore-file[deprecated-allow-tf32, KL003]", []),
+        ("# kernlint: ignore-file[KL001]", [("KL014", 3, 18), ("KL014", 5, 18)]),
+    ],
+)
 def test_file_level_directives(directive: str, expected: list) -> None:
     assert lint(f"{directive}\nx = {DOT}\n\ny = {DOT}\n") == expected
 
@@ -122,6 +130,7 @@ def test_parse_errors_cannot_be_suppressed() -> None:
 
 
 # ---- unused suppressions (KL900) ---------------------------------------------
+
 
 def test_unused_suppressions_are_reported_when_kl900_is_on() -> None:
     body = f"""\

@@ -6,7 +6,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from kernlint.engine import lint_source
 from kernlint.model import FileModel, build_model
 from kernlint.source import parse

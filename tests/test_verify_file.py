@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import FIXTURES, ROOT, run_kernlint
 
 VERIFY = FIXTURES / "verify"
@@ -29,8 +28,7 @@ def verify(*args: str, cwd=None):
 
 def rows(out: str) -> list[str]:
     """The status lines of the two models and the result line."""
-    return [line for line in out.splitlines()
-            if line.startswith(("Model:", "ModelNew:", "result:"))]
+    return [line for line in out.splitlines() if line.startswith(("Model:", "ModelNew:", "result:"))]
 
 
 def one_line(err: str) -> str:
@@ -41,8 +39,19 @@ def one_line(err: str) -> str:
 
 def test_correct_file_passes_and_writes_a_valid_record(tmp_path):
     record = tmp_path / "rec.json"
-    code, out, _ = verify("fixtures/verify/correct.py", "--reference", REF, "--interpret", "--trials", "2",
-                          "--timeout", "120", "--quiet", "--record", str(record))
+    code, out, _ = verify(
+        "fixtures/verify/correct.py",
+        "--reference",
+        REF,
+        "--interpret",
+        "--trials",
+        "2",
+        "--timeout",
+        "120",
+        "--quiet",
+        "--record",
+        str(record),
+    )
     assert code == 0, out
     assert rows(out) == ["result: correct"]
     table = out.splitlines()[2:4]
@@ -64,15 +73,27 @@ def test_correct_file_passes_and_writes_a_valid_record(tmp_path):
 
 
 def test_wrong_result_is_a_row_and_exit_1():
-    code, out, _ = verify("fixtures/verify/wrong.py", "--reference", REF, "--interpret", "--trials", "2",
-                          "--timeout", "120", "--quiet")
+    code, out, _ = verify(
+        "fixtures/verify/wrong.py", "--reference", REF, "--interpret", "--trials", "2", "--timeout", "120", "--quiet"
+    )
     assert code == 1
     assert rows(out) == ["ModelNew: wrong: 2 of 2 trials failed: outside atol = rtol = 0.0001", "result: FAILED"]
 
 
 def test_json_format_prints_the_record_of_a_crash():
-    code, out, _ = verify("fixtures/verify/raises.py", "--reference", REF, "--interpret", "--trials", "1",
-                          "--timeout", "120", "--quiet", "--format", "json")
+    code, out, _ = verify(
+        "fixtures/verify/raises.py",
+        "--reference",
+        REF,
+        "--interpret",
+        "--trials",
+        "1",
+        "--timeout",
+        "120",
+        "--quiet",
+        "--format",
+        "json",
+    )
     assert code == 1
     data = json.loads(out)
     ref, new = data["models"]
@@ -82,11 +103,14 @@ def test_json_format_prints_the_record_of_a_crash():
 
 
 def test_hang_is_a_timeout_row_within_the_limit():
-    code, out, _ = verify("fixtures/verify/hangs.py", "--reference", REF, "--interpret", "--trials", "1",
-                          "--timeout", "25", "--quiet")
+    code, out, _ = verify(
+        "fixtures/verify/hangs.py", "--reference", REF, "--interpret", "--trials", "1", "--timeout", "25", "--quiet"
+    )
     assert code == 1
-    assert rows(out) == ["ModelNew: timeout: no result within --timeout 25 s (it was in its correctness phase)",
-                         "result: FAILED"]
+    assert rows(out) == [
+        "ModelNew: timeout: no result within --timeout 25 s (it was in its correctness phase)",
+        "result: FAILED",
+    ]
     data_line = [line for line in out.splitlines() if line.startswith("ModelNew (hangs.py)")]
     assert data_line[0].split()[2] == "timeout"
 
@@ -101,20 +125,31 @@ def test_file_without_get_inputs_is_invalid_and_the_candidate_does_not_run():
     ]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("nope.py", "--interpret"), "kernlint verify: FILE nope.py: no such file"),
-    (("fixtures/verify/correct.py", "--reference", "missing.py", "--interpret"),
-     "kernlint verify: --reference missing.py: no such file"),
-    (("README.md", "--interpret"), "kernlint verify: FILE README.md: not a Python file (.py)"),
-    (("fixtures/verify/correct.py", "--pair", "kl001_upcast_before_dot"),
-     "kernlint verify: --pair selects library pairs; it does not apply to verify FILE"),
-    (("--reference", REF), "kernlint verify: --reference needs FILE (kernlint verify FILE --reference ...)"),
-    (("fixtures/verify/correct.py", "--timeout", "0"),
-     "kernlint verify: Invalid value for '--timeout': 0.0 is not in the range x>0."),
-    (("fixtures/verify/correct.py", "--bogus"), "kernlint verify: No such option '--bogus'."),
-    (("fixtures/verify/correct.py", "--static", "fixtures/verify/reference.py", "--interpret"),
-     "kernlint verify: --static fixtures/verify/reference.py: cannot read: Extra data: line 1 column 3 (char 2)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nope.py", "--interpret"), "kernlint verify: FILE nope.py: no such file"),
+        (
+            ("fixtures/verify/correct.py", "--reference", "missing.py", "--interpret"),
+            "kernlint verify: --reference missing.py: no such file",
+        ),
+        (("README.md", "--interpret"), "kernlint verify: FILE README.md: not a Python file (.py)"),
+        (
+            ("fixtures/verify/correct.py", "--pair", "kl001_upcast_before_dot"),
+            "kernlint verify: --pair selects library pairs; it does not apply to verify FILE",
+        ),
+        (("--reference", REF), "kernlint verify: --reference needs FILE (kernlint verify FILE --reference ...)"),
+        (
+            ("fixtures/verify/correct.py", "--timeout", "0"),
+            "kernlint verify: Invalid value for '--timeout': 0.0 is not in the range x>0.",
+        ),
+        (("fixtures/verify/correct.py", "--bogus"), "kernlint verify: No such option '--bogus'."),
+        (
+            ("fixtures/verify/correct.py", "--static", "fixtures/verify/reference.py", "--interpret"),
+            "kernlint verify: --static fixtures/verify/reference.py: cannot read: Extra data: line 1 column 3 (char 2)",
+        ),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(args, message):
     code, out, err = verify(*args)
     assert (code, out) == (2, "")
@@ -128,8 +163,10 @@ def test_without_a_gpu_verify_file_needs_interpret():
         pytest.skip("a CUDA GPU is present")
     code, _, err = verify("fixtures/verify/correct.py", "--reference", REF)
     assert code == 2
-    assert one_line(err) == ("kernlint verify: no CUDA GPU found: pass --interpret to check correctness on the CPU "
-                             "with the Triton interpreter (small shapes, no timing)")
+    assert one_line(err) == (
+        "kernlint verify: no CUDA GPU found: pass --interpret to check correctness on the CPU "
+        "with the Triton interpreter (small shapes, no timing)"
+    )
 
 
 def test_static_only_writes_the_seed_findings_with_claims_and_runs_nothing(tmp_path):
@@ -137,7 +174,11 @@ def test_static_only_writes_the_seed_findings_with_claims_and_runs_nothing(tmp_p
     assert code == 0
     data = json.loads(out)
     assert [(f["code"], f["line"], f["column"]) for f in data["findings"]] == [
-        ("KL001", 54, 16), ("KL014", 54, 37), ("KL002", 112, 9), ("KL003", 122, 5)]
+        ("KL001", 54, 16),
+        ("KL014", 54, 37),
+        ("KL002", 112, 9),
+        ("KL003", 122, 5),
+    ]
     claims = {f["code"]: f["claim"] for f in data["findings"]}
     assert claims["KL014"] is None
     for code_ in ("KL001", "KL002", "KL003"):
@@ -154,8 +195,9 @@ def test_static_facts_must_match_the_file(tmp_path):
     changed.write_text((VERIFY / "correct.py").read_text() + "\n# edited\n")
     code, _, err = verify(str(changed), "--reference", REF, "--static", str(static), "--interpret")
     assert code == 2
-    assert one_line(err) == (f"kernlint verify: --static {static}: written for other contents of "
-                             "fixtures/verify/correct.py (sha256 differs)")
+    assert one_line(err) == (
+        f"kernlint verify: --static {static}: written for other contents of fixtures/verify/correct.py (sha256 differs)"
+    )
 
 
 def test_help_says_it_executes_the_named_file():
@@ -173,8 +215,13 @@ def test_compute_floor_from_the_peak_table():
 
     dims = {"M": 128, "K": 2048, "N": 2048}
     floor = _compute_floor("NVIDIA H100 80GB HBM3", {"dtype": "int8"}, dims, False, [])
-    assert floor == {"dtype": "int8", "flops": 2 * 128 * 2048 * 2048, "peak_table": "H100 SXM",
-                     "peak_tflops": 1978.9, "floor_us": 0.5426}
+    assert floor == {
+        "dtype": "int8",
+        "flops": 2 * 128 * 2048 * 2048,
+        "peak_table": "H100 SXM",
+        "peak_tflops": 1978.9,
+        "floor_us": 0.5426,
+    }
     assert peak_for("NVIDIA H100 PCIe")[0] == "H100 PCIe"
     notes: list[str] = []
     assert _compute_floor("NVIDIA H100 80GB HBM3", {"dtype": None}, dims, False, notes) is None
@@ -192,8 +239,9 @@ def test_lint_is_skipped_with_a_note_without_libcst(monkeypatch):
 
     monkeypatch.setattr(verify_file, "static_facts", no_libcst)
     monkeypatch.chdir(ROOT)
-    code, rec = verify_file.run_verify_file("fixtures/verify/correct.py", reference=REF, interpret=True, trials=1,
-                                            timeout=120, quiet=True)
+    code, rec = verify_file.run_verify_file(
+        "fixtures/verify/correct.py", reference=REF, interpret=True, trials=1, timeout=120, quiet=True
+    )
     assert code == 0
     assert rec["findings"] is None
     assert rec["lint"] == {"source": "skipped", "note": verify_file.LINT_UNAVAILABLE}
@@ -204,8 +252,16 @@ def test_timing_summary_keeps_each_repeat():
     from kernlint.kernels.timing import _summarize
 
     t = _summarize("kernelbench", [[1.0, 3.0, 2.0], [10.0, 20.0, 30.0]])
-    assert t.as_dict() == {"median_us": 6.5, "mean_us": 11.0, "std_us": 10.71, "min_us": 1.0, "max_us": 30.0,
-                           "samples": 6, "repeat_medians_us": [2.0, 20.0], "repeat_means_us": [2.0, 20.0]}
+    assert t.as_dict() == {
+        "median_us": 6.5,
+        "mean_us": 11.0,
+        "std_us": 10.71,
+        "min_us": 1.0,
+        "max_us": 30.0,
+        "samples": 6,
+        "repeat_medians_us": [2.0, 20.0],
+        "repeat_means_us": [2.0, 20.0],
+    }
 
 
 def test_library_record_with_every_mode_validates_and_renders(tmp_path):
@@ -217,12 +273,16 @@ def test_library_record_with_every_mode_validates_and_renders(tmp_path):
     record = json.loads((ROOT / "kernels/kernlint/kernels/measurements/h100.json").read_text())
     r = record["results"][0]
     for which, scale in (("before", 4.0), ("after", 1.0), ("reference", 5.0)):
-        r[which]["modes"] = {m: _summarize(m, [[scale * (i + 1), scale * (i + 2)] for i in range(3)]).as_dict()
-                             for m in MODES}
+        r[which]["modes"] = {
+            m: _summarize(m, [[scale * (i + 1), scale * (i + 2)] for i in range(3)]).as_dict() for m in MODES
+        }
     r["speedup"].update(kernelbench=4.0, kernelbench_mean=4.0, events_no_flush=4.0)
     validate_record(record)
     md = render_markdown(record)
-    assert f"| {r['pair']} | {r['shape']} | KernelBench (flush) | 10.0 [6.0–14.0], mean 10.0 | 2.5 [1.5–3.5], mean 2.5 | 4.00× |" in md
+    assert (
+        f"| {r['pair']} | {r['shape']} | KernelBench (flush) | 10.0 [6.0–14.0], mean 10.0 | 2.5 [1.5–3.5], mean 2.5 | 4.00× |"
+        in md
+    )
     pytest.importorskip("matplotlib")
     from kernlint.kernels.render import render_png
 
@@ -239,8 +299,9 @@ def test_committed_seed_records_validate_and_render_as_committed():
 
     folder = ROOT / "kernels/kernlint/kernels/measurements/verify_file"
     names = ["seed_kernel_h100.json", "seed_kernel_fixed_h100.json"]
-    records = [(f"kernels/kernlint/kernels/measurements/verify_file/{n}", json.loads((folder / n).read_text()))
-               for n in names]
+    records = [
+        (f"kernels/kernlint/kernels/measurements/verify_file/{n}", json.loads((folder / n).read_text())) for n in names
+    ]
     for _, rec in records:
         validate_record(rec)
         assert rec["ok"] and not rec["environment"]["interpret"]

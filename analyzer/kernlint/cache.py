@@ -86,7 +86,9 @@ class ResultCache:
         # (Sorted: a frozenset's order changes with each process's hash seed.)
         decides = (
             None if applied.select is None else sorted(applied.select),
-            sorted(applied.ignore), sorted(applied.extend_select), applied.target_gpu,
+            sorted(applied.ignore),
+            sorted(applied.extend_select),
+            applied.target_gpu,
         )
         for part in (code_fingerprint(), path, repr(decides), extra):
             digest.update(part.encode("utf-8", "surrogatepass"))
@@ -159,13 +161,20 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
 def _finding_from_json(data: dict[str, Any]) -> Finding:
     fix = data["fix"]
     return Finding(
-        code=data["code"], name=data["name"], category=Category(data["category"]),
-        severity=Severity(data["severity"]), message=data["message"], path=data["path"],
-        span=Span(**data["span"]), kernel=data["kernel"], plan=data["plan"], confidence=data["confidence"],
+        code=data["code"],
+        name=data["name"],
+        category=Category(data["category"]),
+        severity=Severity(data["severity"]),
+        message=data["message"],
+        path=data["path"],
+        span=Span(**data["span"]),
+        kernel=data["kernel"],
+        plan=data["plan"],
+        confidence=data["confidence"],
         expected_speedup=data["expected_speedup"],
-        fix=None if fix is None else Fix(
-            fix["description"], tuple((int(a), int(b), str(c)) for a, b, c in fix["replacements"]), fix["safe"]
-        ),
+        fix=None
+        if fix is None
+        else Fix(fix["description"], tuple((int(a), int(b), str(c)) for a, b, c in fix["replacements"]), fix["safe"]),
         suppressed_by=data["suppressed_by"],
     )
 

@@ -124,7 +124,9 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
     every = [s[mode] for s in shapes for mode, _ in MODES if s[mode] is not None]
     pays = max(every) >= PAYS
     slower = [
-        f"{label} {s[mode]:.2f}x at {s['name']}" for s in shapes for mode, label in MODES
+        f"{label} {s[mode]:.2f}x at {s['name']}"
+        for s in shapes
+        for mode, label in MODES
         if s[mode] is not None and s[mode] < 1.0 / PAYS
     ]
     where = ", ".join(f"{s['name']} {s['dims']}" for s in shapes)
@@ -194,7 +196,8 @@ def claim_label(code: str, category: str, target_gpu: str | None = None) -> str:
         return "unmeasured"
     text = ", ".join(
         f"{_range(claim[mode]['min'], claim[mode]['max'])} {label}"
-        for mode, label in (("graph", "graph"), ("eager", "eager")) if mode in claim
+        for mode, label in (("graph", "graph"), ("eager", "eager"))
+        if mode in claim
     )
     return f"{text} on {claim['gpu']}" if claim["pays"] else f"does not pay: {text} on {claim['gpu']}"
 

@@ -12,12 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-
-from kernlint.version import __version__
-from kernlint.settings import SETTINGS, Setting, SettingError
 from kernlint.registry import all_rules, rule_by_code_or_name
 from kernlint.reporters import REPORTERS, render
 from kernlint.runner import EXIT_ERROR, run
+from kernlint.settings import SETTINGS, Setting, SettingError
+from kernlint.version import __version__
 
 
 class DefaultToCheck(click.Group):
@@ -109,8 +108,13 @@ def setting_options(command: Callable[..., None]) -> Callable[..., None]:
         if setting.flag is None:
             continue
         command = click.option(
-            setting.flag, setting.attribute, type=SettingValue(setting), multiple=setting.kind.multiple,
-            default=None, metavar=setting.kind.metavar, help=setting.help_line(),
+            setting.flag,
+            setting.attribute,
+            type=SettingValue(setting),
+            multiple=setting.kind.multiple,
+            default=None,
+            metavar=setting.kind.metavar,
+            help=setting.help_line(),
         )(command)
     return command
 
@@ -140,7 +144,13 @@ def _cache_dir(settings) -> str:
 
 
 @main.command()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).",
+)
 def clean(config_file: str | None) -> None:
     """Delete the result cache (the folder `check` keeps results in)."""
     from kernlint import cache, config
@@ -158,19 +168,46 @@ def clean(config_file: str | None) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(REPORTERS)),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @click.option("--stdin-filename", default=None, help="The name to report for `-` (stdin).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
-@click.option("--output-file", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to this file instead of stdout.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).")
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the report to this file instead of stdout.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Read settings from this TOML file (default: the nearest pyproject.toml with [tool.kernlint]).",
+)
 @click.option("--show-suppressed", is_flag=True, help="Also list the findings that suppression comments silence.")
-@click.option("--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900).")
+@click.option(
+    "--report-unused-suppressions", is_flag=True, help="Report suppression comments that silence nothing (KL900)."
+)
 @click.option("--fix", is_flag=True, help="Apply the safe fixes to the files.")
-@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any).")
-@click.option("--force-exclude", is_flag=True, help="Apply the configured exclude to files named explicitly too (pre-commit passes every file by name).")
+@click.option(
+    "--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing (exit 1 if there are any)."
+)
+@click.option(
+    "--force-exclude",
+    is_flag=True,
+    help="Apply the configured exclude to files named explicitly too (pre-commit passes every file by name).",
+)
 @click.option("--no-cache", is_flag=True, help="Check every file afresh: neither read nor write the result cache.")
 @setting_options
 def check(
@@ -204,7 +241,9 @@ def check(
         )
         loaded = config.load_config(config_path) if config_path else config.Config()
         settings = config.resolve(
-            loaded, report_unused_suppressions=report_unused_suppressions, **_flag_values(dict(setting_flags)),
+            loaded,
+            report_unused_suppressions=report_unused_suppressions,
+            **_flag_values(dict(setting_flags)),
         )
     except config.ConfigError as error:
         click.echo(f"kernlint: error: {error}", err=True)
@@ -214,13 +253,20 @@ def check(
     # The report goes to stderr when fixed stdin takes stdout.
     to_terminal = (sys.stderr if stdin_fixed_to_stdout else sys.stdout).isatty() and output_file is None
     options = ReportOptions(
-        show_suppressed=show_suppressed, statistics=statistics, quiet=quiet,
+        show_suppressed=show_suppressed,
+        statistics=statistics,
+        quiet=quiet,
         color=(to_terminal if color is None else color) and output_format == "text",
     )
     _stage["doing"] = "checking " + ", ".join(targets)
     outcome = run(
-        targets, settings, stdin_filename=stdin_filename, exclude=config.exclude_patterns(loaded),
-        fix=fix_mode, force_exclude=force_exclude, options=options,
+        targets,
+        settings,
+        stdin_filename=stdin_filename,
+        exclude=config.exclude_patterns(loaded),
+        fix=fix_mode,
+        force_exclude=force_exclude,
+        options=options,
         cache=None if no_cache else ResultCache(_cache_dir(settings)),
     )
     for line in outcome.errors:
@@ -260,7 +306,6 @@ def _emit(text: str, output_file: str | None) -> None:
 
 def _write_report(path: str, text: str) -> None:
     import os
-
     import tempfile
 
     try:
@@ -293,8 +338,15 @@ def rule_command(code: str) -> None:
         sys.exit(EXIT_ERROR)
     from kernlint import claims
 
-    lines = [f"# {rule.code} {rule.name}", "", f"Category: {rule.category.value} · Severity: {rule.severity.value}"
-             + (" · Fix: safe autofix" if rule.fixable() else ""), "", rule.docs(), ""]
+    lines = [
+        f"# {rule.code} {rule.name}",
+        "",
+        f"Category: {rule.category.value} · Severity: {rule.severity.value}"
+        + (" · Fix: safe autofix" if rule.fixable() else ""),
+        "",
+        rule.docs(),
+        "",
+    ]
     if rule.category.is_performance:
         claim = claims.expected_speedup(rule.code) or {}
         lines += ["## Measured speedup", "", str(claim.get("summary", "unmeasured")), ""]
@@ -312,14 +364,29 @@ def rules_command(output_format: str) -> None:
     rules = all_rules()
     labels = {r.code: claims.claim_label(r.code, r.category.value) for r in rules}
     if output_format == "json":
-        click.echo(json.dumps([
-            {"code": r.code, "name": r.name, "category": r.category.value, "severity": r.severity.value,
-             "summary": r.summary, "fixable": r.fixable(), "claim": labels[r.code]} for r in rules
-        ], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "category": r.category.value,
+                        "severity": r.severity.value,
+                        "summary": r.summary,
+                        "fixable": r.fixable(),
+                        "claim": labels[r.code],
+                    }
+                    for r in rules
+                ],
+                indent=2,
+            )
+        )
         return
     width = max(len(r.name) for r in rules)
     claim_width = max(len(label) for label in labels.values())
-    click.echo(f"{'code':<6} {'name':<{width}} {'category':<21} {'severity':<8} {'fix':<3} {'claim':<{claim_width}} summary")
+    click.echo(
+        f"{'code':<6} {'name':<{width}} {'category':<21} {'severity':<8} {'fix':<3} {'claim':<{claim_width}} summary"
+    )
     for r in rules:
         click.echo(
             f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} "

@@ -14,8 +14,22 @@ import re
 from dataclasses import dataclass, field
 
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", "node_modules", "site-packages", ".eggs"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "node_modules",
+        "site-packages",
+        ".eggs",
+    }
 )
 
 
@@ -150,7 +164,8 @@ def _walk(root: str, files: set[str], errors: list[str], exclude: tuple[str, ...
         if directory != root:
             ignore.load(os.path.abspath(directory))
         dirnames[:] = sorted(
-            d for d in dirnames
+            d
+            for d in dirnames
             if d not in SKIPPED_DIRS
             and not d.endswith(".egg-info")
             and not _is_virtualenv(os.path.join(directory, d))

@@ -13,8 +13,8 @@ import traceback
 import warnings
 
 from kernlint import claims, suppressions
-from kernlint.findings import FileResult, Finding, Span
 from kernlint.deep import deep_call
+from kernlint.findings import FileResult, Finding, Span
 from kernlint.model import FileModel, build_model
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
@@ -127,7 +127,9 @@ def _parse_error(path: str, error: SourceError) -> Finding:
 def _internal_error(path: str, where: str, error: BaseException) -> Finding:
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     at = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else ""
-    return _internal_finding(path, f"internal error in {where} on this file: {type(error).__name__}: {error}{at}; the other rules still ran")
+    return _internal_finding(
+        path, f"internal error in {where} on this file: {type(error).__name__}: {error}{at}; the other rules still ran"
+    )
 
 
 def _internal_finding(path: str, what: str) -> Finding:
@@ -143,19 +145,25 @@ def _internal_finding(path: str, what: str) -> Finding:
 
 def _not_analyzed(path: str, event: str, why: str, plan: str) -> FileResult:
     """A file-level finding for a file whose contents were not checked."""
-    return FileResult(path, (_engine_finding(
-        event,
-        message=f"not analyzed: {why}; nothing in it was checked",
-        path=path,
-        span=Span(1, 1, 1, 1),
-        plan=plan,
-    ),))
+    return FileResult(
+        path,
+        (
+            _engine_finding(
+                event,
+                message=f"not analyzed: {why}; nothing in it was checked",
+                path=path,
+                span=Span(1, 1, 1, 1),
+                plan=plan,
+            ),
+        ),
+    )
 
 
 def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
     """The file was not read: over the size cap (see kernlint.limits)."""
     return _not_analyzed(
-        path, "file-too-large",
+        path,
+        "file-too-large",
         f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size)",
         "Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
     )
@@ -164,7 +172,8 @@ def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
 def timeout_result(path: str, budget: float) -> FileResult:
     """The file's analysis was stopped: over the time budget (see kernlint.limits)."""
     return _not_analyzed(
-        path, "timeout",
+        path,
+        "timeout",
         f"checking this file took longer than the time budget of {budget:g} s (--timeout-per-file) and was stopped",
         "Exclude the file if it is generated; otherwise raise --timeout-per-file (0: no budget).",
     )

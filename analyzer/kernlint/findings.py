@@ -105,9 +105,7 @@ class Finding:
             "plan": self.plan,
             "confidence": self.confidence,
             "expected_speedup": self.expected_speedup,
-            "fix": None
-            if self.fix is None
-            else {"description": self.fix.description, "safe": self.fix.safe},
+            "fix": None if self.fix is None else {"description": self.fix.description, "safe": self.fix.safe},
         } | ({"suppressed_by": self.suppressed_by} if self.suppressed_by is not None else {})
 
 

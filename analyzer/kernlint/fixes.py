@@ -108,8 +108,11 @@ def fix_text(path: str, text: str, settings: Settings = Settings()) -> tuple[str
             parse(candidate)
         except SourceError as error:
             codes = ", ".join(sorted({f.code for f in result.findings if f.fix in fixes}))
-            return text, 0, lint_source(path, text, settings), (
-                f"the fixes for {codes} would leave code that does not parse ({error.message}); nothing was changed"
+            return (
+                text,
+                0,
+                lint_source(path, text, settings),
+                (f"the fixes for {codes} would leave code that does not parse ({error.message}); nothing was changed"),
             )
         current, applied = candidate, applied + count
         result = lint_source(path, current, settings)
@@ -133,16 +136,24 @@ def fix_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FixOut
     except (SyntaxError, LookupError, UnicodeError):
         exact = False
     if not exact:
-        return FixOutcome(path, result, 0, data, data, "", error=(
-            "its bytes do not survive decoding and re-encoding unchanged, so kernlint does not rewrite it"
-        ))
+        return FixOutcome(
+            path,
+            result,
+            0,
+            data,
+            data,
+            "",
+            error=("its bytes do not survive decoding and re-encoding unchanged, so kernlint does not rewrite it"),
+        )
     fixed_text, applied, remaining, error = fix_text(path, text, settings)
     if error is not None or applied == 0:
         return FixOutcome(path, remaining, 0, data, data, "", error=error)
     try:
         fixed = fixed_text.encode(encoding)
     except UnicodeError as failure:
-        return FixOutcome(path, result, 0, data, data, "", error=f"the fixed text cannot be encoded as {encoding}: {failure}")
+        return FixOutcome(
+            path, result, 0, data, data, "", error=f"the fixed text cannot be encoded as {encoding}: {failure}"
+        )
     return FixOutcome(path, remaining, applied, data, fixed, unified_diff(path, text, fixed_text))
 
 
@@ -190,7 +201,9 @@ def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
         raise FixWriteError("the file changed on disk while kernlint was fixing it; it was left as it was (run again)")
     directory = os.path.dirname(target) or "."
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".kernlint-tmp", dir=directory)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".kernlint-tmp", dir=directory
+        )
     except OSError as error:
         raise FixWriteError(f"cannot write the fix: {error.strerror or error}; the file was left as it was") from None
     try:
@@ -203,7 +216,9 @@ def write_atomic(path: str, data: bytes, expected: bytes | None = None) -> None:
             with contextlib.suppress(OSError):
                 os.chown(temporary, info.st_uid, info.st_gid)
         if expected is not None and _read(target) != expected:
-            raise FixWriteError("the file changed on disk while kernlint was fixing it; it was left as it was (run again)")
+            raise FixWriteError(
+                "the file changed on disk while kernlint was fixing it; it was left as it was (run again)"
+            )
         os.replace(temporary, target)
     except FixWriteError:
         _remove(temporary)

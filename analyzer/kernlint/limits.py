@@ -50,6 +50,7 @@ MAX_WORKERS = 8
 
 # ---- the time budget: one worker process per CPU, killed on timeout -------
 
+
 @dataclass(frozen=True)
 class Job:
     """One file to check: its path as reported, its bytes, and what to do

@@ -18,7 +18,6 @@ from functools import cache
 from typing import ClassVar
 
 import libcst as cst
-
 from kernlint.findings import Category, Fix, Severity
 from kernlint.model import FileModel
 
@@ -125,7 +124,12 @@ def all_rules() -> tuple[type[Rule], ...]:
             continue
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+            ):
                 if not CODE_PATTERN.match(value.code):
                     raise ValueError(f"{module.__name__}: rule code {value.code!r} is not KLnnn")
                 if value.code in found:

@@ -7,7 +7,6 @@ import os
 import sys
 from dataclasses import dataclass
 
-from kernlint.version import __version__
 from kernlint.advice import verdict
 from kernlint.cache import ResultCache
 from kernlint.discovery import discover
@@ -18,6 +17,7 @@ from kernlint.limits import Job, run_jobs
 from kernlint.registry import rule_for_event
 from kernlint.reporters import ReportOptions, RunReport
 from kernlint.settings import Settings
+from kernlint.version import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -96,7 +96,9 @@ def run(
                 if hit is not None:
                     cached[index] = hit
     todo = [index for index in range(len(jobs)) if index not in cached]
-    checked = run_jobs([jobs[i] for i in todo], settings, settings.timeout_per_file, unfinished, workers=settings.jobs or None)
+    checked = run_jobs(
+        [jobs[i] for i in todo], settings, settings.timeout_per_file, unfinished, workers=settings.jobs or None
+    )
     outcomes: list = [None] * len(jobs)
     for index, outcome in zip(todo, checked):
         outcomes[index] = outcome
@@ -131,7 +133,9 @@ def _remove_orphaned_temporaries(path: str) -> None:
     import glob
 
     target = os.path.realpath(path)
-    pattern = os.path.join(glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.*.kernlint-tmp")
+    pattern = os.path.join(
+        glob.escape(os.path.dirname(target)), f".{glob.escape(os.path.basename(target))}.*.kernlint-tmp"
+    )
     for orphan in glob.glob(pattern):
         try:
             os.unlink(orphan)

@@ -60,6 +60,7 @@ class SettingError(ValueError):
 
 # ---- kinds of value ----------------------------------------------------------
 
+
 def rule_codes(values: list[str] | tuple[str, ...]) -> frozenset[str]:
     """Codes for a list of codes or names (each item may be comma-separated);
     an unknown one raises SettingError."""
@@ -152,13 +153,23 @@ class Kind(Generic[T_co]):
 
 
 RULES: Kind[frozenset[str]] = Kind(
-    "list of rule codes or names", _rules_from_file, lambda text: rule_codes([text]), multiple=True, metavar="RULES",
+    "list of rule codes or names",
+    _rules_from_file,
+    lambda text: rule_codes([text]),
+    multiple=True,
+    metavar="RULES",
 )
 GLOBS: Kind[tuple[str, ...]] = Kind("list of globs", _globs_from_file)
 STRING: Kind[str | None] = Kind("string", _string_from_file, lambda text: text, metavar="TEXT")
-BYTES: Kind[int] = Kind("bytes (integer >= 0)", lambda value: int(_number(value, integer=True)), _bytes_from_flag, metavar="BYTES")
-SECONDS: Kind[float] = Kind("seconds (number >= 0)", lambda value: _number(value, integer=False), _seconds_from_flag, metavar="SECONDS")
-COUNT: Kind[int] = Kind("whole number >= 0", lambda value: int(_number(value, integer=True)), _count_from_flag, metavar="N")
+BYTES: Kind[int] = Kind(
+    "bytes (integer >= 0)", lambda value: int(_number(value, integer=True)), _bytes_from_flag, metavar="BYTES"
+)
+SECONDS: Kind[float] = Kind(
+    "seconds (number >= 0)", lambda value: _number(value, integer=False), _seconds_from_flag, metavar="SECONDS"
+)
+COUNT: Kind[int] = Kind(
+    "whole number >= 0", lambda value: int(_number(value, integer=True)), _count_from_flag, metavar="N"
+)
 PER_FILE: Kind[PerFileIgnores] = Kind("table of glob = [rules]", _per_file_from_file)
 
 
@@ -206,58 +217,114 @@ class Setting(Generic[T]):
 
 
 SELECT: Setting[frozenset[str] | None] = Setting(
-    "select", RULES, None, "Only these rules (codes or names, comma-separated).", flag="--select",
-    default_text="every rule on by default", example='["KL001", "per-call-relayout"]',
+    "select",
+    RULES,
+    None,
+    "Only these rules (codes or names, comma-separated).",
+    flag="--select",
+    default_text="every rule on by default",
+    example='["KL001", "per-call-relayout"]',
     comment="codes or names; default: every rule",
 )
 IGNORE: Setting[frozenset[str]] = Setting(
-    "ignore", RULES, frozenset(), "Skip these rules (codes or names, comma-separated).", flag="--ignore",
-    combine=Combine.EXTEND, default_text="none", example='["KL014"]',
+    "ignore",
+    RULES,
+    frozenset(),
+    "Skip these rules (codes or names, comma-separated).",
+    flag="--ignore",
+    combine=Combine.EXTEND,
+    default_text="none",
+    example='["KL014"]',
 )
 EXTEND_SELECT: Setting[frozenset[str]] = Setting(
-    "extend-select", RULES, frozenset(), "Add these rules to the selection (codes or names, comma-separated).",
-    flag="--extend-select", combine=Combine.EXTEND, default_text="none", example='["KL900"]',
+    "extend-select",
+    RULES,
+    frozenset(),
+    "Add these rules to the selection (codes or names, comma-separated).",
+    flag="--extend-select",
+    combine=Combine.EXTEND,
+    default_text="none",
+    example='["KL900"]',
     comment="add to select (KL900 is off by default)",
 )
 PER_FILE_IGNORES: Setting[PerFileIgnores] = Setting(
-    "per-file-ignores", PER_FILE, (), "Skip rules in the files a glob matches (relative to the config file's folder).",
+    "per-file-ignores",
+    PER_FILE,
+    (),
+    "Skip rules in the files a glob matches (relative to the config file's folder).",
     default_text="none",
 )
 EXCLUDE: Setting[tuple[str, ...]] = Setting(
-    "exclude", GLOBS, (), "Skip files and folders a glob matches when walking folders (and with --force-exclude).",
-    default_text="none", example='["generated", "*_pb2.py"]',
+    "exclude",
+    GLOBS,
+    (),
+    "Skip files and folders a glob matches when walking folders (and with --force-exclude).",
+    default_text="none",
+    example='["generated", "*_pb2.py"]',
     comment="skipped when walking folders (and with --force-exclude)",
 )
 TARGET_GPU: Setting[str | None] = Setting(
-    "target-gpu", STRING, None, "Take speedup claims from the measurement record of this GPU.", flag="--target-gpu",
-    default_text="the newest measurement record", example='"H100"', comment="the measurement record speedups come from",
+    "target-gpu",
+    STRING,
+    None,
+    "Take speedup claims from the measurement record of this GPU.",
+    flag="--target-gpu",
+    default_text="the newest measurement record",
+    example='"H100"',
+    comment="the measurement record speedups come from",
 )
 MAX_FILE_SIZE: Setting[int] = Setting(
-    "max-file-size", BYTES, 10 * 1024 * 1024,
+    "max-file-size",
+    BYTES,
+    10 * 1024 * 1024,
     "Skip files larger than this with a {event:file-too-large} finding (default {default}; 0: no cap).",
-    flag="--max-file-size", example="10485760", comment="bytes; a larger file gets KL901, unread (0: no cap)",
+    flag="--max-file-size",
+    example="10485760",
+    comment="bytes; a larger file gets KL901, unread (0: no cap)",
 )
 TIMEOUT_PER_FILE: Setting[float] = Setting(
-    "timeout-per-file", SECONDS, 20.0,
+    "timeout-per-file",
+    SECONDS,
+    20.0,
     "Stop checking a file after this long with a {event:timeout} finding (default {default}; 0: no budget, no worker processes).",
-    flag="--timeout-per-file", example="20", comment="seconds; a slower file gets KL902 (0: no budget)",
+    flag="--timeout-per-file",
+    example="20",
+    comment="seconds; a slower file gets KL902 (0: no budget)",
 )
 
 JOBS: Setting[int] = Setting(
-    "jobs", COUNT, 0, "Check files in this many worker processes (default {default}: one per core).",
-    flag="--jobs", default_text="0", example="0", comment="worker processes; 0: one per core",
+    "jobs",
+    COUNT,
+    0,
+    "Check files in this many worker processes (default {default}: one per core).",
+    flag="--jobs",
+    default_text="0",
+    example="0",
+    comment="worker processes; 0: one per core",
 )
 CACHE_DIR: Setting[str | None] = Setting(
-    "cache-dir", STRING, None,
+    "cache-dir",
+    STRING,
+    None,
     "Keep results of earlier runs here, keyed by file content, settings and kernlint (default {default}).",
-    flag="--cache-dir", default_text=".kernlint_cache beside the config file, else in the working directory",
-    example='".kernlint_cache"', comment="--no-cache bypasses it; `kernlint clean` deletes it",
+    flag="--cache-dir",
+    default_text=".kernlint_cache beside the config file, else in the working directory",
+    example='".kernlint_cache"',
+    comment="--no-cache bypasses it; `kernlint clean` deletes it",
 )
 
 # In the order the docs and `known keys` list them.
 SETTINGS: tuple[Setting, ...] = (
-    SELECT, IGNORE, EXTEND_SELECT, PER_FILE_IGNORES, EXCLUDE, TARGET_GPU, MAX_FILE_SIZE, TIMEOUT_PER_FILE,
-    JOBS, CACHE_DIR,
+    SELECT,
+    IGNORE,
+    EXTEND_SELECT,
+    PER_FILE_IGNORES,
+    EXCLUDE,
+    TARGET_GPU,
+    MAX_FILE_SIZE,
+    TIMEOUT_PER_FILE,
+    JOBS,
+    CACHE_DIR,
 )
 BY_KEY: dict[str, Setting] = {setting.key: setting for setting in SETTINGS}
 KEYS: tuple[str, ...] = tuple(BY_KEY)
@@ -321,7 +388,9 @@ def glob_matches(relative: str, pattern: str) -> bool:
     if "/" not in pattern.rstrip("/"):
         name = relative.rsplit("/", 1)[-1]
         parts = relative.split("/")
-        return any(fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(part, pattern.rstrip("/")) for part in parts) or fnmatch.fnmatchcase(relative, pattern)
+        return any(
+            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(part, pattern.rstrip("/")) for part in parts
+        ) or fnmatch.fnmatchcase(relative, pattern)
     return any(fnmatch.fnmatchcase(relative, c) for c in candidates)
 
 
@@ -341,6 +410,7 @@ def ignored_for(path: str, per_file_ignores: PerFileIgnores, root: str | None) -
 
 
 # ---- the docs, from the table -------------------------------------------------
+
 
 def markdown_table() -> str:
     """The README's settings table."""

@@ -44,7 +44,9 @@ def decode(data: bytes) -> str:
         start = getattr(error, "start", 0)
         line = data.count(b"\n", 0, start) + 1
         column = start - (data.rfind(b"\n", 0, start) + 1) + 1
-        raise SourceError(f"not valid {encoding}: {error.reason if hasattr(error, 'reason') else error}", line, column) from None
+        raise SourceError(
+            f"not valid {encoding}: {error.reason if hasattr(error, 'reason') else error}", line, column
+        ) from None
     # PEP 263 allows a BOM; libcst and the column arithmetic want it gone.
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -76,7 +78,8 @@ def _parse(text: str) -> cst.Module:
         raise _python_syntax_error(text) or SourceError(
             # CPython accepted it (or gave no verdict): libcst's limitation.
             f"libcst, the parser kernlint uses, cannot read this file (Python can): {error.message}",
-            error.editor_line, error.editor_column,
+            error.editor_line,
+            error.editor_column,
         ) from None
     except RecursionError:
         raise SourceError("too deeply nested for the parser") from None

@@ -46,9 +46,7 @@ if TYPE_CHECKING:
     from kernlint.settings import Settings
 
 
-NOQA = re.compile(
-    r"#\s*noqa(?![\w-])(?::\s?(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
-)
+NOQA = re.compile(r"#\s*noqa(?![\w-])(?::\s?(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 # An unclosed `[` makes it no directive at all, rather than a blanket one.
 KERNLINT = re.compile(r"#\s*kernlint:\s*(?P<kind>ignore-file|ignore)(?:\[(?P<codes>[^\]\n]*)\]|(?![\w\[-]))")
 KL_CODE = re.compile(r"^KL\d+$", re.IGNORECASE)
@@ -116,7 +114,7 @@ def _make(kind, match, comment, line, column, own_line, items, written, blanket)
         items=items,
         written=written,
         own_line=own_line,
-        comment_end=not comment[match.end():].strip(),
+        comment_end=not comment[match.end() :].strip(),
         comment_start=match.start() == 0,
     )
 
@@ -238,8 +236,12 @@ def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable
         if directive.codes is None:
             if directive.used_any or not every_rule_ran:
                 continue
-            yield _finding(path, directive, f"unused suppression `{directive.text}`: nothing is reported {where[directive.kind]}",
-                           _removal(text, starts, directive, ()))
+            yield _finding(
+                path,
+                directive,
+                f"unused suppression `{directive.text}`: nothing is reported {where[directive.kind]}",
+                _removal(text, starts, directive, ()),
+            )
             continue
         unknown = [written for written, code in directive.items if code is None]
         idle = [code for code in directive.codes if code not in directive.used and settings.enabled(code)]
@@ -247,13 +249,19 @@ def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable
             continue
         parts = []
         if unknown:
-            parts.append(f"{', '.join(repr(u) for u in unknown)} {'is not a kernlint rule' if len(unknown) == 1 else 'are not kernlint rules'}")
+            parts.append(
+                f"{', '.join(repr(u) for u in unknown)} {'is not a kernlint rule' if len(unknown) == 1 else 'are not kernlint rules'}"
+            )
         if idle:
             parts.append(f"{', '.join(idle)} {'is' if len(idle) == 1 else 'are'} not reported {where[directive.kind]}")
         dropped = set(unknown) | {written for written, code in directive.items if code in idle}
         keep = tuple(written for written in directive.written if written not in dropped)
-        yield _finding(path, directive, f"unused suppression `{directive.text}`: {'; '.join(parts)}",
-                       _removal(text, starts, directive, keep))
+        yield _finding(
+            path,
+            directive,
+            f"unused suppression `{directive.text}`: {'; '.join(parts)}",
+            _removal(text, starts, directive, keep),
+        )
 
 
 def _suppressible(code: str) -> bool:
@@ -283,13 +291,17 @@ def _removal(text: str, starts: list[int], directive: Directive, keep: tuple[str
     if text[begin:end] != directive.text:
         return None
     if keep:
-        rebuilt = f"# noqa: {', '.join(keep)}" if directive.kind == "noqa" else f"# kernlint: {directive.kind}[{', '.join(keep)}]"
+        rebuilt = (
+            f"# noqa: {', '.join(keep)}"
+            if directive.kind == "noqa"
+            else f"# kernlint: {directive.kind}[{', '.join(keep)}]"
+        )
         return Fix(f"keep only {', '.join(keep)} in the suppression", ((begin, end, rebuilt),))
     if not directive.comment_end:
         return None  # text follows it inside the comment; deleting would expose it as code
     if directive.own_line and directive.comment_start:
         line_end = starts[directive.line] if directive.line < len(starts) else len(text)
         return Fix("delete the unused suppression", ((starts[directive.line - 1], line_end, ""),))
-    line_text = text[starts[directive.line - 1]:begin]
+    line_text = text[starts[directive.line - 1] : begin]
     stripped = line_text.rstrip(" \t")
     return Fix("delete the unused suppression", ((starts[directive.line - 1] + len(stripped), end, ""),))

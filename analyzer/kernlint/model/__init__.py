@@ -38,9 +38,6 @@ from __future__ import annotations
 
 import libcst as cst
 from kernlint.model.dtypes import DtypeFacts
-from kernlint.model.offsets import OffsetFacts
-from kernlint.model.host_values import HostValueFacts
-from kernlint.model.host_flow import HostFlowFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -53,14 +50,27 @@ from kernlint.model.facts import (
     ModuleTensor,
     ParameterSource,
 )
-from kernlint.model.kernel_loops import KernelLoopFacts
 from kernlint.model.guards import GuardFacts
+from kernlint.model.host_flow import HostFlowFacts
+from kernlint.model.host_values import HostValueFacts
+from kernlint.model.kernel_loops import KernelLoopFacts
 from kernlint.model.layout import LayoutFacts
+from kernlint.model.offsets import OffsetFacts
 from kernlint.model.tuning import TuningFacts
 
 __all__ = [
-    "ClassInfo", "ConstexprValues", "Conversion", "DtypeFact", "FileModel", "FunctionInfo", "Kernel", "KernelParam",
-    "Launch", "ModuleTensor", "ParameterSource", "build_model",
+    "ClassInfo",
+    "ConstexprValues",
+    "Conversion",
+    "DtypeFact",
+    "FileModel",
+    "FunctionInfo",
+    "Kernel",
+    "KernelParam",
+    "Launch",
+    "ModuleTensor",
+    "ParameterSource",
+    "build_model",
 ]
 
 

@@ -11,14 +11,13 @@ from collections.abc import Iterator
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
-
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
 from kernlint.model.syntax import literal_value
-from kernlint.source import line_starts
 from kernlint.names import ImportTable, collect_imports
+from kernlint.source import line_starts
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 
 class ModelBase:
@@ -143,7 +142,10 @@ class ModelBase:
         for function in self.functions:
             assert function.node is not None
             outer = self.span(function.node)
-            if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (outer.end_line, outer.end_column):
+            if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
+                outer.end_line,
+                outer.end_column,
+            ):
                 if best is None or self.span(best.node).line <= outer.line:  # type: ignore[arg-type]
                     best = function
         return best.name if best is not None else None

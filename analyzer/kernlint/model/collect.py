@@ -8,13 +8,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
-
-from kernlint.model.facts import TL, TRITON_AUTOTUNE, TRITON_HEURISTICS, TRITON_JIT, Autotune, ClassInfo, FunctionInfo, Kernel, KernelParam, Launch, ModuleTensor
+from kernlint.model.facts import (
+    TL,
+    TRITON_AUTOTUNE,
+    TRITON_HEURISTICS,
+    TRITON_JIT,
+    Autotune,
+    ClassInfo,
+    FunctionInfo,
+    Kernel,
+    KernelParam,
+    Launch,
+    ModuleTensor,
+)
 from kernlint.model.syntax import is_main_guard, keyword, literal_value, positional, walk
 from kernlint.names import dotted
 
 if TYPE_CHECKING:
     from kernlint.model.base import ModelBase
+
 
 class Collector(cst.CSTVisitor):
     """The one traversal that fills a FileModel."""
@@ -50,9 +62,9 @@ class Collector(cst.CSTVisitor):
         bases = tuple(self.model.qualname(b.value) or "" for b in node.bases)
         info = ClassInfo(node.name.value, node, bases)
         local_bases = [self.model.classes.get(b) for b in bases]
-        info.is_nn_module = any(
-            b in ("torch.nn.Module", "nn.Module") or b.endswith("nn.Module") for b in bases
-        ) or any(c is not None and c.is_nn_module for c in local_bases)
+        info.is_nn_module = any(b in ("torch.nn.Module", "nn.Module") or b.endswith("nn.Module") for b in bases) or any(
+            c is not None and c.is_nn_module for c in local_bases
+        )
         info.is_autograd_function = any(
             b in ("torch.autograd.Function", "torch.autograd.function.Function") for b in bases
         )
@@ -73,8 +85,7 @@ class Collector(cst.CSTVisitor):
         elif not outer.is_module_level:
             qual = f"{outer.qualname}.{qual}"
         params = tuple(
-            p.name.value
-            for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+            p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
         )
         info = FunctionInfo(
             node.name.value,
@@ -149,7 +160,9 @@ class Collector(cst.CSTVisitor):
         ):
             self._module_tensor(target.attr.value, value, scope)
 
-    def _module_tensor(self, name: str, value: cst.BaseExpression, scope: FunctionInfo, kind: str | None = None) -> None:
+    def _module_tensor(
+        self, name: str, value: cst.BaseExpression, scope: FunctionInfo, kind: str | None = None
+    ) -> None:
         cls = self.model.classes.get(scope.class_name or "")
         if cls is None:
             return
@@ -240,12 +253,17 @@ class Collector(cst.CSTVisitor):
                 continue
             name = model.qualname(target.func)
             if name == TRITON_AUTOTUNE:
-                autotune = Autotune(decorator, self._configs(keyword(target, "configs") or next(iter(positional(target)), None)), self._strings(keyword(target, "key")))
+                autotune = Autotune(
+                    decorator,
+                    self._configs(keyword(target, "configs") or next(iter(positional(target)), None)),
+                    self._strings(keyword(target, "key")),
+                )
             elif name == TRITON_HEURISTICS:
                 values = keyword(target, "values") or next(iter(positional(target)), None)
                 if isinstance(values, cst.Dict):
                     heuristics.extend(
-                        str(e.key.evaluated_value) for e in values.elements
+                        str(e.key.evaluated_value)
+                        for e in values.elements
                         if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                     )
                 else:
@@ -277,9 +295,7 @@ class Collector(cst.CSTVisitor):
     def _strings(node: cst.BaseExpression | None) -> tuple[str, ...]:
         if not isinstance(node, (cst.List, cst.Tuple)):
             return ()
-        return tuple(
-            str(e.value.evaluated_value) for e in node.elements if isinstance(e.value, cst.SimpleString)
-        )
+        return tuple(str(e.value.evaluated_value) for e in node.elements if isinstance(e.value, cst.SimpleString))
 
     def _launch(self, call: cst.Call, scope: FunctionInfo) -> Launch | None:
         subscript = call.func

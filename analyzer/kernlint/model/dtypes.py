@@ -7,7 +7,6 @@ to the pointer.
 from __future__ import annotations
 
 import libcst as cst
-
 from kernlint.model.facts import TL, Conversion, DtypeFact, FunctionInfo, Kernel, Launch
 from kernlint.model.host import HostFacts
 from kernlint.model.kernel import KernelFacts
@@ -16,38 +15,104 @@ from kernlint.names import dotted
 
 # torch dtype spellings -> the canonical name kernlint reports.
 TORCH_DTYPES = {
-    "int8": "int8", "uint8": "uint8", "int16": "int16", "short": "int16",
-    "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
-    "float16": "float16", "half": "float16", "bfloat16": "bfloat16",
-    "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
-    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
-    "float8_e4m3fnuz": "float8_e4m3fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int16": "int16",
+    "short": "int16",
+    "int32": "int32",
+    "int": "int32",
+    "int64": "int64",
+    "long": "int64",
+    "float16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+    "float8_e4m3fn": "float8_e4m3fn",
+    "float8_e5m2": "float8_e5m2",
+    "float8_e4m3fnuz": "float8_e4m3fnuz",
+    "float8_e5m2fnuz": "float8_e5m2fnuz",
     "bool": "bool",
 }
 
 TRITON_DTYPES = {
-    "int8": "int8", "uint8": "uint8", "int16": "int16", "int32": "int32", "int64": "int64",
-    "float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
-    "float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2", "float8e4b15": "float8e4b15",
-    "float8e4b8": "float8_e4m3fnuz", "float8e5b16": "float8_e5m2fnuz",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "float32": "float32",
+    "float64": "float64",
+    "float8e4nv": "float8_e4m3fn",
+    "float8e5": "float8_e5m2",
+    "float8e4b15": "float8e4b15",
+    "float8e4b8": "float8_e4m3fnuz",
+    "float8e5b16": "float8_e5m2fnuz",
 }
 
 # Dtypes narrower than fp32 that tensor cores multiply natively.
 NARROW_DTYPES = frozenset(
-    {"int8", "uint8", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
-     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8e4b15"}
+    {
+        "int8",
+        "uint8",
+        "float16",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e4m3fnuz",
+        "float8_e5m2fnuz",
+        "float8e4b15",
+    }
 )
 
 METHOD_CASTS = {
-    "float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
-    "int": "int32", "long": "int64", "char": "int8", "byte": "uint8", "short": "int16",
+    "float": "float32",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "double": "float64",
+    "int": "int32",
+    "long": "int64",
+    "char": "int8",
+    "byte": "uint8",
+    "short": "int16",
 }
 
 # Tensor methods whose result has the receiver's dtype.
 DTYPE_PRESERVING = frozenset(
-    {"t", "contiguous", "transpose", "permute", "view", "reshape", "clone", "detach",
-     "cuda", "cpu", "abs", "neg", "flatten", "squeeze", "unsqueeze", "expand", "narrow",
-     "requires_grad_", "mul", "add", "sub", "div", "clamp", "round", "sign", "T", "mT", "data"}
+    {
+        "t",
+        "contiguous",
+        "transpose",
+        "permute",
+        "view",
+        "reshape",
+        "clone",
+        "detach",
+        "cuda",
+        "cpu",
+        "abs",
+        "neg",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "expand",
+        "narrow",
+        "requires_grad_",
+        "mul",
+        "add",
+        "sub",
+        "div",
+        "clamp",
+        "round",
+        "sign",
+        "T",
+        "mT",
+        "data",
+    }
 )
 
 # torch factories whose default dtype is float32 when none is given.
@@ -55,19 +120,40 @@ FLOAT_FACTORIES = frozenset({"randn", "rand", "empty", "zeros", "ones", "full", 
 
 # Tensor methods that keep values and dtype (only the layout or metadata).
 LAYOUT_PRESERVING = frozenset(
-    {"t", "contiguous", "transpose", "permute", "view", "reshape", "clone", "detach",
-     "flatten", "squeeze", "unsqueeze", "expand", "narrow", "swapaxes", "swapdims", "movedim"}
+    {
+        "t",
+        "contiguous",
+        "transpose",
+        "permute",
+        "view",
+        "reshape",
+        "clone",
+        "detach",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "expand",
+        "narrow",
+        "swapaxes",
+        "swapdims",
+        "movedim",
+    }
 )
 
 # Short names for messages; fp8 formats name their variant.
 SHORT_DTYPES = {
-    "float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8 (e4m3)", "float8_e5m2": "fp8 (e5m2)",
-    "float8_e4m3fnuz": "fp8 (e4m3fnuz)", "float8_e5m2fnuz": "fp8 (e5m2fnuz)", "float8e4b15": "fp8 (e4b15)",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float8_e4m3fn": "fp8 (e4m3)",
+    "float8_e5m2": "fp8 (e5m2)",
+    "float8_e4m3fnuz": "fp8 (e4m3fnuz)",
+    "float8_e5m2fnuz": "fp8 (e5m2fnuz)",
+    "float8e4b15": "fp8 (e4b15)",
 }
 
 
 def short_dtype(dtype: str, variant: bool = True) -> str:
-    """"float16" -> "fp16"; "float8_e4m3fn" -> "fp8 (e4m3)", or "fp8" without
+    """ "float16" -> "fp16"; "float8_e4m3fn" -> "fp8 (e4m3)", or "fp8" without
     the variant."""
     short = SHORT_DTYPES.get(dtype, dtype)
     return short if variant else short.split(" ")[0]
@@ -124,7 +210,7 @@ class DtypeFacts(HostFacts, KernelFacts):
             return None
         name = self.qualname(node)
         if name and name.startswith("torch."):
-            return TORCH_DTYPES.get(name[len("torch."):])
+            return TORCH_DTYPES.get(name[len("torch.") :])
         return None
 
     def triton_dtype(self, node: cst.BaseExpression | None) -> str | None:
@@ -133,7 +219,7 @@ class DtypeFacts(HostFacts, KernelFacts):
             return None
         name = self.qualname(node)
         if name and name.startswith(TL + "."):
-            return TRITON_DTYPES.get(name[len(TL) + 1:])
+            return TRITON_DTYPES.get(name[len(TL) + 1 :])
         if isinstance(node, cst.SimpleString):
             # tl.cast(x, "fp32") is not valid; be strict.
             return None
@@ -166,8 +252,11 @@ class DtypeFacts(HostFacts, KernelFacts):
         if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             data = next(iter(positional(call)), None) or keyword(call, "data")
             return self.dtype_of(data, scope, depth + 1) if data is not None else None
-        if name and name.startswith("torch.") and not isinstance(call.func, cst.Attribute) or (
-            name and name.count(".") == 1 and name.startswith("torch.")
+        if (
+            name
+            and name.startswith("torch.")
+            and not isinstance(call.func, cst.Attribute)
+            or (name and name.count(".") == 1 and name.startswith("torch."))
         ):
             factory = name.split(".")[-1]
             if explicit is not None:
@@ -212,7 +301,11 @@ class DtypeFacts(HostFacts, KernelFacts):
             return None
         receiver = node.func.value
         head = dotted(receiver)
-        if head is not None and head.split(".")[0] in self.imports.aliases and (self.qualname(receiver) or "").startswith("torch"):
+        if (
+            head is not None
+            and head.split(".")[0] in self.imports.aliases
+            and (self.qualname(receiver) or "").startswith("torch")
+        ):
             return None  # `torch.t(x)`, `torch.float(...)`: a module function, not a tensor method
         method = node.func.attr.value
         if method in METHOD_CASTS and not node.args:
@@ -271,7 +364,9 @@ class DtypeFacts(HostFacts, KernelFacts):
                 return None
             return DtypeFact(conversion.dtype, f"converted at line {self.line_of(node)}", "cast")
         if self.is_tl(node.func, "zeros") or self.is_tl(node.func, "full"):
-            dtype = self.triton_dtype(keyword(node, "dtype") or (positional(node)[-1] if len(positional(node)) > 1 else None))
+            dtype = self.triton_dtype(
+                keyword(node, "dtype") or (positional(node)[-1] if len(positional(node)) > 1 else None)
+            )
             return DtypeFact(dtype, f"created at line {self.line_of(node)}", "creation") if dtype else None
         pointers = self.loaded_pointers(kernel, node, depth + 1)
         return self.pointer_dtype(kernel, pointers[0]) if pointers else None

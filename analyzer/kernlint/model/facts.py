@@ -18,6 +18,7 @@ TRITON_HEURISTICS = "triton.heuristics"
 
 TL = "triton.language"
 
+
 @dataclass(frozen=True)
 class DtypeFact:
     """What is known of a tensor's dtype and why: `evidence` says where the
@@ -37,6 +38,7 @@ class DtypeFact:
     def is_host_evidence(self) -> bool:
         return self.source in ("assert", "creation", "get_inputs")
 
+
 @dataclass(frozen=True, eq=False)
 class Conversion:
     """An explicit dtype conversion: `dtype` is the target (None when it is
@@ -45,6 +47,7 @@ class Conversion:
     dtype: str | None
     call: cst.Call
     value: cst.BaseExpression
+
 
 @dataclass(eq=False, repr=False)
 class FunctionInfo:
@@ -70,17 +73,20 @@ class FunctionInfo:
     def is_module_level(self) -> bool:
         return self.node is None
 
+
 @dataclass(frozen=True, eq=False, repr=False)
 class KernelParam:
     name: str
     constexpr: bool
     default: cst.BaseExpression | None
 
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Autotune:
     node: cst.Decorator | cst.Call
     configs: tuple[dict[str, object], ...] | None  # None when built elsewhere
     key: tuple[str, ...]
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Kernel:
@@ -106,6 +112,7 @@ class Kernel:
     @property
     def constexprs(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.constexpr)
+
 
 @dataclass(frozen=True)
 class ConstexprValues:
@@ -135,6 +142,7 @@ class Launch:
     options: dict[str, cst.BaseExpression]
     has_star_args: bool
 
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ModuleTensor:
     """A tensor an nn.Module holds: `self.X = nn.Parameter(...)`,
@@ -145,6 +153,7 @@ class ModuleTensor:
     value: cst.BaseExpression
     scope: FunctionInfo
 
+
 @dataclass(eq=False, repr=False)
 class ClassInfo:
     name: str
@@ -154,6 +163,7 @@ class ClassInfo:
     tensors: dict[str, ModuleTensor] = field(default_factory=dict)
     is_nn_module: bool = False
     is_autograd_function: bool = False
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ParameterSource:

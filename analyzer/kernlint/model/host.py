@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from functools import cached_property
 
 import libcst as cst
-
 from kernlint.model.base import ModelBase
 from kernlint.model.facts import FunctionInfo, Kernel, Launch, ModuleTensor, ParameterSource
 from kernlint.model.syntax import ends_in_return, keyword, positional, statements, view_base, walk
@@ -85,19 +84,13 @@ class HostFacts(ModelBase):
 
     def module_tensor(self, node: cst.BaseExpression, scope: FunctionInfo) -> ModuleTensor | None:
         """`self.X` inside a method, when X is a tensor the module holds."""
-        if (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-        ):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             cls = self.class_of(scope)
             if cls is not None:
                 return cls.tensors.get(node.attr.value)
         return None
 
-    def parameter_source(
-        self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0
-    ) -> ParameterSource | None:
+    def parameter_source(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> ParameterSource | None:
         """The module tensor an expression stands for, and the function that
         reads it as `self.X`, followed through views (`.t()`, `.T`),
         assignments made before it and wrapper arguments (`wrapper(x,
@@ -121,11 +114,7 @@ class HostFacts(ModelBase):
         return None
 
     def host_argument(self, kernel: Kernel, param: str) -> list[tuple[cst.BaseExpression, Launch]]:
-        return [
-            (launch.arguments[param], launch)
-            for launch in self.launches_of(kernel)
-            if param in launch.arguments
-        ]
+        return [(launch.arguments[param], launch) for launch in self.launches_of(kernel) if param in launch.arguments]
 
     def is_preparation(self, function: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
         """A method that runs once, not per call: `__init__`, one named like
@@ -138,9 +127,7 @@ class HostFacts(ModelBase):
         if id(function) in _seen:
             return False
         callers = [caller for _, caller in self.callers(function)]
-        return bool(callers) and all(
-            self.is_preparation(caller, _seen | {id(function)}) for caller in callers
-        )
+        return bool(callers) and all(self.is_preparation(caller, _seen | {id(function)}) for caller in callers)
 
     def behind_cache(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
         """Whether `node` (inside `scope`) only runs on a cache miss: under
@@ -197,7 +184,7 @@ class HostFacts(ModelBase):
         return frozenset(guarded)
 
     def _cache_test(self, test: cst.BaseExpression) -> str | None:
-        """"miss" for a test that is true when a cached value is absent,
+        """ "miss" for a test that is true when a cached value is absent,
         "hit" for one true when it is present, None otherwise."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self._cache_test(test.expression)

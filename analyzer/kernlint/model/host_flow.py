@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
-
+from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host import HostFacts
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.syntax import call_name, literal_value, positional, statements
 
 # A loop over at most this many constant items is "a handful" (3 streams, 4
@@ -33,24 +32,88 @@ DATA_DIM_NAME = re.compile(
 
 # Tensor methods and attributes that give Python numbers (or tuples of them).
 NUMBER_METHODS = frozenset(
-    {"size", "numel", "nelement", "dim", "ndimension", "stride", "element_size", "data_ptr", "get_device",
-     "item", "is_contiguous", "is_floating_point", "is_complex", "storage_offset", "tolist"}
+    {
+        "size",
+        "numel",
+        "nelement",
+        "dim",
+        "ndimension",
+        "stride",
+        "element_size",
+        "data_ptr",
+        "get_device",
+        "item",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "storage_offset",
+        "tolist",
+    }
 )
 NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "is_cuda", "dtype", "device", "requires_grad", "itemsize"})
 NUMBER_FUNCTIONS = frozenset(
-    {"len", "int", "float", "bool", "min", "max", "abs", "round", "sum", "triton.cdiv",
-     "triton.next_power_of_2", "math.ceil", "math.floor", "math.prod", "math.sqrt", "math.log2",
-     "torch.numel", "isinstance", "hasattr", "callable"}
+    {
+        "len",
+        "int",
+        "float",
+        "bool",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "sum",
+        "triton.cdiv",
+        "triton.next_power_of_2",
+        "math.ceil",
+        "math.floor",
+        "math.prod",
+        "math.sqrt",
+        "math.log2",
+        "torch.numel",
+        "isinstance",
+        "hasattr",
+        "callable",
+    }
 )
 # torch names that are not tensor operations.
-NOT_TENSOR_PREFIXES = ("torch.cuda.", "torch.backends.", "torch.distributed.", "torch.testing.",
-                       "torch._dynamo.", "torch.compiler.", "torch.jit.", "torch.library.", "torch.utils.")
+NOT_TENSOR_PREFIXES = (
+    "torch.cuda.",
+    "torch.backends.",
+    "torch.distributed.",
+    "torch.testing.",
+    "torch._dynamo.",
+    "torch.compiler.",
+    "torch.jit.",
+    "torch.library.",
+    "torch.utils.",
+)
 NOT_TENSOR_FUNCTIONS = frozenset(
-    {"torch.is_tensor", "torch.is_grad_enabled", "torch.device", "torch.dtype", "torch.Size", "torch.finfo",
-     "torch.iinfo", "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.manual_seed",
-     "torch.get_default_dtype", "torch.set_grad_enabled", "torch.is_floating_point", "torch.numel",
-     "torch.compile", "torch.autocast", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
-     "torch.result_type", "torch.promote_types", "torch.can_cast", "torch.is_complex", "torch.is_nonzero"}
+    {
+        "torch.is_tensor",
+        "torch.is_grad_enabled",
+        "torch.device",
+        "torch.dtype",
+        "torch.Size",
+        "torch.finfo",
+        "torch.iinfo",
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.inference_mode",
+        "torch.manual_seed",
+        "torch.get_default_dtype",
+        "torch.set_grad_enabled",
+        "torch.is_floating_point",
+        "torch.numel",
+        "torch.compile",
+        "torch.autocast",
+        "torch.is_autocast_enabled",
+        "torch.get_autocast_gpu_dtype",
+        "torch.result_type",
+        "torch.promote_types",
+        "torch.can_cast",
+        "torch.is_complex",
+        "torch.is_nonzero",
+    }
 )
 
 MATMUL_FUNCTIONS = frozenset(
@@ -60,38 +123,155 @@ MATMUL_METHODS = frozenset({"matmul", "mm", "bmm"})
 
 # Elementwise ops that run as their own kernel, by torch function.
 ELEMENTWISE_FUNCTIONS = frozenset(
-    {f"torch.{n}" for n in (
-        "relu", "sigmoid", "tanh", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "abs", "neg",
-        "clamp", "clip", "add", "sub", "mul", "div", "where", "pow", "erf", "sin", "cos", "maximum",
-        "minimum", "square", "reciprocal", "sign", "round", "floor", "ceil", "nan_to_num", "clamp_min",
-        "clamp_max", "special.expit", "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu",
-        "nn.functional.sigmoid", "nn.functional.tanh", "nn.functional.leaky_relu", "nn.functional.elu",
-        "nn.functional.selu", "nn.functional.softplus", "nn.functional.mish", "nn.functional.hardswish",
-        "nn.functional.hardsigmoid", "nn.functional.relu6", "nn.functional.logsigmoid",
-        "nn.functional.hardtanh", "nn.functional.celu", "nn.functional.gelu",
-    )}
+    {
+        f"torch.{n}"
+        for n in (
+            "relu",
+            "sigmoid",
+            "tanh",
+            "exp",
+            "exp2",
+            "log",
+            "log1p",
+            "expm1",
+            "sqrt",
+            "rsqrt",
+            "abs",
+            "neg",
+            "clamp",
+            "clip",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "where",
+            "pow",
+            "erf",
+            "sin",
+            "cos",
+            "maximum",
+            "minimum",
+            "square",
+            "reciprocal",
+            "sign",
+            "round",
+            "floor",
+            "ceil",
+            "nan_to_num",
+            "clamp_min",
+            "clamp_max",
+            "special.expit",
+            "nn.functional.relu",
+            "nn.functional.gelu",
+            "nn.functional.silu",
+            "nn.functional.sigmoid",
+            "nn.functional.tanh",
+            "nn.functional.leaky_relu",
+            "nn.functional.elu",
+            "nn.functional.selu",
+            "nn.functional.softplus",
+            "nn.functional.mish",
+            "nn.functional.hardswish",
+            "nn.functional.hardsigmoid",
+            "nn.functional.relu6",
+            "nn.functional.logsigmoid",
+            "nn.functional.hardtanh",
+            "nn.functional.celu",
+            "nn.functional.gelu",
+        )
+    }
 )
 ELEMENTWISE_METHODS = frozenset(
-    {"relu", "relu_", "sigmoid", "sigmoid_", "tanh", "tanh_", "exp", "exp_", "log", "clamp", "clamp_",
-     "clamp_min", "clamp_max", "clip", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "neg",
-     "abs", "sqrt", "rsqrt", "pow", "square", "reciprocal", "sign", "masked_fill", "masked_fill_", "erf",
-     "addcmul", "lerp"}
+    {
+        "relu",
+        "relu_",
+        "sigmoid",
+        "sigmoid_",
+        "tanh",
+        "tanh_",
+        "exp",
+        "exp_",
+        "log",
+        "clamp",
+        "clamp_",
+        "clamp_min",
+        "clamp_max",
+        "clip",
+        "add",
+        "add_",
+        "sub",
+        "sub_",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "neg",
+        "abs",
+        "sqrt",
+        "rsqrt",
+        "pow",
+        "square",
+        "reciprocal",
+        "sign",
+        "masked_fill",
+        "masked_fill_",
+        "erf",
+        "addcmul",
+        "lerp",
+    }
 )
 CAST_METHODS = frozenset({"half", "float", "bfloat16", "double"})
 # nn modules that apply an elementwise function (`self.act = nn.GELU()`).
 ACTIVATION_MODULES = frozenset(
-    {f"torch.nn.{n}" for n in ("ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "LeakyReLU", "ELU", "SELU",
-                               "Softplus", "Mish", "Hardswish", "Hardsigmoid", "ReLU6", "Hardtanh", "Identity")}
+    {
+        f"torch.nn.{n}"
+        for n in (
+            "ReLU",
+            "GELU",
+            "SiLU",
+            "Sigmoid",
+            "Tanh",
+            "LeakyReLU",
+            "ELU",
+            "SELU",
+            "Softplus",
+            "Mish",
+            "Hardswish",
+            "Hardsigmoid",
+            "ReLU6",
+            "Hardtanh",
+            "Identity",
+        )
+    }
 )
 # Ops that keep the data where it is (views) or only move metadata: a value
 # passes through them on its way to the next elementwise op.
 FREE_METHODS = frozenset(
-    {"view", "reshape", "view_as", "reshape_as", "transpose", "permute", "t", "squeeze", "unsqueeze",
-     "flatten", "unflatten", "expand", "expand_as", "contiguous", "narrow", "detach", "swapaxes", "movedim"}
+    {
+        "view",
+        "reshape",
+        "view_as",
+        "reshape_as",
+        "transpose",
+        "permute",
+        "t",
+        "squeeze",
+        "unsqueeze",
+        "flatten",
+        "unflatten",
+        "expand",
+        "expand_as",
+        "contiguous",
+        "narrow",
+        "detach",
+        "swapaxes",
+        "movedim",
+    }
 )
 FREE_ATTRIBUTES = frozenset({"T", "mT", "data"})
-FREE_FUNCTIONS = frozenset({"torch.reshape", "torch.transpose", "torch.permute", "torch.squeeze",
-                            "torch.unsqueeze", "torch.flatten"})
+FREE_FUNCTIONS = frozenset(
+    {"torch.reshape", "torch.transpose", "torch.permute", "torch.squeeze", "torch.unsqueeze", "torch.flatten"}
+)
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
 TORCH_DTYPE = re.compile(r"^torch\.(?:float|half|bfloat|double|int|uint|long|short|bool|float8)")
@@ -99,8 +279,32 @@ TORCH_DTYPE = re.compile(r"^torch\.(?:float|half|bfloat|double|int|uint|long|sho
 UNBINDING = frozenset({"unbind", "split", "tensor_split"})
 # Methods that only tensors (and numpy arrays) have: their receiver is one.
 TENSOR_ONLY_METHODS = frozenset(
-    {"any", "all", "isnan", "isinf", "isfinite", "nonzero", "sum", "mean", "amax", "amin", "norm",
-     "count_nonzero", "eq", "ne", "gt", "lt", "ge", "le", "allclose", "equal", "argmax", "argmin", "std", "var"}
+    {
+        "any",
+        "all",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "nonzero",
+        "sum",
+        "mean",
+        "amax",
+        "amin",
+        "norm",
+        "count_nonzero",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "allclose",
+        "equal",
+        "argmax",
+        "argmin",
+        "std",
+        "var",
+    }
 )
 
 
@@ -276,7 +480,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return "data", "one slice of a tensor per step"
         return "unknown", ""
 
-    def _count_kind(self, stop: cst.BaseExpression, function: FunctionInfo, index: _Index, depth: int = 0) -> tuple[str, str]:
+    def _count_kind(
+        self, stop: cst.BaseExpression, function: FunctionInfo, index: _Index, depth: int = 0
+    ) -> tuple[str, str]:
         """Whether a loop count is a data dimension ("data"), a small fixed
         number ("constant") or neither known ("unknown")."""
         if depth > 6:
@@ -303,13 +509,19 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 return left if left[0] == "data" else right
         return "unknown", ""
 
-    def _from_shape(self, node: cst.BaseExpression, function: FunctionInfo, index: _Index | None = None, depth: int = 0) -> bool:
+    def _from_shape(
+        self, node: cst.BaseExpression, function: FunctionInfo, index: _Index | None = None, depth: int = 0
+    ) -> bool:
         """`x.shape[i]`, `x.size(i)`, `len(x)` of a tensor, or a name bound
         from those (`T, B, _ = x.shape`)."""
         if depth > 6:
             return False
         index = index or self._flow(function)
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "shape"
+        ):
             return True
         if isinstance(node, cst.Call):
             method = call_name(node)
@@ -321,14 +533,18 @@ class HostFlowFacts(HostFacts, KernelFacts):
         if isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, (cst.FloorDivide, cst.Divide)):
                 return False  # a count of chunks of a dimension, not the dimension
-            return self._from_shape(node.left, function, index, depth + 1) or self._from_shape(node.right, function, index, depth + 1)
+            return self._from_shape(node.left, function, index, depth + 1) or self._from_shape(
+                node.right, function, index, depth + 1
+            )
         if isinstance(node, cst.Name):
             if node.value in index.shape_names:
                 return True
             if node.value in function.params:
                 return False
             assigned = self.assigned_value(function, node.value, before=node)
-            return assigned is not None and assigned is not node and self._from_shape(assigned, function, index, depth + 1)
+            return (
+                assigned is not None and assigned is not node and self._from_shape(assigned, function, index, depth + 1)
+            )
         return False
 
     def _is_shape(self, node: cst.BaseExpression) -> bool:
@@ -350,12 +566,16 @@ class HostFlowFacts(HostFacts, KernelFacts):
         if isinstance(node, cst.Attribute):
             return node.attr.value in NUMBER_ATTRIBUTES
         if isinstance(node, cst.Subscript):
-            return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" or (
-                self.is_number(node.value, function, depth + 1)
+            return (
+                isinstance(node.value, cst.Attribute)
+                and node.value.attr.value == "shape"
+                or (self.is_number(node.value, function, depth + 1))
             )
         if isinstance(node, cst.Call):
             method = call_name(node) or ""
-            if (method in NUMBER_METHODS or method.startswith("is_")) and not (self.qualname(node.func) or "").startswith("torch."):
+            if (method in NUMBER_METHODS or method.startswith("is_")) and not (
+                self.qualname(node.func) or ""
+            ).startswith("torch."):
                 return True
             return self.qualname(node.func) in NUMBER_FUNCTIONS
         if isinstance(node, cst.BinaryOperation):
@@ -386,9 +606,15 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return False
         if isinstance(node, cst.Call):
             name = self.qualname(node.func) or ""
-            if name.startswith("torch.") and not name.startswith(NOT_TENSOR_PREFIXES) and name not in NOT_TENSOR_FUNCTIONS:
+            if (
+                name.startswith("torch.")
+                and not name.startswith(NOT_TENSOR_PREFIXES)
+                and name not in NOT_TENSOR_FUNCTIONS
+            ):
                 return not TORCH_DTYPE.match(name)
-            if isinstance(node.func, cst.Attribute) and not name.startswith(("torch.", "triton.", "math.", "numpy.", "np.")):
+            if isinstance(node.func, cst.Attribute) and not name.startswith(
+                ("torch.", "triton.", "math.", "numpy.", "np.")
+            ):
                 if call_name(node) in NUMBER_METHODS:
                     return False
                 if call_name(node) in TENSOR_ONLY_METHODS and not self.is_number(node.func.value, function):
@@ -425,8 +651,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 # sizes come with defaults.
                 cls = self.class_of(function)
                 return (
-                    cls is not None and cls.is_nn_module and function.name == "forward"
-                    and node.value != "self" and _default(function, node.value) is None
+                    cls is not None
+                    and cls.is_nn_module
+                    and function.name == "forward"
+                    and node.value != "self"
+                    and _default(function, node.value) is None
                 )
             if node.value in self._flow(function).loop_targets:
                 return False
@@ -485,7 +714,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 continue
             assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
             if isinstance(assigned, cst.Call) and (self.qualname(assigned.func) or "") in (
-                "torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like", "torch.empty_strided",
+                "torch.empty",
+                "torch.empty_like",
+                "torch.zeros",
+                "torch.zeros_like",
+                "torch.empty_strided",
             ):
                 return value.value
         return None
@@ -505,9 +738,13 @@ class HostFlowFacts(HostFacts, KernelFacts):
             if not self.kernel_uses(launch.kernel, "dot"):
                 continue
             output = self.launch_output(launch)
-            if output is not None and function.node is not None and any(
-                isinstance(n, cst.Return) and isinstance(n.value, cst.Name) and n.value.value == output
-                for n in _returns(function.node)
+            if (
+                output is not None
+                and function.node is not None
+                and any(
+                    isinstance(n, cst.Return) and isinstance(n.value, cst.Name) and n.value.value == output
+                    for n in _returns(function.node)
+                )
             ):
                 names.add(function.name)
         return frozenset(names)
@@ -538,8 +775,14 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
                     top = self._climb(node, function, index, ops)
                     parent = index.parents.get(id(top))
-                    if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, AUG_ARITHMETIC) and parent.target is top:
-                        ops.append((f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}", False, parent))
+                    if (
+                        isinstance(parent, cst.AugAssign)
+                        and isinstance(parent.operator, AUG_ARITHMETIC)
+                        and parent.target is top
+                    ):
+                        ops.append(
+                            (f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}", False, parent)
+                        )
                         continue
                     target = _assigned_name(parent, top)
                     if target is not None:
@@ -579,8 +822,13 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return "-", False
         if isinstance(parent, cst.Attribute) and parent.value is child:
             # A method call on the value: decided at the Call above it.
-            return ("", False) if parent.attr.value in FREE_ATTRIBUTES else ("", False) if parent.attr.value in (
-                FREE_METHODS | ELEMENTWISE_METHODS | CAST_METHODS | {"to", "type"}) else None
+            return (
+                ("", False)
+                if parent.attr.value in FREE_ATTRIBUTES
+                else ("", False)
+                if parent.attr.value in (FREE_METHODS | ELEMENTWISE_METHODS | CAST_METHODS | {"to", "type"})
+                else None
+            )
         if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
             method = parent.func.attr.value
             if method in FREE_METHODS:
@@ -630,7 +878,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
                     if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
                         for target in node.targets:
                             t = target.target
-                            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                            if (
+                                isinstance(t, cst.Attribute)
+                                and isinstance(t.value, cst.Name)
+                                and t.value.value == "self"
+                            ):
                                 found[t.attr.value] = self.qualname(node.value.func) or ""
             self._module_attr_cache[id(cls)] = found
             for base in cls.bases:
@@ -676,7 +928,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
         siblings = list(body)
         for position, sibling in enumerate(siblings):
             if sibling is statement:
-                return siblings[position + 1:]
+                return siblings[position + 1 :]
         return []
 
     # -- where code runs -----------------------------------------------------
@@ -687,7 +939,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
         if any(p in ("tests", "test", "benchmark", "benchmarks", "bench", "testing") for p in parts[:-1]):
             return True
         stem = parts[-1]
-        if stem.startswith(("test_", "bench")) or stem.endswith(("_test.py", "_bench.py", "_benchmark.py")) or stem == "conftest.py":
+        if (
+            stem.startswith(("test_", "bench"))
+            or stem.endswith(("_test.py", "_bench.py", "_benchmark.py"))
+            or stem == "conftest.py"
+        ):
             return True
         name = function.name.lower().lstrip("_")
         return name.startswith(("test", "bench", "profile", "check_", "verify", "debug"))
@@ -727,8 +983,10 @@ def _annotation(function: FunctionInfo, param: str) -> str | None:
     for p in (*params.posonly_params, *params.params, *params.kwonly_params):
         if p.name.value == param and p.annotation is not None:
             annotation = p.annotation.annotation
-            return annotation.attr.value if isinstance(annotation, cst.Attribute) else (
-                annotation.value if isinstance(annotation, cst.Name) else None
+            return (
+                annotation.attr.value
+                if isinstance(annotation, cst.Attribute)
+                else (annotation.value if isinstance(annotation, cst.Name) else None)
             )
     return None
 
@@ -739,7 +997,11 @@ def _default(function: FunctionInfo, param: str) -> cst.BaseExpression | None:
     params = function.node.params
     for p in (*params.posonly_params, *params.params, *params.kwonly_params):
         if p.name.value == param:
-            return p.default if p.default is not None else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
+            return (
+                p.default
+                if p.default is not None
+                else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
+            )
     return cst.Name("None")
 
 
@@ -772,7 +1034,13 @@ def _derived(statement: cst.CSTNode, tracked: set[str]) -> bool:
 
 
 def _walk_no_scopes(root):
-    stack = list(root) if isinstance(root, (list, tuple)) else list(statements(root)) if isinstance(root, cst.BaseSuite) else [root]
+    stack = (
+        list(root)
+        if isinstance(root, (list, tuple))
+        else list(statements(root))
+        if isinstance(root, cst.BaseSuite)
+        else [root]
+    )
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):

@@ -46,23 +46,70 @@ SOFTMAX_MODULE = "torch.nn.Softmax"
 # masking, casting, dropout, reshaping.
 SCORE_METHODS = frozenset(
     {
-        "float", "half", "bfloat16", "to", "type", "type_as", "masked_fill", "masked_fill_", "contiguous",
-        "view", "reshape", "clamp", "clamp_", "mul", "mul_", "div", "div_", "add", "add_", "sub", "tanh",
-        "detach", "squeeze", "unsqueeze", "flatten", "view_as", "reshape_as", "transpose", "permute", "t",
+        "float",
+        "half",
+        "bfloat16",
+        "to",
+        "type",
+        "type_as",
+        "masked_fill",
+        "masked_fill_",
+        "contiguous",
+        "view",
+        "reshape",
+        "clamp",
+        "clamp_",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "add",
+        "add_",
+        "sub",
+        "tanh",
+        "detach",
+        "squeeze",
+        "unsqueeze",
+        "flatten",
+        "view_as",
+        "reshape_as",
+        "transpose",
+        "permute",
+        "t",
     }
 )
 SCORE_FUNCTIONS = frozenset(
     {
-        "torch.nn.functional.dropout", "torch.dropout", "torch.masked_fill", "torch.tanh", "torch.clamp",
-        "torch.mul", "torch.div", "torch.add",
+        "torch.nn.functional.dropout",
+        "torch.dropout",
+        "torch.masked_fill",
+        "torch.tanh",
+        "torch.clamp",
+        "torch.mul",
+        "torch.div",
+        "torch.add",
     }
 )
 # Methods and functions whose result is a Python number, not a tensor.
 NUMBER_METHODS = frozenset({"numel", "dim", "ndimension", "size", "stride", "element_size", "item", "nelement"})
 NUMBER_ATTRIBUTES = frozenset({"ndim", "shape"})
 NUMBER_FUNCTIONS = frozenset(
-    {"len", "int", "float", "math.ceil", "math.floor", "math.sqrt", "math.prod", "math.log2", "min", "max",
-     "triton.cdiv", "triton.next_power_of_2", "abs", "round"}
+    {
+        "len",
+        "int",
+        "float",
+        "math.ceil",
+        "math.floor",
+        "math.sqrt",
+        "math.prod",
+        "math.log2",
+        "min",
+        "max",
+        "triton.cdiv",
+        "triton.next_power_of_2",
+        "abs",
+        "round",
+    }
 )
 # Tensor builders whose value is fixed when their arguments are.
 BUILDERS = frozenset(
@@ -73,8 +120,17 @@ PLACEMENT = frozenset({"device", "dtype", "requires_grad", "pin_memory", "layout
 MOVES = frozenset({"to", "cuda", "float", "half", "bfloat16", "int", "long", "contiguous"})
 CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "remove", "clear"})
 # `tl.store` and atomics: a kernel writes the pointer they address.
-KERNEL_WRITES = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg", "atomic_and",
-                 "atomic_or", "atomic_xor")
+KERNEL_WRITES = (
+    "store",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "atomic_cas",
+    "atomic_xchg",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -105,7 +161,9 @@ class FixedTensor:
 # Code that checks or times other code rather than running in production:
 # reference implementations, tests, benchmarks (by file and function name).
 REFERENCE_FUNCTION = re.compile(r"^(?:test_|bench|ref_|torch_ref)|_ref$|reference|naive|baseline|truth", re.IGNORECASE)
-REFERENCE_PATH = re.compile(r"(?:^|[/\\])(?:tests?|benchmarks?)[/\\]|(?:^|[/\\])(?:test_[^/\\]*|[^/\\]*_test|conftest)\.py$")
+REFERENCE_PATH = re.compile(
+    r"(?:^|[/\\])(?:tests?|benchmarks?)[/\\]|(?:^|[/\\])(?:test_[^/\\]*|[^/\\]*_test|conftest)\.py$"
+)
 
 
 class HostValueFacts(ModelBase):
@@ -129,8 +187,14 @@ class HostValueFacts(ModelBase):
         if isinstance(node, cst.UnaryOperation):
             return self.is_python_number(node.expression, scope, depth + 1)
         if isinstance(node, cst.BinaryOperation):
-            return self.is_python_number(node.left, scope, depth + 1) and self.is_python_number(node.right, scope, depth + 1)
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return self.is_python_number(node.left, scope, depth + 1) and self.is_python_number(
+                node.right, scope, depth + 1
+            )
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "shape"
+        ):
             return True
         if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Call) and call_name(node.value) == "size":
             return True
@@ -140,8 +204,10 @@ class HostValueFacts(ModelBase):
             name = self.qualname(node.func)
             if name in NUMBER_FUNCTIONS:
                 return True
-            return call_name(node) in NUMBER_METHODS and not self._imported(node.func) and (
-                call_name(node) != "size" or bool(positional(node))
+            return (
+                call_name(node) in NUMBER_METHODS
+                and not self._imported(node.func)
+                and (call_name(node) != "size" or bool(positional(node)))
             )
         if isinstance(node, cst.Name) and not scope.is_module_level and node.value not in scope.params:
             value = self.assigned_value(scope, node.value, before=node, strict=True)
@@ -160,7 +226,8 @@ class HostValueFacts(ModelBase):
             return True
         if isinstance(node, (cst.Tuple, cst.List)):
             return all(
-                not isinstance(e, cst.StarredElement) and self.is_fixed(e.value, scope, depth + 1) for e in node.elements
+                not isinstance(e, cst.StarredElement) and self.is_fixed(e.value, scope, depth + 1)
+                for e in node.elements
             )
         if isinstance(node, cst.UnaryOperation):
             return self.is_fixed(node.expression, scope, depth + 1)
@@ -276,7 +343,11 @@ class HostValueFacts(ModelBase):
                 # `t if c else None`, `return t, grad`: the tensor is still what is bound or returned.
                 parent = parents.get(id(parent))
             name = None
-            if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            if (
+                isinstance(parent, cst.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)
+            ):
                 name = parent.targets[0].target.value
             if isinstance(parent, cst.Return) or (name is not None and name in self._returned(function)):
                 continue
@@ -380,7 +451,9 @@ class HostValueFacts(ModelBase):
                                 written.add(target.target.value.value)
                     elif isinstance(node, cst.Call):
                         method = call_name(node)
-                        if method and (method in CONTAINER_MUTATORS or (method.endswith("_") and not method.startswith("_"))):
+                        if method and (
+                            method in CONTAINER_MUTATORS or (method.endswith("_") and not method.startswith("_"))
+                        ):
                             receiver = node.func.value  # type: ignore[attr-defined]
                             if isinstance(receiver, cst.Name):
                                 written.add(receiver.value)

@@ -6,7 +6,6 @@ functions it calls), and which constexprs size its tiles.
 from __future__ import annotations
 
 import libcst as cst
-
 from kernlint.model.base import ModelBase
 from kernlint.model.facts import ConstexprValues, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional
@@ -14,8 +13,11 @@ from kernlint.model.syntax import keyword, literal_value, names_in, positional
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
 # position) of the shape, None for tl.arange whose every argument counts.
 TILE_SHAPERS: dict[str, tuple[str, int] | None] = {
-    "arange": None, "zeros": ("shape", 0), "full": ("shape", 0),
-    "make_block_ptr": ("block_shape", 4), "make_tensor_descriptor": ("block_shape", 3),
+    "arange": None,
+    "zeros": ("shape", 0),
+    "full": ("shape", 0),
+    "make_block_ptr": ("block_shape", 4),
+    "make_tensor_descriptor": ("block_shape", 3),
 }
 
 
@@ -151,4 +153,10 @@ def _is_pointer_like(name: str) -> bool:
     # strides only ever appear in offsets, and excluding names that read
     # like sizes keeps "a_ptr + offs * stride_am" from naming stride_am.
     lowered = name.lower()
-    return not (lowered.startswith("stride") or lowered in ("m", "n", "k") or lowered.startswith("num_") or lowered.endswith("_stride") or lowered in ("n_elements", "numel", "size"))
+    return not (
+        lowered.startswith("stride")
+        or lowered in ("m", "n", "k")
+        or lowered.startswith("num_")
+        or lowered.endswith("_stride")
+        or lowered in ("n_elements", "numel", "size")
+    )

@@ -154,18 +154,29 @@ class _BodyWalker(cst.CSTVisitor):
         targets = tuple(n.value for n in names_in(node.target))
         for name in targets:
             self.assignments[name].append(node.iter)
-        self.raw_loops.append({
-            "node": node, "parent": self.loop_stack[-1] if self.loop_stack else None,
-            "suite": self.suite_stack[-1] if self.suite_stack else 0, "targets": targets,
-            "calls": [], "loads": [], "assigned": set(), "guarded_by": tuple(t for t, _ in self.if_stack),
-        })
+        self.raw_loops.append(
+            {
+                "node": node,
+                "parent": self.loop_stack[-1] if self.loop_stack else None,
+                "suite": self.suite_stack[-1] if self.suite_stack else 0,
+                "targets": targets,
+                "calls": [],
+                "loads": [],
+                "assigned": set(),
+                "guarded_by": tuple(t for t, _ in self.if_stack),
+            }
+        )
         self.loop_stack.append(index)
 
     def leave_For(self, original_node: cst.For) -> None:
         self.loop_stack.pop()
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+        ):
             for name, item in zip(target.elements, value.elements):
                 self._bind(name.value, item.value)
             return
@@ -251,22 +262,36 @@ class KernelLoopFacts(KernelFacts):
         for number, raw in enumerate(walker.raw_loops):
             loads = tuple(
                 LoopLoad(
-                    call, walker.load_targets.get(id(call)),
+                    call,
+                    walker.load_targets.get(id(call)),
                     tuple(self.pointer_params(kernel, call.args[0].value)) if call.args else (),
-                    _argument(call, "mask", 1), _argument(call, "boundary_check", 3), conditional,
+                    _argument(call, "mask", 1),
+                    _argument(call, "boundary_check", 3),
+                    conditional,
                     self._is_tile_address(kernel, walker.assignments, call),
                 )
                 for call, conditional in raw["loads"]
             )
-            loops.append(KernelLoop(
-                raw["node"], number, raw["parent"], raw["suite"], raw["targets"], tuple(raw["calls"]),
-                loads, frozenset(raw["assigned"]), raw["guarded_by"],
-            ))
+            loops.append(
+                KernelLoop(
+                    raw["node"],
+                    number,
+                    raw["parent"],
+                    raw["suite"],
+                    raw["targets"],
+                    tuple(raw["calls"]),
+                    loads,
+                    frozenset(raw["assigned"]),
+                    raw["guarded_by"],
+                )
+            )
         index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls)
         self._loop_indexes[id(kernel)] = index
         return index
 
-    def _is_tile_address(self, kernel: Kernel, assignments: dict[str, list[cst.BaseExpression]], load: cst.Call) -> bool:
+    def _is_tile_address(
+        self, kernel: Kernel, assignments: dict[str, list[cst.BaseExpression]], load: cst.Call
+    ) -> bool:
         if not load.args:
             return False
         pending: list[cst.CSTNode] = [load.args[0].value]
@@ -291,7 +316,9 @@ class KernelLoopFacts(KernelFacts):
         """Calls to `triton.language.<name>` in the loop (nested loops included)."""
         return [c for c in loop.calls if any(self.is_tl(c.func, n) for n in names)]
 
-    def depends_on(self, kernel: Kernel, node: cst.BaseExpression, through_dots: bool = True, through_loads: bool = True) -> frozenset[str]:
+    def depends_on(
+        self, kernel: Kernel, node: cst.BaseExpression, through_dots: bool = True, through_loads: bool = True
+    ) -> frozenset[str]:
         """Every name an expression reads, through the kernel's assignments
         (all of them: a loop may carry a later one back). Without
         `through_dots`, values computed by a `tl.dot` are not followed;
@@ -333,7 +360,9 @@ class KernelLoopFacts(KernelFacts):
             for position in (0, 1):
                 for dot in dots:
                     args = positional(dot)
-                    operand = args[position] if position < len(args) else keyword(dot, "input" if position == 0 else "other")
+                    operand = (
+                        args[position] if position < len(args) else keyword(dot, "input" if position == 0 else "other")
+                    )
                     if operand is None:
                         continue
                     reached = self.depends_on(kernel, operand, through_dots=False, through_loads=False)
@@ -344,7 +373,9 @@ class KernelLoopFacts(KernelFacts):
             bound = frozenset(n.value for n in names_in(dot_loop_node.node.iter))
             positions = {position for position, _ in operand_loads}
             chained = self._chained_dots(kernel, dots)
-            found.append(DotLoop(dot_loop_node, tuple(dots), tuple(operand_loads), bound, positions == {0, 1} and not chained))
+            found.append(
+                DotLoop(dot_loop_node, tuple(dots), tuple(operand_loads), bound, positions == {0, 1} and not chained)
+            )
         return tuple(found)
 
     def _chained_dots(self, kernel: Kernel, dots: list[cst.Call]) -> bool:
@@ -448,8 +479,11 @@ class KernelLoopFacts(KernelFacts):
         b_only = (operands[1] | direct[1]) - (operands[0] | direct[0])
         tile_names = frozenset((a_only | b_only) & pid_names)
         feeding = tuple(
-            call for call in index.program_ids
-            if any(_contains(value, call) for value in self._values_of(kernel, self.depends_on_names(kernel, tile_names)))
+            call
+            for call in index.program_ids
+            if any(
+                _contains(value, call) for value in self._values_of(kernel, self.depends_on_names(kernel, tile_names))
+            )
             or self.code(call) in (a_only | b_only)
         )
         a_set, b_set = frozenset(a_only), frozenset(b_only)
@@ -463,8 +497,7 @@ class KernelLoopFacts(KernelFacts):
         # Only the index arithmetic counts, not the pointers built from it.
         pointers = {p for loop in index.loops for load in loop.loads for p in load.pointers}
         indices = frozenset(
-            name for name in chain & pid_names
-            if not self.depends_on(kernel, cst.Name(name)) & pointers
+            name for name in chain & pid_names if not self.depends_on(kernel, cst.Name(name)) & pointers
         )
         for value in self._values_of(kernel, indices):
             for node in walk(value):
@@ -481,8 +514,12 @@ class KernelLoopFacts(KernelFacts):
         """Names whose value depends on `tl.program_id`."""
         index = self._loop_index(kernel)
         return frozenset(
-            name for name in index.assignments
-            if any(_program_id_calls(self, value) for value in self._values_of(kernel, self.depends_on(kernel, cst.Name(name))))
+            name
+            for name in index.assignments
+            if any(
+                _program_id_calls(self, value)
+                for value in self._values_of(kernel, self.depends_on(kernel, cst.Name(name)))
+            )
         )
 
     def _through_loop_target(self, kernel: Kernel, names: frozenset[str]) -> bool:
@@ -506,10 +543,7 @@ class KernelLoopFacts(KernelFacts):
                         pointers.append(pointer)
             for pointer in pointers:
                 groups[(loop.suite, pointer)].append(loop)
-        return tuple(
-            RowPasses(pointer, tuple(loops))
-            for (_, pointer), loops in groups.items() if len(loops) >= 2
-        )
+        return tuple(RowPasses(pointer, tuple(loops)) for (_, pointer), loops in groups.items() if len(loops) >= 2)
 
     def in_one_block(self, function: FunctionInfo, calls: list[cst.Call]) -> bool:
         """Whether the calls sit in the same statement block of `function`
@@ -604,8 +638,17 @@ def _is_plain_index_call(model: ModelBase, call: cst.Call) -> bool:
 # Calls that keep a tile index a plain function of the program id (`pid //
 # n`, `pid % n` and hints). Anything else on the way (tl.sqrt, tl.where, a
 # helper) is a custom order the rule cannot judge.
-_INDEX_CALLS = frozenset({
-    "triton.cdiv", "triton.language.cdiv", "triton.language.program_id", "triton.language.num_programs",
-    "triton.language.arange", "triton.language.multiple_of", "triton.language.max_contiguous",
-    "triton.language.minimum", "triton.language.maximum", "triton.language.cast",
-})
+_INDEX_CALLS = frozenset(
+    {
+        "triton.cdiv",
+        "triton.language.cdiv",
+        "triton.language.program_id",
+        "triton.language.num_programs",
+        "triton.language.arange",
+        "triton.language.multiple_of",
+        "triton.language.max_contiguous",
+        "triton.language.minimum",
+        "triton.language.maximum",
+        "triton.language.cast",
+    }
+)

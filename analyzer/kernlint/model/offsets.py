@@ -16,9 +16,8 @@ from functools import cached_property
 from itertools import product as cartesian
 
 import libcst as cst
-
-from kernlint.model.kernel import KernelFacts
 from kernlint.model.facts import TL, Kernel
+from kernlint.model.kernel import KernelFacts
 from kernlint.model.syntax import keyword, positional, walk
 
 # Provenance of an integer value inside a kernel.
@@ -31,13 +30,30 @@ LOADED = "loaded"  # read from memory with tl.load (a gathered index)
 WIDE_INTEGERS = frozenset({"int64", "uint64"})
 # Calls whose first argument (or `pointer=`/`base=`) is an address.
 ADDRESS_CALLS = (
-    "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-    "atomic_xchg", "atomic_cas",
+    "load",
+    "store",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_xchg",
+    "atomic_cas",
 )
 # Calls whose `base` is a pointer and whose offsets Triton computes in 64 bits.
 BLOCK_POINTER_CALLS = ("make_block_ptr", "make_tensor_descriptor")
 # Calls that return (one of) their pointer arguments.
-POINTER_PRESERVING = ("where", "multiple_of", "max_contiguous", "max_constancy", "advance", "broadcast_to", "reshape", "view")
+POINTER_PRESERVING = (
+    "where",
+    "multiple_of",
+    "max_contiguous",
+    "max_constancy",
+    "advance",
+    "broadcast_to",
+    "reshape",
+    "view",
+)
 # How many values an expression may take before it counts as unknown.
 MAX_VALUES = 64
 
@@ -93,7 +109,8 @@ class _KernelIndex:
         self.wide_params = {
             p.name.value
             for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-            if p.annotation is not None and model.qualname(p.annotation.annotation) in {f"{TL}.{w}" for w in WIDE_INTEGERS}
+            if p.annotation is not None
+            and model.qualname(p.annotation.annotation) in {f"{TL}.{w}" for w in WIDE_INTEGERS}
         }
         self.runtime_params = {p.name for p in kernel.params if not p.constexpr}
         for node in walk(kernel.node.body):
@@ -121,7 +138,9 @@ class _KernelIndex:
     def _address(self, call: cst.Call) -> None:
         model = self.model
         if any(model.is_tl(call.func, name) for name in ADDRESS_CALLS):
-            pointer = keyword(call, "pointer") or (call.args[0].value if call.args and call.args[0].keyword is None else None)
+            pointer = keyword(call, "pointer") or (
+                call.args[0].value if call.args and call.args[0].keyword is None else None
+            )
             if pointer is not None:
                 self.address_calls.append((call, pointer, False))
         elif any(model.is_tl(call.func, name) for name in BLOCK_POINTER_CALLS):
@@ -220,13 +239,17 @@ class _KernelIndex:
                 # `ptr.to(...)`, `tl.multiple_of(ptr, 16)`, `tl.where(c, p, q)` keep a
                 # pointer a pointer; any other call's arguments (`range(0, n)`,
                 # `tl.cdiv(n, B)`, `min(a, b)`) are integers.
-                keeps = isinstance(child.func, cst.Attribute) and not self.model.qualname(child.func) or any(
-                    self.model.is_tl(child.func, name) for name in POINTER_PRESERVING
+                keeps = (
+                    isinstance(child.func, cst.Attribute)
+                    and not self.model.qualname(child.func)
+                    or any(self.model.is_tl(child.func, name) for name in POINTER_PRESERVING)
                 )
                 if isinstance(child.func, cst.Attribute):
                     stack.append((child.func.value, in_factor))
                 stack.extend(
-                    (a.value, in_factor or not keeps) for a in child.args if a.keyword is None or a.keyword.value != "mask"
+                    (a.value, in_factor or not keeps)
+                    for a in child.args
+                    if a.keyword is None or a.keyword.value != "mask"
                 )
                 continue
             if isinstance(child, cst.Subscript):
@@ -253,7 +276,8 @@ class _KernelIndex:
         left, right = node.left, node.right
         left_flags, right_flags = self.flags(left), self.flags(right)
         for index, runtime, index_flags, runtime_flags in (
-            (left, right, left_flags, right_flags), (right, left, right_flags, left_flags),
+            (left, right, left_flags, right_flags),
+            (right, left, right_flags, left_flags),
         ):
             if PID in index_flags and RUNTIME in runtime_flags and PID not in runtime_flags:
                 if self._is_product_of_pid_and_runtime(index) or self._is_product_of_pid_and_runtime(runtime):
@@ -394,7 +418,11 @@ class OffsetFacts(KernelFacts):
                 node = values[0]
             elif isinstance(node, cst.Call) and self.is_tl(node.func, "load") and node.args:
                 return self._address_ranges(kernel, node.args[0].value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cast"):
+            elif (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in ("to", "cast")
+            ):
                 node = node.func.value
             elif isinstance(node, cst.Call) and (self.is_tl(node.func, "cast")) and node.args:
                 node = node.args[0].value
@@ -430,7 +458,9 @@ class OffsetFacts(KernelFacts):
                     continue
                 if self.is_tl(child.func, "load") or self.is_tl(child.func, "program_id"):
                     continue
-                stack.extend((a.value, axis, depth + 1) for a in child.args if a.keyword is None or a.keyword.value != "mask")
+                stack.extend(
+                    (a.value, axis, depth + 1) for a in child.args if a.keyword is None or a.keyword.value != "mask"
+                )
                 stack.append((child.func, axis, depth + 1))
                 continue
             if isinstance(child, cst.Subscript):

@@ -13,6 +13,7 @@ VIEW_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "
 
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
 
+
 def strip_identity(node: cst.BaseExpression) -> cst.BaseExpression:
     """Drop wrappers that keep the tensor's identity (`.data`, `.detach()`,
     `.requires_grad_()`)."""
@@ -23,6 +24,7 @@ def strip_identity(node: cst.BaseExpression) -> cst.BaseExpression:
             node = node.func.value  # type: ignore[attr-defined]
         else:
             return node
+
 
 def view_base(node: cst.BaseExpression) -> cst.BaseExpression:
     """`self.w.t()` -> `self.w`: the tensor under views and identity calls."""
@@ -35,6 +37,7 @@ def view_base(node: cst.BaseExpression) -> cst.BaseExpression:
         else:
             break
     return node
+
 
 def literal_value(node: cst.BaseExpression) -> object | None:
     if isinstance(node, cst.Integer):
@@ -53,10 +56,10 @@ def literal_value(node: cst.BaseExpression) -> object | None:
         return -inner if isinstance(inner, (int, float)) else None
     return None
 
+
 def is_literal(node: cst.BaseExpression) -> bool:
-    return literal_value(node) is not None or (
-        isinstance(node, cst.Name) and node.value in ("True", "False", "None")
-    )
+    return literal_value(node) is not None or (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
+
 
 def call_name(call: cst.Call) -> str | None:
     """The attribute name of a method call (`x.t()` -> "t")."""
@@ -64,16 +67,20 @@ def call_name(call: cst.Call) -> str | None:
         return call.func.attr.value
     return None
 
+
 def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
+
 def positional(call: cst.Call) -> list[cst.BaseExpression]:
     return [a.value for a in call.args if a.keyword is None and not a.star]
+
 
 def statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
     if isinstance(body, cst.IndentedBlock):
         return list(body.body)
     return [body]
+
 
 def ends_in_return(body: cst.BaseSuite) -> bool:
     body_statements = statements(body)
@@ -84,14 +91,20 @@ def ends_in_return(body: cst.BaseSuite) -> bool:
         last = last.body[-1] if last.body else None
     return isinstance(last, (cst.Return, cst.Raise))
 
+
 def walk(nodes) -> Iterator[cst.CSTNode]:
     """Every node below `nodes` (a node or a sequence), iteratively, so deep
     nesting cannot exhaust the stack."""
-    stack = list(nodes.body) if isinstance(nodes, cst.IndentedBlock) else list(nodes if isinstance(nodes, (list, tuple)) else [nodes])
+    stack = (
+        list(nodes.body)
+        if isinstance(nodes, cst.IndentedBlock)
+        else list(nodes if isinstance(nodes, (list, tuple)) else [nodes])
+    )
     while stack:
         node = stack.pop()
         yield node
         stack.extend(reversed(node.children))
+
 
 def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
     """Names that are read in an expression: `x.shape` yields x, not shape;
@@ -108,9 +121,6 @@ def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
         else:
             stack.extend(reversed(child.children))
 
+
 def is_main_guard(test: cst.BaseExpression) -> bool:
-    return (
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value == "__name__"
-    )
+    return isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__"

@@ -10,7 +10,6 @@ from __future__ import annotations
 from functools import cached_property
 
 import libcst as cst
-
 from kernlint.model.facts import TRITON_AUTOTUNE, FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
 from kernlint.model.syntax import call_name, keyword, walk

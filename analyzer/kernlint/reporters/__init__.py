@@ -84,7 +84,9 @@ class RunReport:
         if not self.options.statistics:
             return []
         counts = Counter((f.code, f.name) for f in self.findings)
-        return [(code, name, count) for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+        return [
+            (code, name, count) for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        ]
 
     @property
     def checked_nothing(self) -> bool:
@@ -101,7 +103,9 @@ class RunReport:
         return fingerprints(self.results, sorted([*self.findings, *self.suppressed], key=lambda f: f.sort_key))
 
 
-def fingerprints(results: tuple[FileResult, ...] | list[FileResult], findings: list[Finding] | None = None) -> dict[int, str]:
+def fingerprints(
+    results: tuple[FileResult, ...] | list[FileResult], findings: list[Finding] | None = None
+) -> dict[int, str]:
     """id(finding) -> a hex digest that survives lines inserted above the
     finding: it hashes the rule code, the path, the reported line's text
     without its indentation, and how many identical (code, path, text)

@@ -34,7 +34,11 @@ def render(report: RunReport) -> str:
         span = finding.span
         properties = [("file", finding.path.replace(os.sep, "/")), ("line", str(span.line))]
         if span.end_line == span.line:
-            properties += [("col", str(span.column)), ("endLine", str(span.end_line)), ("endColumn", str(span.end_column))]
+            properties += [
+                ("col", str(span.column)),
+                ("endLine", str(span.end_line)),
+                ("endColumn", str(span.end_column)),
+            ]
         else:
             properties += [("endLine", str(span.end_line))]
         properties.append(("title", f"{finding.code} ({finding.name})"))

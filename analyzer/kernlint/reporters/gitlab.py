@@ -29,18 +29,20 @@ def issues(report: RunReport) -> list[dict]:
         if finding.suppressed_by is not None:
             description += f" (suppressed by `{finding.suppressed_by}`)"
             severity = "info"
-        out.append({
-            "type": "issue",
-            "description": description,
-            "check_name": f"{finding.code} {finding.name}",
-            "fingerprint": report.fingerprints[id(finding)],
-            "severity": severity,
-            "categories": [CATEGORIES.get(finding.category, "Performance")],
-            "location": {
-                "path": finding.path.replace(os.sep, "/"),
-                "lines": {"begin": span.line, "end": span.end_line},
-            },
-        })
+        out.append(
+            {
+                "type": "issue",
+                "description": description,
+                "check_name": f"{finding.code} {finding.name}",
+                "fingerprint": report.fingerprints[id(finding)],
+                "severity": severity,
+                "categories": [CATEGORIES.get(finding.category, "Performance")],
+                "location": {
+                    "path": finding.path.replace(os.sep, "/"),
+                    "lines": {"begin": span.line, "end": span.end_line},
+                },
+            }
+        )
     return out
 
 

@@ -11,6 +11,5 @@ from kernlint.reporters import RunReport
 
 def render(report: RunReport) -> str:
     return "".join(
-        json.dumps(finding.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
-        for finding in report.shown
+        json.dumps(finding.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n" for finding in report.shown
     )

@@ -83,7 +83,9 @@ def rule_descriptor(rule: type[Rule]) -> dict:
         "defaultConfiguration": {"level": LEVELS[rule.severity.value]},
         "properties": {
             "category": rule.category.value,
-            "tags": sorted({"triton", rule.category.value, "performance" if rule.category.is_performance else rule.category.value}),
+            "tags": sorted(
+                {"triton", rule.category.value, "performance" if rule.category.is_performance else rule.category.value}
+            ),
             "fixable": rule.fixable(),
         },
     }
@@ -114,32 +116,48 @@ def _fixes(finding: Finding, source: str | None, location: dict) -> Iterator[dic
     for start, end, text in finding.fix.replacements:
         start_line, start_column = _position(starts, start)
         end_line, end_column = _position(starts, end)
-        replacements.append({
-            "deletedRegion": {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column},
-            "insertedContent": {"text": text},
-        })
+        replacements.append(
+            {
+                "deletedRegion": {
+                    "startLine": start_line,
+                    "startColumn": start_column,
+                    "endLine": end_line,
+                    "endColumn": end_column,
+                },
+                "insertedContent": {"text": text},
+            }
+        )
     yield {
         "description": {"text": finding.fix.description},
         "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
     }
 
 
-def _result(finding: Finding, index: dict[str, int], fingerprint: str, source: str | None, suppression: str | None) -> dict:
+def _result(
+    finding: Finding, index: dict[str, int], fingerprint: str, source: str | None, suppression: str | None
+) -> dict:
     uri, base = artifact_uri(finding.path)
     location: dict = {"uri": uri}
     if base:
         location["uriBaseId"] = base
     span = finding.span
-    region = {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column}
+    region = {
+        "startLine": span.line,
+        "startColumn": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+    }
     result: dict = {"ruleId": finding.code}
     if finding.code in index:
         result["ruleIndex"] = index[finding.code]
-    result.update({
-        "level": LEVELS[finding.severity.value],
-        "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-    })
+    result.update(
+        {
+            "level": LEVELS[finding.severity.value],
+            "message": {"text": finding.message},
+            "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        }
+    )
     fixes = list(_fixes(finding, source, location))
     if fixes:
         result["fixes"] = fixes
@@ -163,7 +181,10 @@ def document(report: RunReport) -> dict:
     suppressed = {id(f) for f in report.suppressed}
     results = [
         _result(
-            f, index, report.fingerprints[id(f)], sources.get(f.path),
+            f,
+            index,
+            report.fingerprints[id(f)],
+            sources.get(f.path),
             (f.suppressed_by or "suppressed in source") if id(f) in suppressed else None,
         )
         for f in report.shown
@@ -171,17 +192,21 @@ def document(report: RunReport) -> dict:
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "kernlint",
-                "version": report.version,
-                "semanticVersion": report.version,
-                "informationUri": INFORMATION_URI,
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "kernlint",
+                        "version": report.version,
+                        "semanticVersion": report.version,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
 
 

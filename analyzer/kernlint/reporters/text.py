@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 
 import click
-
 from kernlint.reporters import RunReport
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -44,7 +43,12 @@ def summary(report: RunReport, style) -> list[str]:
             f"file{'s' if report.files_checked != 1 else ''}."
         )
     else:
-        lines.append(style(f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).", fg="green"))
+        lines.append(
+            style(
+                f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).",
+                fg="green",
+            )
+        )
     for advice in report.advice:
         if advice["worth_optimizing"] == "yes":
             lines.append(

@@ -18,6 +18,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
+
 def _discover_pairs() -> tuple[str, ...]:
     # A pair is a subpackage; adding one needs no edit here.
     return tuple(

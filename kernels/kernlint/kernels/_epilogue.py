@@ -17,7 +17,6 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import SPLIT_K_MAX_OUTPUT
 
 MAX_SPLIT_K = 4
@@ -44,9 +43,21 @@ def split_k_workspace(device, M, N):
 
 @triton.jit
 def dequant_bias_store(
-    acc, offs_m, offs_n, tile_id, pid_k,
-    scale_x_ptr, scale_w_ptr, bias_ptr, c_ptr, partials_ptr, counters_ptr,
-    M, N, stride_cm, stride_cn,
+    acc,
+    offs_m,
+    offs_n,
+    tile_id,
+    pid_k,
+    scale_x_ptr,
+    scale_w_ptr,
+    bias_ptr,
+    c_ptr,
+    partials_ptr,
+    counters_ptr,
+    M,
+    N,
+    stride_cm,
+    stride_cn,
     SPLIT_K: tl.constexpr,
 ):
     """Store fp16(acc * scale_x * scale_w / 127^2 + bias) for one output tile."""
@@ -66,8 +77,7 @@ def dequant_bias_store(
             # Every partial, this program's own included, is now in L2.
             acc = tl.zeros_like(acc)
             for s in tl.static_range(SPLIT_K):
-                acc += tl.load(partials_ptr + s * M * N + tile_offs, mask=c_mask, other=0.0,
-                               cache_modifier=".cg")
+                acc += tl.load(partials_ptr + s * M * N + tile_offs, mask=c_mask, other=0.0, cache_modifier=".cg")
             tl.store(counters_ptr + tile_id, 0)
     if last:
         scale_x = tl.load(scale_x_ptr + offs_m, mask=m_mask, other=0.0)

@@ -45,16 +45,29 @@ from kernlint.kernels._launch import AutotunedLauncher
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % (args["BLOCK_K"] * args["SPLIT_K"]) == 0})
 @triton.jit
 def int8_matmul_dequant_kernel(
-    a_ptr, b_ptr,                  # int8 x [M, K]; int8 B [K, N], any strides (weight [N, K] as its .T)
-    scale_x_ptr, scale_w_ptr,      # fp32 [M], fp32 [N]
-    bias_ptr, c_ptr,               # fp16 [N], fp16 out [M, N]
-    partials_ptr, counters_ptr,    # split-K workspace (unused when SPLIT_K == 1)
-    M, N, K,
-    stride_am, stride_ak,
-    stride_bk, stride_bn,
-    stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+    a_ptr,
+    b_ptr,  # int8 x [M, K]; int8 B [K, N], any strides (weight [N, K] as its .T)
+    scale_x_ptr,
+    scale_w_ptr,  # fp32 [M], fp32 [N]
+    bias_ptr,
+    c_ptr,  # fp16 [N], fp16 out [M, N]
+    partials_ptr,
+    counters_ptr,  # split-K workspace (unused when SPLIT_K == 1)
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     # Output tile of this program, in grouped order; program_id(1) is its K split.
     pid = tl.program_id(0)
@@ -95,9 +108,22 @@ def int8_matmul_dequant_kernel(
         b_ptrs += BLOCK_K * stride_bk
 
     dequant_bias_store(
-        acc, offs_m, offs_n, pid, pid_k,
-        scale_x_ptr, scale_w_ptr, bias_ptr, c_ptr, partials_ptr, counters_ptr,
-        M, N, stride_cm, stride_cn, SPLIT_K,
+        acc,
+        offs_m,
+        offs_n,
+        pid,
+        pid_k,
+        scale_x_ptr,
+        scale_w_ptr,
+        bias_ptr,
+        c_ptr,
+        partials_ptr,
+        counters_ptr,
+        M,
+        N,
+        stride_cm,
+        stride_cn,
+        SPLIT_K,
     )
 
 
@@ -126,19 +152,34 @@ class Int8MatmulDequant:
         stride_am, stride_ak = x.stride()
         # Triton specializes a kernel on each integer argument and on each
         # pointer's 16-byte alignment, so all of them are in the key.
-        key = (x.get_device(), M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-               x.data_ptr() & 15, b.data_ptr() & 15, scale_x.data_ptr() & 15,
-               scale_w.data_ptr() & 15, bias.data_ptr() & 15)
+        key = (
+            x.get_device(),
+            M,
+            N,
+            K,
+            stride_am,
+            stride_ak,
+            stride_bk,
+            stride_bn,
+            x.data_ptr() & 15,
+            b.data_ptr() & 15,
+            scale_x.data_ptr() & 15,
+            scale_w.data_ptr() & 15,
+            bias.data_ptr() & 15,
+        )
         workspace = self.workspaces.get(key)
         if workspace is None:
             workspace = self.workspaces[key] = split_k_workspace(x.device, M, N)
         c = torch.empty((M, N), device=x.device, dtype=torch.float16)
-        self.launcher(key, (x, b, scale_x, scale_w, bias, c, *workspace, M, N, K,
-                            stride_am, stride_ak, stride_bk, stride_bn, N, 1))
+        self.launcher(
+            key,
+            (x, b, scale_x, scale_w, bias, c, *workspace, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, N, 1),
+        )
         return c
 
     def linear(self, x, weight_int8, scale_x, scale_w, bias):
         """fp16 [M, N] = dequant(x [M, K] int8 @ weight_int8 [N, K] int8 .T) + bias."""
         # B = weight.T: B[k, n] = weight[n, k], read through swapped strides, no copy.
-        return self(x, weight_int8, weight_int8.stride(1), weight_int8.stride(0), weight_int8.shape[0],
-                    scale_x, scale_w, bias)
+        return self(
+            x, weight_int8, weight_int8.stride(1), weight_int8.stride(0), weight_int8.shape[0], scale_x, scale_w, bias
+        )

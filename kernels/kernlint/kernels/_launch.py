@@ -116,8 +116,9 @@ class AutotunedLauncher:
             enter, leave = self._knobs.launch_enter_hook, self._knobs.launch_exit_hook
             full = args + launch.constexprs
             metadata = compiled.launch_metadata(launch.grid, stream, *full) if _hook_active(enter) else None
-            compiled.run(*launch.grid, stream, compiled.function, compiled.packed_metadata, metadata,
-                         enter, leave, *full)
+            compiled.run(
+                *launch.grid, stream, compiled.function, compiled.packed_metadata, metadata, enter, leave, *full
+            )
         elif self.mode == AUTOTUNER:
             self.kernel[self.grid](*args)
         else:
@@ -141,7 +142,7 @@ class AutotunedLauncher:
         for heuristics in self.heuristics:
             for name, rule in heuristics.values.items():
                 meta[name] = rule({**named, **meta})
-        constexpr_names = self.jit.arg_names[len(args):]
+        constexpr_names = self.jit.arg_names[len(args) :]
         grid = tuple(self.grid({**named, **meta})) + (1, 1)
         return ResolvedLaunch(
             sizes={name: named[name] for name in self.kernel.keys},
@@ -159,6 +160,8 @@ class AutotunedLauncher:
         for launch in self.resolved.values():
             if all(launch.sizes.get(name) == value for name, value in sizes.items()):
                 kw, cfg = launch.meta, launch.config
-                found.append(f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
-                             f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}")
+                found.append(
+                    f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
+                    f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}"
+                )
         return sorted(set(found))

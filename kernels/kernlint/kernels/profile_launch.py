@@ -57,7 +57,6 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import triton
     import triton.testing as triton_testing
-
     from kernlint.kernels import verify
     from kernlint.kernels._launch import launch_mode
 
@@ -70,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     shapes = args.shape or ["seed", "decode"]
     print(f"# Launch profile: `{args.pair}` after kernel on {torch.cuda.get_device_name(0)}")
     print()
-    print(f"torch {torch.__version__}, triton {triton.__version__}, Python {sys.version.split()[0]}. "
-          f"Command: `python -m kernlint.kernels.profile_launch {' '.join(argv or sys.argv[1:])}`.")
+    print(
+        f"torch {torch.__version__}, triton {triton.__version__}, Python {sys.version.split()[0]}. "
+        f"Command: `python -m kernlint.kernels.profile_launch {' '.join(argv or sys.argv[1:])}`."
+    )
     print()
-    summary = ["| shape | mode | eager µs per call (10 back-to-back) | CUDA graph µs | host µs per call |",
-               "|---|---|---|---|---|"]
+    summary = [
+        "| shape | mode | eager µs per call (10 back-to-back) | CUDA graph µs | host µs per call |",
+        "|---|---|---|---|---|",
+    ]
     profiles = []
     for shape in shapes:
         dims = ref.SHAPES[shape]
@@ -86,11 +89,13 @@ def main(argv: list[str] | None = None) -> int:
             torch.cuda.synchronize()
             for mode in MODES:
                 with launch_mode(mode):
-                    call = lambda: model(*inputs)  # noqa: E731
+                    call = lambda: model(*inputs)  # noqa: E731, B023 - called within this iteration
                     call()
                     eager, graph = verify._bench(torch, triton_testing, call)
-                    summary.append(f"| {shape} {verify._dims_str(dims)} | {mode} | {eager:.1f} | {graph:.2f} "
-                                   f"| {eager - graph:.1f} |")
+                    summary.append(
+                        f"| {shape} {verify._dims_str(dims)} | {mode} | {eager:.1f} | {graph:.2f} "
+                        f"| {eager - graph:.1f} |"
+                    )
                     torch.cuda.synchronize()
                     profiles.append((shape, mode, _profile(call, args.calls, args.top)))
                     torch.cuda.synchronize()

@@ -24,12 +24,19 @@ def _host_cost_table(record):
     rows = [r for r in record["results"] if r.get("after_plain")]
     if not rows:
         return []
-    out = ["", f"Host cost per call, µs: {record['settings']['timing'].get('host', 'eager - graph')}.", "",
-           "| pair | shape | before | after | after, plain launch | after / plain |", "|---|---|---|---|---|---|"]
+    out = [
+        "",
+        f"Host cost per call, µs: {record['settings']['timing'].get('host', 'eager - graph')}.",
+        "",
+        "| pair | shape | before | after | after, plain launch | after / plain |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         ratio = r.get("host_cost_ratio")
-        out.append(f"| {r['pair']} | {r['shape']} | {_f(r['before'].get('host_us'))} | {_f(r['after'].get('host_us'))} "
-                   f"| {_f(r['after_plain']['host_us'])} | {'–' if ratio is None else f'{ratio:.2f}×'} |")
+        out.append(
+            f"| {r['pair']} | {r['shape']} | {_f(r['before'].get('host_us'))} | {_f(r['after'].get('host_us'))} "
+            f"| {_f(r['after_plain']['host_us'])} | {'–' if ratio is None else f'{ratio:.2f}×'} |"
+        )
     return out
 
 
@@ -55,8 +62,10 @@ def render_markdown(record: dict, source: str | None = None) -> str:
             f"{record['settings']['trials']} trials of fresh random inputs."
         )
     out.append("")
-    out.append("| pair | rules | shape (M×K×N) | before graph / eager | after graph / eager | speedup graph / eager "
-               "| reference graph | rel. error before / after | after config |")
+    out.append(
+        "| pair | rules | shape (M×K×N) | before graph / eager | after graph / eager | speedup graph / eager "
+        "| reference graph | rel. error before / after | after config |"
+    )
     out.append("|---|---|---|---|---|---|---|---|---|")
     for r in record["results"]:
         b, a, ref = r["before"], r["after"], r["reference"]
@@ -73,10 +82,12 @@ def render_markdown(record: dict, source: str | None = None) -> str:
     out += _host_cost_table(record)
     out += _modes_table(record)
     out.append("")
-    out.append("| shape | bytes moved | DRAM floor @ "
-               f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "
-               f"{_f(record['settings'].get('measured_copy_tb_s'), '{:.2f}')} TB/s "
-               "| copy moving the same bytes, graph | torch._int_mm + torch epilogue graph / eager | torch._int_mm alone graph |")
+    out.append(
+        "| shape | bytes moved | DRAM floor @ "
+        f"{record['settings']['stated_dram_tb_s']} TB/s | DRAM floor @ measured copy "
+        f"{_f(record['settings'].get('measured_copy_tb_s'), '{:.2f}')} TB/s "
+        "| copy moving the same bytes, graph | torch._int_mm + torch epilogue graph / eager | torch._int_mm alone graph |"
+    )
     out.append("|---|---|---|---|---|---|---|")
     for name, s in record["shapes"].items():
         im = s.get("int_mm") or {}
@@ -105,8 +116,12 @@ def render_markdown(record: dict, source: str | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-MODE_LABELS = {"graph": "CUDA graph", "eager": "eager (10 calls)", "kernelbench": "KernelBench (flush)",
-               "events_no_flush": "events, no flush"}
+MODE_LABELS = {
+    "graph": "CUDA graph",
+    "eager": "eager (10 calls)",
+    "kernelbench": "KernelBench (flush)",
+    "events_no_flush": "events, no flush",
+}
 
 
 def _spread(m: dict) -> str:
@@ -119,9 +134,16 @@ def _modes_table(record: dict) -> list[str]:
     rows = [r for r in record["results"] if (r["before"].get("modes") and r["after"].get("modes"))]
     if not rows:
         return []
-    out = ["", ("Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
-                "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):"), "",
-           "| pair | shape | mode | before | after | speedup (medians) | reference |", "|---|---|---|---|---|---|---|"]
+    out = [
+        "",
+        (
+            "Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
+            "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):"
+        ),
+        "",
+        "| pair | shape | mode | before | after | speedup (medians) | reference |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         for mode, label in MODE_LABELS.items():
             b, a = r["before"]["modes"].get(mode), r["after"]["modes"].get(mode)
@@ -133,8 +155,10 @@ def _modes_table(record: dict) -> list[str]:
                 text = f"{m['median_us']:.1f} [{_spread(m)}]"
                 return text + (f", mean {m['mean_us']:.1f}" if mode == "kernelbench" else "")
 
-            out.append(f"| {r['pair']} | {r['shape']} | {label} | {cell(b)} | {cell(a)} "
-                       f"| {b['median_us'] / a['median_us']:.2f}× | {cell(ref) if ref else '–'} |")
+            out.append(
+                f"| {r['pair']} | {r['shape']} | {label} | {cell(b)} | {cell(a)} "
+                f"| {b['median_us'] / a['median_us']:.2f}× | {cell(ref) if ref else '–'} |"
+            )
     return out
 
 
@@ -148,31 +172,55 @@ def render_png(record: dict, path: str) -> None:
     pairs = list(dict.fromkeys(r["pair"] for r in record["results"]))
     by = {(r["pair"], r["shape"]): r for r in record["results"]}
     fig, axes = plt.subplots(1, len(shapes), figsize=(5.5 * len(shapes), 4.8), squeeze=False)
-    series = [("before", "graph_us", "before (graph)", "#d62728", None),
-              ("after", "graph_us", "after (graph)", "#2ca02c", None),
-              ("before", "eager_us", "before (eager)", "#d62728", "//"),
-              ("after", "eager_us", "after (eager)", "#2ca02c", "//")]
+    series = [
+        ("before", "graph_us", "before (graph)", "#d62728", None),
+        ("after", "graph_us", "after (graph)", "#2ca02c", None),
+        ("before", "eager_us", "before (eager)", "#d62728", "//"),
+        ("after", "eager_us", "after (eager)", "#2ca02c", "//"),
+    ]
     if any(r["before"].get("modes") for r in record["results"]):
-        series += [("before", "kernelbench", "before (KernelBench)", "#d62728", "xx"),
-                   ("after", "kernelbench", "after (KernelBench)", "#2ca02c", "xx")]
+        series += [
+            ("before", "kernelbench", "before (KernelBench)", "#d62728", "xx"),
+            ("after", "kernelbench", "after (KernelBench)", "#2ca02c", "xx"),
+        ]
     width = 0.8 / len(series)
     for ax, shape in zip(axes[0], shapes):
         for j, (which, key, label, color, hatch) in enumerate(series):
             xs, ys = [], []
             for i, pair in enumerate(pairs):
                 r = by.get((pair, shape))
-                value = r and (r[which].get(key) if key.endswith("_us") else (r[which].get("modes") or {}).get(key, {}).get("median_us"))
+                value = r and (
+                    r[which].get(key)
+                    if key.endswith("_us")
+                    else (r[which].get("modes") or {}).get(key, {}).get("median_us")
+                )
                 if value:
                     xs.append(i + (j - (len(series) - 1) / 2) * width)
                     ys.append(value)
-            ax.bar(xs, ys, width, label=label, color=color, alpha=1.0 if hatch is None else 0.45,
-                   hatch=hatch, edgecolor="black", linewidth=0.4)
+            ax.bar(
+                xs,
+                ys,
+                width,
+                label=label,
+                color=color,
+                alpha=1.0 if hatch is None else 0.45,
+                hatch=hatch,
+                edgecolor="black",
+                linewidth=0.4,
+            )
         for i, pair in enumerate(pairs):
             r = by.get((pair, shape))
             if r and r["before"]["graph_us"] and r["after"]["graph_us"]:
                 s = r["before"]["graph_us"] / r["after"]["graph_us"]
-                ax.annotate(f"{s:.1f}×", (i, r["before"]["graph_us"]), ha="center", va="bottom",
-                            fontsize=8, xytext=(0, 3), textcoords="offset points")
+                ax.annotate(
+                    f"{s:.1f}×",
+                    (i, r["before"]["graph_us"]),
+                    ha="center",
+                    va="bottom",
+                    fontsize=8,
+                    xytext=(0, 3),
+                    textcoords="offset points",
+                )
         floor = record["shapes"][shape].get("dram_floor_us")
         if floor:
             ax.axhline(floor, color="gray", linestyle=":", linewidth=1, label="DRAM floor")
@@ -186,8 +234,11 @@ def render_png(record: dict, path: str) -> None:
         ax.set_title(f"{shape} (M×K×N = {record['shapes'][shape]['dims']})", fontsize=10)
         ax.set_ylabel("time per call (µs, log)")
     axes[0][0].legend(fontsize=7, loc="upper right")
-    fig.suptitle(f"kernlint reference-fix pairs, before vs after — {record['environment']['gpu']}, "
-                 f"{record['date'][:10]}; annotated: graph speedup", fontsize=10)
+    fig.suptitle(
+        f"kernlint reference-fix pairs, before vs after — {record['environment']['gpu']}, "
+        f"{record['date'][:10]}; annotated: graph speedup",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -16,8 +16,12 @@ from pathlib import Path
 import click
 from kernlint.kernels.timing import MODES
 
-LABELS = {"graph": "CUDA graph", "eager": "eager (10 calls)", "kernelbench": "KernelBench (flush)",
-          "events_no_flush": "events, no flush"}
+LABELS = {
+    "graph": "CUDA graph",
+    "eager": "eager (10 calls)",
+    "kernelbench": "KernelBench (flush)",
+    "events_no_flush": "events, no flush",
+}
 
 
 def _f(v, fmt="{:.2f}") -> str:
@@ -37,17 +41,28 @@ def render_markdown(records: list[tuple[str, dict]]) -> str:
     env = first["environment"]
     out = [f"# kernlint verify FILE: {env['gpu']}", ""]
     for source, rec in records:
-        out.append(f"- `{rec['command']}` on {rec['date']} (record `{source}`; torch {rec['environment']['torch']}, "
-                   f"triton {rec['environment']['triton']}): **{'correct' if rec['ok'] else 'FAILED'}**")
+        out.append(
+            f"- `{rec['command']}` on {rec['date']} (record `{source}`; torch {rec['environment']['torch']}, "
+            f"triton {rec['environment']['triton']}): **{'correct' if rec['ok'] else 'FAILED'}**"
+        )
     settings = first["settings"]
     out += ["", f"Correctness: {settings['correctness']}. Errors: {settings['error_metric']}.", ""]
     if settings.get("timing"):
-        out.append("Times in µs per call: median over all samples of "
-                   f"{settings['timing'].get('repeats')} repeats, in brackets the range of the repeats' medians.")
+        out.append(
+            "Times in µs per call: median over all samples of "
+            f"{settings['timing'].get('repeats')} repeats, in brackets the range of the repeats' medians."
+        )
         out += [f"- **{LABELS[m]}**: {settings['timing'][m]}" for m in MODES if m in settings["timing"]]
-        out += [f"- **memory floor**: {settings['memory_floor']}", f"- **compute floor**: {settings['compute_floor']}", ""]
-    out.append("| file | model | status | trials passed | max abs / rel err | "
-               + " | ".join(LABELS[m] for m in MODES) + " | memory floor | compute floor |")
+        out += [
+            f"- **memory floor**: {settings['memory_floor']}",
+            f"- **compute floor**: {settings['compute_floor']}",
+            "",
+        ]
+    out.append(
+        "| file | model | status | trials passed | max abs / rel err | "
+        + " | ".join(LABELS[m] for m in MODES)
+        + " | memory floor | compute floor |"
+    )
     out.append("|---" * (7 + len(MODES)) + "|")
     for _, rec in records:
         for m in rec["models"]:
@@ -60,20 +75,38 @@ def render_markdown(records: list[tuple[str, dict]]) -> str:
                 f"| {'–' if not c else _f(c['max_abs_err'], '{:.1e}') + ' / ' + _f(c['max_rel_err'], '{:.1e}')} | "
                 + " | ".join(_mode_cell(t.get(mode), mode) for mode in MODES)
                 + f" | {_f((m['memory'] or {}).get('floor_us'))} "
-                f"| {_f(comp.get('floor_us'))}{' (' + comp['dtype'] + ')' if comp else ''} |")
-    out += ["", ("Speedup of ModelNew over Model in the same run (ratio of medians; KernelBench's own figure is the "
-                 "ratio of means):"), "", "| file | " + " | ".join(LABELS[m] for m in MODES) + " | KernelBench, means |",
-            "|---" * (len(MODES) + 2) + "|"]
+                f"| {_f(comp.get('floor_us'))}{' (' + comp['dtype'] + ')' if comp else ''} |"
+            )
+    out += [
+        "",
+        (
+            "Speedup of ModelNew over Model in the same run (ratio of medians; KernelBench's own figure is the "
+            "ratio of means):"
+        ),
+        "",
+        "| file | " + " | ".join(LABELS[m] for m in MODES) + " | KernelBench, means |",
+        "|---" * (len(MODES) + 2) + "|",
+    ]
     for _, rec in records:
         sp = rec["speedup"] or {}
-        out.append(f"| {rec['file']['path']} | " + " | ".join(_f(sp.get(m), "{:.2f}×") for m in MODES)
-                   + f" | {_f(sp.get('kernelbench_mean'), '{:.2f}×')} |")
+        out.append(
+            f"| {rec['file']['path']} | "
+            + " | ".join(_f(sp.get(m), "{:.2f}×") for m in MODES)
+            + f" | {_f(sp.get('kernelbench_mean'), '{:.2f}×')} |"
+        )
     base = records[0][1]
     same = [(p, r) for p, r in records[1:] if r["reference"]["sha256"] == base["reference"]["sha256"]]
     if same:
-        out += ["", (f"ModelNew of `{base['file']['path']}` over ModelNew of each later file (same reference; "
-                     "records from separate runs):"), "",
-                "| file | " + " | ".join(LABELS[m] for m in MODES) + " |", "|---" * (len(MODES) + 1) + "|"]
+        out += [
+            "",
+            (
+                f"ModelNew of `{base['file']['path']}` over ModelNew of each later file (same reference; "
+                "records from separate runs):"
+            ),
+            "",
+            "| file | " + " | ".join(LABELS[m] for m in MODES) + " |",
+            "|---" * (len(MODES) + 1) + "|",
+        ]
         for _, rec in same:
             cells = []
             for mode in MODES:
@@ -88,10 +121,14 @@ def render_markdown(records: list[tuple[str, dict]]) -> str:
         out += ["", f"Findings in `{rec['file']['path']}` ({rec['lint']['source']}): {len(rec['findings'])}"]
         if rec["findings"]:
             out += ["", "| line:col | rule | library claim |", "|---|---|---|"]
-            out += [f"| {f['line']}:{f['column']} | {f['code']} {f['name']} | {f['claim'] or 'none (not a performance rule)'} |"
-                    for f in rec["findings"]]
+            out += [
+                f"| {f['line']}:{f['column']} | {f['code']} {f['name']} | {f['claim'] or 'none (not a performance rule)'} |"
+                for f in rec["findings"]
+            ]
     notes = [f"{rec['file']['path']}: {n}" for _, rec in records for n in rec["notes"]]
-    notes += [f"{rec['file']['path']} {m['class']}: {n}" for _, rec in records for m in rec["models"] for n in m["notes"]]
+    notes += [
+        f"{rec['file']['path']} {m['class']}: {n}" for _, rec in records for m in rec["models"] for n in m["notes"]
+    ]
     if notes:
         out += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     return "\n".join(out) + "\n"

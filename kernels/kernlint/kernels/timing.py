@@ -51,14 +51,14 @@ KERNELBENCH_FLUSH_SHAPE = (32, 1024, 1024)
 
 DESCRIPTIONS = {
     "graph": f"triton.testing.do_bench_cudagraph(rep={GRAPH_REP_MS} ms): per-call time of CUDA-graph replays "
-             "(GPU time, no launch overhead)",
+    "(GPU time, no launch overhead)",
     "eager": f"triton.testing.do_bench(warmup={EAGER_WARMUP_MS} ms, rep={EAGER_REP_MS} ms) of {EAGER_BATCH} "
-             f"back-to-back calls / {EAGER_BATCH} (launch overhead included)",
+    f"back-to-back calls / {EAGER_BATCH} (launch overhead included)",
     "kernelbench": f"KernelBench's default cuda_event timing: {KERNELBENCH_WARMUP} warm-up calls, then "
-                   f"{KERNELBENCH_DISCARD_FIRST} + {KERNELBENCH_TRIALS} trials (first discarded) of CUDA events "
-                   "around one call, L2 flushed by a 256 MiB int64 fill before each trial; KernelBench reports the mean",
+    f"{KERNELBENCH_DISCARD_FIRST} + {KERNELBENCH_TRIALS} trials (first discarded) of CUDA events "
+    "around one call, L2 flushed by a 256 MiB int64 fill before each trial; KernelBench reports the mean",
     "events_no_flush": f"as kernelbench but without the L2 flush ({KERNELBENCH_TRIALS} trials): an idle GPU at each "
-                       "call, so host launch cost shows directly",
+    "call, so host launch cost shows directly",
 }
 MODES = tuple(DESCRIPTIONS)
 
@@ -114,16 +114,24 @@ def graph(fn: Callable[[], object], *, repeats: int = REPEATS, rep_ms: int = GRA
     return _summarize("graph", runs)
 
 
-def eager(fn: Callable[[], object], *, repeats: int = REPEATS, batch: int = EAGER_BATCH,
-          warmup_ms: int = EAGER_WARMUP_MS, rep_ms: int = EAGER_REP_MS) -> ModeTime:
+def eager(
+    fn: Callable[[], object],
+    *,
+    repeats: int = REPEATS,
+    batch: int = EAGER_BATCH,
+    warmup_ms: int = EAGER_WARMUP_MS,
+    rep_ms: int = EAGER_REP_MS,
+) -> ModeTime:
     import triton.testing as tt
 
     def calls():
         for _ in range(batch):
             fn()
 
-    runs = [[ms * 1e3 / batch for ms in tt.do_bench(calls, warmup=warmup_ms, rep=rep_ms, return_mode="all")]
-            for _ in range(repeats)]
+    runs = [
+        [ms * 1e3 / batch for ms in tt.do_bench(calls, warmup=warmup_ms, rep=rep_ms, return_mode="all")]
+        for _ in range(repeats)
+    ]
     return _summarize("eager", runs)
 
 
@@ -134,9 +142,17 @@ def clear_l2_cache(torch, device) -> None:
     del dummy
 
 
-def cuda_events(torch, fn: Callable[[], object], *, flush: bool, repeats: int = REPEATS,
-                num_warmup: int = KERNELBENCH_WARMUP, num_trials: int = KERNELBENCH_TRIALS,
-                discard_first: int = KERNELBENCH_DISCARD_FIRST, device=None) -> ModeTime:
+def cuda_events(
+    torch,
+    fn: Callable[[], object],
+    *,
+    flush: bool,
+    repeats: int = REPEATS,
+    num_warmup: int = KERNELBENCH_WARMUP,
+    num_trials: int = KERNELBENCH_TRIALS,
+    discard_first: int = KERNELBENCH_DISCARD_FIRST,
+    device=None,
+) -> ModeTime:
     """KernelBench's time_execution_with_cuda_event (flush=True), or the same without the flush."""
     device = torch.cuda.current_device() if device is None else device
     runs = []

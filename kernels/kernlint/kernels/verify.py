@@ -38,7 +38,6 @@ import time
 from pathlib import Path
 
 import click
-
 from kernlint.kernels import PAIRS, pair_meta, timing
 
 STATED_DRAM_TB_S = 3.0  # H100 SXM HBM3 copy rate used for the DRAM floor
@@ -190,7 +189,9 @@ def _driver_version():
 
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20,
+            capture_output=True,
+            text=True,
+            timeout=20,
         )
         return out.stdout.strip().splitlines()[0] or "unknown"
     except Exception:
@@ -398,8 +399,11 @@ def _int_mm_epilogue(torch, dims, device, seed0):
     del sets
     torch.cuda.empty_cache()
     return {
-        "eager_us": _round(eager), "graph_us": _round(graph), "alone_graph_us": _round(alone_graph),
-        "rel_err": _round(err, 3), "ok": bool(_finite(err) and err <= 2e-3),
+        "eager_us": _round(eager),
+        "graph_us": _round(graph),
+        "alone_graph_us": _round(alone_graph),
+        "rel_err": _round(err, 3),
+        "ok": bool(_finite(err) and err <= 2e-3),
     }, None
 
 
@@ -411,8 +415,13 @@ def _copy_same_bytes(torch, triton_testing, nbytes):
     """
     half = max(1, nbytes // 2)
     n_sets = int(min(MAX_ROTATE, max(2, math.ceil(ROTATE_BYTES / nbytes))))
-    pairs = [(torch.empty(half, device="cuda", dtype=torch.uint8).random_(0, 255),
-              torch.empty(half, device="cuda", dtype=torch.uint8)) for _ in range(n_sets)]
+    pairs = [
+        (
+            torch.empty(half, device="cuda", dtype=torch.uint8).random_(0, 255),
+            torch.empty(half, device="cuda", dtype=torch.uint8),
+        )
+        for _ in range(n_sets)
+    ]
     _, graph = _bench(torch, triton_testing, _rotating([(lambda s=s, d=d: d.copy_(s)) for s, d in pairs]))
     del pairs
     torch.cuda.empty_cache()
@@ -482,8 +491,9 @@ def validate_record(record: dict) -> None:
 
 def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None, trials=3, quiet=False):
     """Run the verification; returns (exit_code, record_dict)."""
-    params = dict(rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret,
-                  record=record, trials=trials, quiet=quiet)
+    params = dict(
+        rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret, record=record, trials=trials, quiet=quiet
+    )
     selected = _select(rules, pair_ids)
     missing = [m for m in ("torch", "triton") if importlib.util.find_spec(m) is None]
     if missing:
@@ -521,8 +531,11 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         _load(shared, interpret)
     env = _environment(torch, triton, interpret)
     started = time.time()
-    _log(quiet, f"kernlint verify: {len(selected)} pair(s) x {len(shape_names)} shape(s) on {env['gpu']}"
-         + (f" -- {INTERPRET_NOTE}" if interpret else ""))
+    _log(
+        quiet,
+        f"kernlint verify: {len(selected)} pair(s) x {len(shape_names)} shape(s) on {env['gpu']}"
+        + (f" -- {INTERPRET_NOTE}" if interpret else ""),
+    )
 
     copy_tb_s = None
     if not interpret:
@@ -538,10 +551,12 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             d = table_of(refs[p])[name]
             nbytes = _dram_bytes(d, refs[p])
             shapes_out[f"{p}:{name}"] = {
-                "dims": _problem_dims(refs[p], d), "bytes": nbytes,
+                "dims": _problem_dims(refs[p], d),
+                "bytes": nbytes,
                 "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
                 "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
-                "int_mm": None, "notes": [],
+                "int_mm": None,
+                "notes": [],
             }
     for name in dict.fromkeys(n for p in int8_pairs for n in names_of[p]):
         # The first int8-problem pair that has the shape describes it (a
@@ -550,10 +565,16 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
         d = table_of(ref0)[name]
         nbytes = _dram_bytes(d, ref0)
         entry = {
-            "M": d["M"], "K": d["K"], "N": d["N"], "dims": _dims_str(d), "bytes": nbytes,
+            "M": d["M"],
+            "K": d["K"],
+            "N": d["N"],
+            "dims": _dims_str(d),
+            "bytes": nbytes,
             "dram_floor_us": None if interpret else _round(nbytes / (STATED_DRAM_TB_S * 1e12) * 1e6),
             "dram_floor_measured_bw_us": None if interpret else _round(nbytes / (copy_tb_s * 1e12) * 1e6),
-            "int_mm": None, "copy_same_bytes_graph_us": None, "notes": [],
+            "int_mm": None,
+            "copy_same_bytes_graph_us": None,
+            "notes": [],
         }
         if not interpret and not getattr(ref0, "INT8_GEMM", True):
             entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
@@ -562,15 +583,19 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             entry["copy_same_bytes_graph_us"] = _round(_copy_same_bytes(torch, triton_testing, nbytes))
             t0 = time.time()
             int_mm, why = (
-                _int_mm_epilogue(torch, d, device, seed0=991) if not hasattr(ref0, "truth")
+                _int_mm_epilogue(torch, d, device, seed0=991)
+                if not hasattr(ref0, "truth")
                 else (None, "torch._int_mm baseline not run: the pair's problem is not the int8 GEMM")
             )
             entry["int_mm"] = int_mm
             if why:
                 entry["notes"].append(why)
             else:
-                _log(quiet, f"  torch._int_mm + torch epilogue {name} {entry['dims']}: graph {int_mm['graph_us']} us,"
-                     f" eager {int_mm['eager_us']} us (int_mm alone {int_mm['alone_graph_us']} us) [{time.time()-t0:.0f}s]")
+                _log(
+                    quiet,
+                    f"  torch._int_mm + torch epilogue {name} {entry['dims']}: graph {int_mm['graph_us']} us,"
+                    f" eager {int_mm['eager_us']} us (int_mm alone {int_mm['alone_graph_us']} us) [{time.time() - t0:.0f}s]",
+                )
         shapes_out[name] = entry
 
     results = []
@@ -597,14 +622,31 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             del warm, wx
             errs, ok, notes = _check(torch, ref, before, after, d, device, trials, tol, seed0)
             item = {
-                "pair": p, "rules": list(meta.RULES), "shape": name, "dims": _problem_dims(ref, d),
+                "pair": p,
+                "rules": list(meta.RULES),
+                "shape": name,
+                "dims": _problem_dims(ref, d),
                 **{key: d[key] for key in ("M", "K", "N") if key in d},
-                "before": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["before"], 3),
-                           "ok": ok["before"], "config": None},
-                "after": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["after"], 3),
-                          "ok": ok["after"], "config": None},
-                "reference": {"eager_us": None, "graph_us": None, "rel_err": _round(errs["reference"], 3),
-                              "ok": ok["reference"]},
+                "before": {
+                    "eager_us": None,
+                    "graph_us": None,
+                    "rel_err": _round(errs["before"], 3),
+                    "ok": ok["before"],
+                    "config": None,
+                },
+                "after": {
+                    "eager_us": None,
+                    "graph_us": None,
+                    "rel_err": _round(errs["after"], 3),
+                    "ok": ok["after"],
+                    "config": None,
+                },
+                "reference": {
+                    "eager_us": None,
+                    "graph_us": None,
+                    "rel_err": _round(errs["reference"], 3),
+                    "ok": ok["reference"],
+                },
                 "speedup": None,
                 "ok": bool(ok["before"] and ok["after"]),
                 "notes": notes,
@@ -625,10 +667,15 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 item["speedup"] = {
                     "eager": _round(item["before"]["eager_us"] / item["after"]["eager_us"]),
                     "graph": _round(graphs[0] / graphs[1]) if None not in graphs else None,
-                    "kernelbench": _round(times["before"]["kernelbench"].median_us / times["after"]["kernelbench"].median_us),
-                    "kernelbench_mean": _round(times["before"]["kernelbench"].mean_us / times["after"]["kernelbench"].mean_us),
-                    "events_no_flush": _round(times["before"]["events_no_flush"].median_us
-                                              / times["after"]["events_no_flush"].median_us),
+                    "kernelbench": _round(
+                        times["before"]["kernelbench"].median_us / times["after"]["kernelbench"].median_us
+                    ),
+                    "kernelbench_mean": _round(
+                        times["before"]["kernelbench"].mean_us / times["after"]["kernelbench"].mean_us
+                    ),
+                    "events_no_flush": _round(
+                        times["before"]["events_no_flush"].median_us / times["after"]["events_no_flush"].median_us
+                    ),
                 }
                 if None in graphs:
                     item["notes"].append("no CUDA-graph time: the call could not be captured (a host sync)")
@@ -664,11 +711,13 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
             "trials": trials,
             "tolerance": {"float16": max(pair_meta(p).TOLERANCE["float16"] for p in selected)},
             "error_metric": "||out - ref64|| / ||ref64||, ref64 = the reference formula in float64; NaN/Inf fail",
-            "timing": None if interpret else {
+            "timing": None
+            if interpret
+            else {
                 "eager": f"triton.testing.do_bench(warmup=25 ms, rep=200 ms) of {EAGER_BATCH} back-to-back calls, median / {EAGER_BATCH}",
                 "graph": "triton.testing.do_bench_cudagraph(rep=100 ms), median per call",
                 "host": "eager - graph per call; after_plain: the after calls with the config they resolved, "
-                        "launched as jit_fn[grid](..., **config) (Triton's own launch path)",
+                "launched as jit_fn[grid](..., **config) (Triton's own launch path)",
                 "rotation_bytes": ROTATE_BYTES,
                 **{f"mode_{mode}": text for mode, text in timing.DESCRIPTIONS.items()},
                 "repeats": timing.REPEATS,
@@ -700,6 +749,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
 def _add_host_costs(item, times):
     """Host cost per call (eager of back-to-back calls minus CUDA-graph time),
     and for the library's autotuned launcher, after vs a plain launch."""
+
     def host(which):
         modes = times[which]
         return modes["eager"].median_us - modes["graph"].median_us if "graph" in modes else None
@@ -709,8 +759,11 @@ def _add_host_costs(item, times):
     if "after_plain" not in times:
         return
     plain_eager, plain_graph = times["after_plain"]["eager"].median_us, times["after_plain"]["graph"].median_us
-    item["after_plain"] = {"eager_us": _round(plain_eager), "graph_us": _round(plain_graph),
-                           "host_us": _round(plain_eager - plain_graph)}
+    item["after_plain"] = {
+        "eager_us": _round(plain_eager),
+        "graph_us": _round(plain_graph),
+        "host_us": _round(plain_eager - plain_graph),
+    }
     plain_host = plain_eager - plain_graph
     after_host = host("after")
     item["host_cost_ratio"] = _round(after_host / plain_host) if plain_host > 0 and after_host is not None else None
@@ -727,8 +780,9 @@ def _progress_line(i, n, item, secs):
             line += "; graph: not capturable,"
         line += f" eager {b['eager_us']:.1f} -> {a['eager_us']:.1f} us ({item['speedup']['eager']:.2f}x)"
         if item.get("after_plain"):
-            line += (f"; host per call after {a['host_us']:.1f} us vs plain launch"
-                     f" {item['after_plain']['host_us']:.1f} us")
+            line += (
+                f"; host per call after {a['host_us']:.1f} us vs plain launch {item['after_plain']['host_us']:.1f} us"
+            )
     return line + f" [{secs:.0f}s]"
 
 
@@ -742,47 +796,94 @@ def _acceptance(results, shapes_out):
     seed = by.get(("seed_all_fixes", "seed"))
     if seed and seed["speedup"]:
         s = seed["speedup"]["graph"]
-        checks.append({"check": "seed shape: seed_all_fixes graph speedup >= 10x", "value": s, "target": 10.0,
-                       "ok": bool(s >= 10.0)})
+        checks.append(
+            {
+                "check": "seed shape: seed_all_fixes graph speedup >= 10x",
+                "value": s,
+                "target": 10.0,
+                "ok": bool(s >= 10.0),
+            }
+        )
         floor = shapes_out["seed"]["dram_floor_us"]
         t = seed["after"]["graph_us"]
-        checks.append({"check": "seed shape: seed_all_fixes after graph time <= 2x DRAM floor (3.0 TB/s)",
-                       "value": _round(t / floor), "target": 2.0, "ok": bool(t <= 2 * floor)})
+        checks.append(
+            {
+                "check": "seed shape: seed_all_fixes after graph time <= 2x DRAM floor (3.0 TB/s)",
+                "value": _round(t / floor),
+                "target": 2.0,
+                "ok": bool(t <= 2 * floor),
+            }
+        )
         if t > 2 * floor:
             copy = shapes_out["seed"].get("copy_same_bytes_graph_us")
-            notes.append(f"seed shape: the all-fixes kernel takes {t:.2f} us in a CUDA graph, "
-                         f"{t / floor:.2f}x the DRAM floor of {floor:.2f} us (target 2x)"
-                         + (f"; a device-to-device copy moving the same {shapes_out['seed']['bytes']} bytes "
-                            f"takes {copy:.2f} us in the same harness ({t / copy:.2f}x of it)" if copy else ""))
+            notes.append(
+                f"seed shape: the all-fixes kernel takes {t:.2f} us in a CUDA graph, "
+                f"{t / floor:.2f}x the DRAM floor of {floor:.2f} us (target 2x)"
+                + (
+                    f"; a device-to-device copy moving the same {shapes_out['seed']['bytes']} bytes "
+                    f"takes {copy:.2f} us in the same harness ({t / copy:.2f}x of it)"
+                    if copy
+                    else ""
+                )
+            )
         if s < 10.0:
-            notes.append(f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)")
+            notes.append(
+                f"seed shape: the all-fixes speedup over the seed kernel is {s:.2f}x in CUDA-graph time (target 10x)"
+            )
     # Host cost = eager minus graph time per call; where the GPU work
     # outlasts the launch (the large shape) both are ~0 and their ratio is
     # noise, so the check covers the launch-bound calls: those where the
     # plain launch's host cost is at least HOST_BOUND_US.
-    ratios = [r["host_cost_ratio"] for r in results if r.get("host_cost_ratio") is not None
-              and (r.get("after_plain") or {}).get("host_us", 0) >= HOST_BOUND_US]
+    ratios = [
+        r["host_cost_ratio"]
+        for r in results
+        if r.get("host_cost_ratio") is not None and (r.get("after_plain") or {}).get("host_us", 0) >= HOST_BOUND_US
+    ]
     if ratios:
         worst = max(ratios)
-        checks.append({"check": f"launch-bound pairs and shapes (plain launch host cost >= {HOST_BOUND_US} us): "
-                                "after host cost per call <= 1.2x a plain fixed-config launch",
-                       "value": worst, "target": 1.2, "ok": bool(worst <= 1.2)})
+        checks.append(
+            {
+                "check": f"launch-bound pairs and shapes (plain launch host cost >= {HOST_BOUND_US} us): "
+                "after host cost per call <= 1.2x a plain fixed-config launch",
+                "value": worst,
+                "target": 1.2,
+                "ok": bool(worst <= 1.2),
+            }
+        )
     large = by.get(("seed_all_fixes", "large"))
     int_mm = (shapes_out.get("large") or {}).get("int_mm")
     if large and large["speedup"] and int_mm:
         t, ref_t = large["after"]["graph_us"], int_mm["graph_us"]
-        checks.append({"check": "large shape: seed_all_fixes after graph time <= torch._int_mm + torch epilogue",
-                       "value": _round(t / ref_t), "target": 1.0, "ok": bool(t <= ref_t)})
+        checks.append(
+            {
+                "check": "large shape: seed_all_fixes after graph time <= torch._int_mm + torch epilogue",
+                "value": _round(t / ref_t),
+                "target": 1.0,
+                "ok": bool(t <= ref_t),
+            }
+        )
         if t > ref_t:
-            notes.append(f"large shape: the all-fixes kernel takes {t:.1f} us vs {ref_t:.1f} us for "
-                         f"torch._int_mm + torch epilogue (CUDA graph)")
+            notes.append(
+                f"large shape: the all-fixes kernel takes {t:.1f} us vs {ref_t:.1f} us for "
+                f"torch._int_mm + torch epilogue (CUDA graph)"
+            )
     return checks, notes
 
 
 def format_table(rec) -> str:
     """Plain-text table of a record (also used by the renderer)."""
-    rows = [("pair", "shape", "ok", "err before/after", "before graph/eager us",
-             "after graph/eager us", "speedup graph/eager", "reference graph us")]
+    rows = [
+        (
+            "pair",
+            "shape",
+            "ok",
+            "err before/after",
+            "before graph/eager us",
+            "after graph/eager us",
+            "speedup graph/eager",
+            "reference graph us",
+        )
+    ]
 
     def num(v, fmt="{:.1f}"):
         return "-" if v is None else fmt.format(v)
@@ -790,14 +891,18 @@ def format_table(rec) -> str:
     for r in rec["results"]:
         b, a, ref = r["before"], r["after"], r["reference"]
         sp = r["speedup"] or {}
-        rows.append((
-            r["pair"], f"{r['shape']} {r['dims']}", "ok" if r["ok"] else "FAIL",
-            f"{b['rel_err']:.1e}/{a['rel_err']:.1e}",
-            f"{num(b['graph_us'])}/{num(b['eager_us'])}",
-            f"{num(a['graph_us'])}/{num(a['eager_us'])}",
-            f"{num(sp.get('graph'), '{:.2f}x')}/{num(sp.get('eager'), '{:.2f}x')}",
-            num(ref["graph_us"]),
-        ))
+        rows.append(
+            (
+                r["pair"],
+                f"{r['shape']} {r['dims']}",
+                "ok" if r["ok"] else "FAIL",
+                f"{b['rel_err']:.1e}/{a['rel_err']:.1e}",
+                f"{num(b['graph_us'])}/{num(b['eager_us'])}",
+                f"{num(a['graph_us'])}/{num(a['eager_us'])}",
+                f"{num(sp.get('graph'), '{:.2f}x')}/{num(sp.get('eager'), '{:.2f}x')}",
+                num(ref["graph_us"]),
+            )
+        )
     widths = [max(len(str(row[c])) for row in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -819,14 +924,26 @@ def format_table(rec) -> str:
 @click.option("--shape", "shapes", multiple=True, metavar="NAME", help="Only this shape (repeatable).")
 @click.option("--interpret", is_flag=True, help="Correctness only, on the CPU, in the Triton interpreter.")
 @click.option("--record", type=click.Path(dir_okay=False), default=None, help="Write a JSON measurement record.")
-@click.option("--trials", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Correctness trials (fresh random inputs) per pair and shape.")
+@click.option(
+    "--trials",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Correctness trials (fresh random inputs) per pair and shape.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def verify_command(rules, pair_ids, shapes, interpret, record, trials, quiet):
     """Check and time kernlint's reference-fix kernel library (before vs. after per rule)."""
     try:
-        code, _ = run_verify(rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret,
-                             record=record, trials=trials, quiet=quiet)
+        code, _ = run_verify(
+            rules=rules,
+            pair_ids=pair_ids,
+            shapes=shapes,
+            interpret=interpret,
+            record=record,
+            trials=trials,
+            quiet=quiet,
+        )
     except VerifyError as e:
         click.echo(f"kernlint verify: {e}", err=True)
         sys.exit(2)

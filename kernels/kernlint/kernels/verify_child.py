@@ -118,8 +118,9 @@ def _gemm_dims(torch, model, inputs, output) -> dict | None:
     if len(outs) != 1 or outs[0].dim() != 2:
         return None
     M, N = outs[0].shape
-    operands = [t for t in _tensors(torch, list(inputs)) + list(model.parameters()) + list(model.buffers())
-                if t.dim() == 2]
+    operands = [
+        t for t in _tensors(torch, list(inputs)) + list(model.parameters()) + list(model.buffers()) if t.dim() == 2
+    ]
     for a in operands:
         if a.shape[0] != M:
             continue
@@ -145,18 +146,30 @@ def _compare(torch, ref_out, new_out) -> dict:
         rd, nd = r.detach().cpu().double(), n.detach().cpu().double()
         if not bool(torch.isfinite(nd).all()):
             bad = int((~torch.isfinite(nd)).sum())
-            return {**worst, "ok": False, "max_abs_err": None, "max_rel_err": None,
-                    "why": f"{bad} NaN/Inf output element(s)"}
+            return {
+                **worst,
+                "ok": False,
+                "max_abs_err": None,
+                "max_rel_err": None,
+                "why": f"{bad} NaN/Inf output element(s)",
+            }
         if not bool(torch.isfinite(rd).all()):
-            return {**worst, "ok": False, "max_abs_err": None, "max_rel_err": None,
-                    "why": "the reference output has NaN/Inf"}
+            return {
+                **worst,
+                "ok": False,
+                "max_abs_err": None,
+                "max_rel_err": None,
+                "why": "the reference output has NaN/Inf",
+            }
         diff = (nd - rd).abs()
         max_abs = float(diff.max()) if diff.numel() else 0.0
         # Relative to the largest reference element: elementwise ratios explode where the reference is near 0.
         scale = float(rd.abs().max()) if rd.numel() else 0.0
         max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else None)  # None: all-zero reference
         worst["max_abs_err"] = max(worst["max_abs_err"], max_abs)
-        worst["max_rel_err"] = None if max_rel is None or worst["max_rel_err"] is None else max(worst["max_rel_err"], max_rel)
+        worst["max_rel_err"] = (
+            None if max_rel is None or worst["max_rel_err"] is None else max(worst["max_rel_err"], max_rel)
+        )
         if not bool(torch.allclose(rd, nd, atol=tol, rtol=tol)):
             worst["ok"] = False
             worst["why"] = f"outside atol = rtol = {tol:g}"
@@ -170,9 +183,12 @@ def _time(torch, model, inputs, result: dict, notes: list) -> None:
         return model(*inputs)
 
     modes: dict[str, dict | None] = {}
-    for mode, run in (("graph", lambda: timing.graph(call)), ("eager", lambda: timing.eager(call)),
-                      ("kernelbench", lambda: timing.cuda_events(torch, call, flush=True)),
-                      ("events_no_flush", lambda: timing.cuda_events(torch, call, flush=False))):
+    for mode, run in (
+        ("graph", lambda: timing.graph(call)),
+        ("eager", lambda: timing.eager(call)),
+        ("kernelbench", lambda: timing.cuda_events(torch, call, flush=True)),
+        ("events_no_flush", lambda: timing.cuda_events(torch, call, flush=False)),
+    ):
         try:
             modes[mode] = run().as_dict()
         except Exception as error:  # noqa: BLE001 - a mode the model cannot run in is a note, not a crash
@@ -246,9 +262,11 @@ def run(settings: dict) -> int:
             result["correctness"] = {
                 "trials": len(checks),
                 "passed": len(checks) - len(failed),
-                "max_abs_err": None if any(c.get("max_abs_err") is None for c in checks)
+                "max_abs_err": None
+                if any(c.get("max_abs_err") is None for c in checks)
                 else max((c["max_abs_err"] for c in checks), default=0.0),
-                "max_rel_err": None if any(c.get("max_rel_err") is None for c in checks)
+                "max_rel_err": None
+                if any(c.get("max_rel_err") is None for c in checks)
                 else max((c["max_rel_err"] for c in checks), default=0.0),
                 "tolerance": checks[0]["tolerance"] if checks else None,
             }

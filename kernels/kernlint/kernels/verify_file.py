@@ -41,7 +41,6 @@ import time
 from pathlib import Path
 
 import click
-
 from kernlint.kernels import timing
 
 SCHEMA_FILE = "file_record.schema.json"
@@ -63,12 +62,20 @@ PEAK_TFLOPS = {
 }
 # kernlint.model dtype names -> the column of PEAK_TFLOPS that multiplies them.
 DOT_PEAK_COLUMN = {
-    "int8": "int8", "uint8": "int8", "float16": "fp16", "bfloat16": "bf16",
-    "float8_e4m3fn": "fp8", "float8_e5m2": "fp8", "tf32": "tf32", "float32": "fp32",
+    "int8": "int8",
+    "uint8": "int8",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float8_e4m3fn": "fp8",
+    "float8_e5m2": "fp8",
+    "tf32": "tf32",
+    "float32": "fp32",
 }
 STATUSES = ("ok", "wrong", "crash", "timeout", "invalid", "not-run")
-LINT_UNAVAILABLE = ("lint skipped: libcst is not installed here; run `kernlint verify FILE --static-only > static.json` "
-                    "where kernlint is installed and pass `--static static.json`")
+LINT_UNAVAILABLE = (
+    "lint skipped: libcst is not installed here; run `kernlint verify FILE --static-only > static.json` "
+    "where kernlint is installed and pass `--static static.json`"
+)
 
 
 class VerifyError(Exception):
@@ -112,11 +119,18 @@ def gemm_facts(path: str, text: str) -> dict | None:
                 precision = keyword(call, "input_precision")
                 allow = keyword(call, "allow_tf32")
                 ieee = (isinstance(precision, cst.SimpleString) and precision.evaluated_value == "ieee") or (
-                    isinstance(allow, cst.Name) and allow.value == "False")
+                    isinstance(allow, cst.Name) and allow.value == "False"
+                )
                 tf32x3 = isinstance(precision, cst.SimpleString) and precision.evaluated_value == "tf32x3"
                 dtype = None if tf32x3 else ("float32" if ieee else "tf32")
-            found.append({"kernel": kernel.name, "line": model.line_of(call), "dtype": dtype,
-                          "evidence": [f.evidence for f in facts if f]})
+            found.append(
+                {
+                    "kernel": kernel.name,
+                    "line": model.line_of(call),
+                    "dtype": dtype,
+                    "evidence": [f.evidence for f in facts if f],
+                }
+            )
     if not found:
         return None
     dtypes = {str(f["dtype"]) if f["dtype"] else None for f in found}
@@ -139,15 +153,24 @@ def static_facts(path: str) -> dict:
     findings = []
     for f in outcome.report.findings:
         claim = claims.expected_speedup(f.code)
-        findings.append({
-            "code": f.code, "name": f.name, "line": f.span.line, "column": f.span.column,
-            "message": f.message,
-            "claim": None if claim is None else claim.get("summary"),
-        })
+        findings.append(
+            {
+                "code": f.code,
+                "name": f.name,
+                "line": f.span.line,
+                "column": f.span.column,
+                "message": f.message,
+                "claim": None if claim is None else claim.get("summary"),
+            }
+        )
     text = Path(path).read_text(encoding="utf-8")
     return {
-        "tool": "kernlint verify --static-only", "file": path, "sha256": _sha256(path),
-        "findings": findings, "gemm": gemm_facts(path, text), "notes": [note] if note else [],
+        "tool": "kernlint verify --static-only",
+        "file": path,
+        "sha256": _sha256(path),
+        "findings": findings,
+        "gemm": gemm_facts(path, text),
+        "notes": [note] if note else [],
         "errors": list(outcome.errors),
     }
 
@@ -182,13 +205,20 @@ def _kernlint_roots() -> list[str]:
 def _run_child(settings: dict, timeout: float) -> dict:
     """Run one model's child; always returns a result dict with a status."""
     workdir, role = settings["workdir"], settings["role"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(_kernlint_roots() + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(_kernlint_roots() + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
     err_path = os.path.join(workdir, f"{role}.stderr")
     started = time.time()
     with open(err_path, "wb") as err, open(os.path.join(workdir, f"{role}.stdout"), "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "kernlint.kernels.verify_child", json.dumps(settings)],
-            stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
         )
         try:
             code = proc.wait(timeout=timeout)
@@ -232,9 +262,15 @@ def _environment(interpret: bool) -> dict:
     import torch
     import triton
 
-    env = {"gpu": "cpu (Triton interpreter)" if interpret else torch.cuda.get_device_name(0),
-           "cuda": torch.version.cuda, "torch": torch.__version__, "triton": triton.__version__,
-           "python": platform.python_version(), "platform": platform.platform(), "interpret": interpret}
+    env = {
+        "gpu": "cpu (Triton interpreter)" if interpret else torch.cuda.get_device_name(0),
+        "cuda": torch.version.cuda,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "interpret": interpret,
+    }
     return env
 
 
@@ -253,11 +289,17 @@ def peak_for(gpu: str) -> tuple[str, dict] | None:
 
 def _model_row(result: dict, role: str, class_name: str, path: str) -> dict:
     return {
-        "role": role, "class": class_name, "path": path,
-        "status": result.get("status") or "crash", "detail": result.get("detail"),
-        "correctness": result.get("correctness"), "timing": result.get("timing"),
-        "memory": result.get("memory"), "compute": None,
-        "notes": list(result.get("notes", [])), "elapsed_s": result.get("elapsed_s"),
+        "role": role,
+        "class": class_name,
+        "path": path,
+        "status": result.get("status") or "crash",
+        "detail": result.get("detail"),
+        "correctness": result.get("correctness"),
+        "timing": result.get("timing"),
+        "memory": result.get("memory"),
+        "compute": None,
+        "notes": list(result.get("notes", [])),
+        "elapsed_s": result.get("elapsed_s"),
     }
 
 
@@ -274,9 +316,18 @@ def _command_line(file, reference, params) -> str:
     return shlex.join(parts)
 
 
-def run_verify_file(file: str, *, reference: str | None = None, interpret: bool = False, trials: int = DEFAULT_TRIALS,
-                    timeout: float = DEFAULT_TIMEOUT_S, static_file: str | None = None, record: str | None = None,
-                    output_format: str = "text", quiet: bool = False) -> tuple[int, dict]:
+def run_verify_file(
+    file: str,
+    *,
+    reference: str | None = None,
+    interpret: bool = False,
+    trials: int = DEFAULT_TRIALS,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    static_file: str | None = None,
+    record: str | None = None,
+    output_format: str = "text",
+    quiet: bool = False,
+) -> tuple[int, dict]:
     for label, p in (("FILE", file), ("--reference", reference), ("--static", static_file)):
         if p is not None and not Path(p).is_file():
             raise VerifyError(f"{label} {p}: no such file")
@@ -290,8 +341,10 @@ def run_verify_file(file: str, *, reference: str | None = None, interpret: bool 
     import torch
 
     if not interpret and not torch.cuda.is_available():
-        raise VerifyError("no CUDA GPU found: pass --interpret to check correctness on the CPU "
-                          "with the Triton interpreter (small shapes, no timing)")
+        raise VerifyError(
+            "no CUDA GPU found: pass --interpret to check correctness on the CPU "
+            "with the Triton interpreter (small shapes, no timing)"
+        )
     started = time.time()
     notes: list[str] = []
     lint = {"source": "linted here", "note": None}
@@ -310,13 +363,15 @@ def run_verify_file(file: str, *, reference: str | None = None, interpret: bool 
     with tempfile.TemporaryDirectory(prefix="kernlint-verify-") as workdir:
         common = {"workdir": workdir, "interpret": interpret, "trials": trials, "time": not interpret}
         _progress(quiet, f"kernlint verify: running Model from {ref_path} (timeout {timeout:g} s)")
-        ref_result = _run_child({**common, "role": "reference", "path": os.path.abspath(ref_path),
-                                 "class_name": "Model"}, timeout)
+        ref_result = _run_child(
+            {**common, "role": "reference", "path": os.path.abspath(ref_path), "class_name": "Model"}, timeout
+        )
         ref_row = _model_row(ref_result, "reference", "Model", ref_path)
         if ref_row["status"] == "ok":
             _progress(quiet, f"kernlint verify: running ModelNew from {file}")
-            new_result = _run_child({**common, "role": "candidate", "path": os.path.abspath(file),
-                                     "class_name": "ModelNew"}, timeout)
+            new_result = _run_child(
+                {**common, "role": "candidate", "path": os.path.abspath(file), "class_name": "ModelNew"}, timeout
+            )
         else:
             new_result = {"status": "not-run", "detail": "the reference Model produced no outputs to compare with"}
         new_row = _model_row(new_result, "candidate", "ModelNew", file)
@@ -326,7 +381,9 @@ def run_verify_file(file: str, *, reference: str | None = None, interpret: bool 
     for row in (ref_row, new_row):
         mem = row["memory"]
         if mem:
-            mem["floor_us"] = _round((mem["bytes_read"] + mem["bytes_written"]) / (copy_tb_s * 1e12) * 1e6) if copy_tb_s else None
+            mem["floor_us"] = (
+                _round((mem["bytes_read"] + mem["bytes_written"]) / (copy_tb_s * 1e12) * 1e6) if copy_tb_s else None
+            )
     dims = ref_result.get("gemm")
     gemm = (static or {}).get("gemm")
     if new_row["status"] != "not-run":
@@ -347,22 +404,29 @@ def run_verify_file(file: str, *, reference: str | None = None, interpret: bool 
     rec = {
         "schema_version": SCHEMA_VERSION,
         "tool": TOOL,
-        "command": _command_line(file, reference, {"interpret": interpret, "trials": trials, "timeout": timeout,
-                                                   "static": static_file, "record": record}),
+        "command": _command_line(
+            file,
+            reference,
+            {"interpret": interpret, "trials": trials, "timeout": timeout, "static": static_file, "record": record},
+        ),
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         "environment": env,
         "file": {"path": file, "sha256": _sha256(file)},
         "reference": {"path": ref_path, "sha256": _sha256(ref_path)},
         "settings": {
-            "trials": trials, "seed": 42, "timeout_s": timeout,
-            "correctness": ("KernelBench's check: torch.allclose(ref, new, atol=tol, rtol=tol) on every trial, fresh "
-                            "get_inputs() per trial (seeds drawn from seed 42), weights from seed 42 in both models; "
-                            "tol by the reference output dtype: float32 1e-4, float16/bfloat16 1e-2, others 1e-4; "
-                            "NaN/Inf in the output fail; dtypes are kept (KernelBench would cast every tensor to fp32)"),
+            "trials": trials,
+            "seed": 42,
+            "timeout_s": timeout,
+            "correctness": (
+                "KernelBench's check: torch.allclose(ref, new, atol=tol, rtol=tol) on every trial, fresh "
+                "get_inputs() per trial (seeds drawn from seed 42), weights from seed 42 in both models; "
+                "tol by the reference output dtype: float32 1e-4, float16/bfloat16 1e-2, others 1e-4; "
+                "NaN/Inf in the output fail; dtypes are kept (KernelBench would cast every tensor to fp32)"
+            ),
             "error_metric": "max abs err = max |new - ref|; max rel err = max |new - ref| / max |ref|, over all trials",
             "timing": None if interpret else dict(timing.DESCRIPTIONS, repeats=timing.REPEATS),
             "memory_floor": "(bytes of inputs, parameters and buffers read + bytes of outputs written) / the "
-                            "device-to-device copy rate measured in this run",
+            "device-to-device copy rate measured in this run",
             "compute_floor": f"2*M*N*K / the dense tensor-core peak for the kernel's tl.dot dtype ({PEAK_SOURCE})",
             "measured_copy_tb_s": _round(copy_tb_s),
         },
@@ -401,8 +465,13 @@ def _compute_floor(gpu: str, gemm: dict | None, dims: dict | None, interpret: bo
     peak = found[1].get(column) if found and column else None
     if not interpret and peak is None:
         notes.append(f"compute floor: no {gemm['dtype']} peak for {gpu} in the table")
-    return {"dtype": gemm["dtype"], "flops": flops, "peak_table": found[0] if found else None,
-            "peak_tflops": peak, "floor_us": _round(flops / (peak * 1e12) * 1e6) if peak else None}
+    return {
+        "dtype": gemm["dtype"],
+        "flops": flops,
+        "peak_table": found[0] if found else None,
+        "peak_tflops": peak,
+        "floor_us": _round(flops / (peak * 1e12) * 1e6) if peak else None,
+    }
 
 
 def _progress(quiet: bool, msg: str) -> None:
@@ -434,23 +503,39 @@ def format_text(rec: dict) -> str:
     env = rec["environment"]
     ref, new = rec["models"]
     lines = [f"kernlint verify {rec['file']['path']} against {rec['reference']['path']} on {env['gpu']}"]
-    header = ["model", "status", "correct", "max abs err", "max rel err", "graph us", "eager us",
-              "KernelBench mean/median us", "events no flush us", "memory floor us", "compute floor us"]
+    header = [
+        "model",
+        "status",
+        "correct",
+        "max abs err",
+        "max rel err",
+        "graph us",
+        "eager us",
+        "KernelBench mean/median us",
+        "events no flush us",
+        "memory floor us",
+        "compute floor us",
+    ]
     rows = [header]
     for m in (ref, new):
         t = m["timing"] or {}
         c = m["correctness"]
         kb = t.get("kernelbench")
-        rows.append([
-            f"{m['class']} ({os.path.basename(m['path'])})", m["status"],
-            "reference" if m["role"] == "reference" else (f"{c['passed']}/{c['trials']}" if c else "-"),
-            _num(c and c["max_abs_err"], "{:.2e}"), _num(c and c["max_rel_err"], "{:.2e}"),
-            _num((t.get("graph") or {}).get("median_us"), "{:.2f}"), _num((t.get("eager") or {}).get("median_us"), "{:.2f}"),
-            f"{kb['mean_us']:.2f}/{kb['median_us']:.2f}" if kb else "-",
-            _num((t.get("events_no_flush") or {}).get("median_us"), "{:.2f}"),
-            _num((m["memory"] or {}).get("floor_us"), "{:.2f}"),
-            _num((m["compute"] or {}).get("floor_us"), "{:.2f}"),
-        ])
+        rows.append(
+            [
+                f"{m['class']} ({os.path.basename(m['path'])})",
+                m["status"],
+                "reference" if m["role"] == "reference" else (f"{c['passed']}/{c['trials']}" if c else "-"),
+                _num(c and c["max_abs_err"], "{:.2e}"),
+                _num(c and c["max_rel_err"], "{:.2e}"),
+                _num((t.get("graph") or {}).get("median_us"), "{:.2f}"),
+                _num((t.get("eager") or {}).get("median_us"), "{:.2f}"),
+                f"{kb['mean_us']:.2f}/{kb['median_us']:.2f}" if kb else "-",
+                _num((t.get("events_no_flush") or {}).get("median_us"), "{:.2f}"),
+                _num((m["memory"] or {}).get("floor_us"), "{:.2f}"),
+                _num((m["compute"] or {}).get("floor_us"), "{:.2f}"),
+            ]
+        )
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     lines += ["  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
     for m in (ref, new):
@@ -458,24 +543,33 @@ def format_text(rec: dict) -> str:
             lines.append(f"{m['class']}: {m['status']}: {m['detail']}")
     sp = rec["speedup"]
     if sp:
-        lines.append("speedup Model/ModelNew: " + ", ".join(
-            f"{k} {v:.2f}x" for k, v in sp.items()))
+        lines.append("speedup Model/ModelNew: " + ", ".join(f"{k} {v:.2f}x" for k, v in sp.items()))
     mem = new["memory"] or ref["memory"]
     if mem:
         copy = rec["settings"]["measured_copy_tb_s"]
-        lines.append(f"bytes: Model reads {ref['memory']['bytes_read'] if ref['memory'] else '-'} and writes "
-                     f"{ref['memory']['bytes_written'] if ref['memory'] else '-'}"
-                     + (f"; ModelNew reads {new['memory']['bytes_read']} and writes {new['memory']['bytes_written']}" if new["memory"] else "")
-                     + (f"; device-to-device copy {copy:.2f} TB/s in this run" if copy else ""))
+        lines.append(
+            f"bytes: Model reads {ref['memory']['bytes_read'] if ref['memory'] else '-'} and writes "
+            f"{ref['memory']['bytes_written'] if ref['memory'] else '-'}"
+            + (
+                f"; ModelNew reads {new['memory']['bytes_read']} and writes {new['memory']['bytes_written']}"
+                if new["memory"]
+                else ""
+            )
+            + (f"; device-to-device copy {copy:.2f} TB/s in this run" if copy else "")
+        )
     comp = new["compute"]
     if comp:
-        lines.append(f"compute: {comp['flops']} flop of {comp['dtype']} tl.dot"
-                     + (f" at {comp['peak_tflops']:g} T/s ({comp['peak_table']}, {PEAK_SOURCE})" if comp["peak_tflops"] else ""))
+        lines.append(
+            f"compute: {comp['flops']} flop of {comp['dtype']} tl.dot"
+            + (f" at {comp['peak_tflops']:g} T/s ({comp['peak_table']}, {PEAK_SOURCE})" if comp["peak_tflops"] else "")
+        )
     if rec["findings"] is not None:
         lines.append(f"findings in {rec['file']['path']} ({rec['lint']['source']}): {len(rec['findings'])}")
         for f in rec["findings"]:
-            lines.append(f"  {f['line']}:{f['column']} {f['code']} [{f['name']}]: library claim: "
-                         f"{f['claim'] or 'none (not a performance rule)'}")
+            lines.append(
+                f"  {f['line']}:{f['column']} {f['code']} [{f['name']}]: library claim: "
+                f"{f['claim'] or 'none (not a performance rule)'}"
+            )
     for n in rec["notes"]:
         lines.append(f"note: {n}")
     lines.append("result: " + ("correct" if rec["ok"] else "FAILED"))
@@ -516,34 +610,90 @@ Linting (`kernlint FILE`) never executes anything; only `verify FILE` does.
 
 @click.command("verify", cls=_OneLineErrors, help=HELP, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", required=False)
-@click.option("--reference", metavar="REF", default=None, help="The file that holds Model, get_inputs, get_init_inputs (executed).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help=f"FILE: time limit per model's child process (default {DEFAULT_TIMEOUT_S:g}).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="FILE: print the table or the JSON record.")
-@click.option("--static-only", is_flag=True, help="FILE: write FILE's lint findings and GEMM facts as JSON; execute nothing.")
-@click.option("--static", "static_file", metavar="JSON", default=None,
-              help="FILE: take lint findings and GEMM facts from --static-only's JSON (for a machine without libcst).")
-@click.option("--rule", "rules", multiple=True, metavar="CODE", help="Library: pairs whose rules include CODE (repeatable).")
+@click.option(
+    "--reference",
+    metavar="REF",
+    default=None,
+    help="The file that holds Model, get_inputs, get_init_inputs (executed).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help=f"FILE: time limit per model's child process (default {DEFAULT_TIMEOUT_S:g}).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="FILE: print the table or the JSON record.",
+)
+@click.option(
+    "--static-only", is_flag=True, help="FILE: write FILE's lint findings and GEMM facts as JSON; execute nothing."
+)
+@click.option(
+    "--static",
+    "static_file",
+    metavar="JSON",
+    default=None,
+    help="FILE: take lint findings and GEMM facts from --static-only's JSON (for a machine without libcst).",
+)
+@click.option(
+    "--rule", "rules", multiple=True, metavar="CODE", help="Library: pairs whose rules include CODE (repeatable)."
+)
 @click.option("--pair", "pair_ids", multiple=True, metavar="ID", help="Library: only this pair (repeatable).")
 @click.option("--shape", "shapes", multiple=True, metavar="NAME", help="Library: only this shape (repeatable).")
-@click.option("--interpret", is_flag=True, help="Correctness only, on the CPU, in the Triton interpreter (small shapes).")
+@click.option(
+    "--interpret", is_flag=True, help="Correctness only, on the CPU, in the Triton interpreter (small shapes)."
+)
 @click.option("--record", type=click.Path(dir_okay=False), default=None, help="Write a JSON measurement record.")
-@click.option("--trials", type=click.IntRange(1, 100), default=None,
-              help=f"Correctness trials with fresh random inputs (library default 3, FILE default {DEFAULT_TRIALS}).")
+@click.option(
+    "--trials",
+    type=click.IntRange(1, 100),
+    default=None,
+    help=f"Correctness trials with fresh random inputs (library default 3, FILE default {DEFAULT_TRIALS}).",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def verify_command(file, reference, timeout, output_format, static_only, static_file, rules, pair_ids, shapes,
-                   interpret, record, trials, quiet):
+def verify_command(
+    file,
+    reference,
+    timeout,
+    output_format,
+    static_only,
+    static_file,
+    rules,
+    pair_ids,
+    shapes,
+    interpret,
+    record,
+    trials,
+    quiet,
+):
     from kernlint.kernels import verify as library
 
     try:
         if file is None:
-            for flag, value in (("--reference", reference), ("--timeout", timeout), ("--static", static_file),
-                                ("--static-only", static_only), ("--format json", output_format == "json")):
+            for flag, value in (
+                ("--reference", reference),
+                ("--timeout", timeout),
+                ("--static", static_file),
+                ("--static-only", static_only),
+                ("--format json", output_format == "json"),
+            ):
                 if value:
                     raise VerifyError(f"{flag} needs FILE (kernlint verify FILE {flag.split()[0]} ...)")
-            code, _ = library.run_verify(rules=rules, pair_ids=pair_ids, shapes=shapes, interpret=interpret,
-                                         record=record, trials=trials or 3, quiet=quiet)
+            code, _ = library.run_verify(
+                rules=rules,
+                pair_ids=pair_ids,
+                shapes=shapes,
+                interpret=interpret,
+                record=record,
+                trials=trials or 3,
+                quiet=quiet,
+            )
             sys.exit(code)
         for flag, value in (("--rule", rules), ("--pair", pair_ids), ("--shape", shapes)):
             if value:
@@ -556,9 +706,17 @@ def verify_command(file, reference, timeout, output_format, static_only, static_
             except ImportError:
                 raise VerifyError("--static-only needs libcst (pip install kernlint)") from None
             sys.exit(0)
-        code, _ = run_verify_file(file, reference=reference, interpret=interpret, trials=trials or DEFAULT_TRIALS,
-                                  timeout=timeout or DEFAULT_TIMEOUT_S, static_file=static_file, record=record,
-                                  output_format=output_format, quiet=quiet)
+        code, _ = run_verify_file(
+            file,
+            reference=reference,
+            interpret=interpret,
+            trials=trials or DEFAULT_TRIALS,
+            timeout=timeout or DEFAULT_TIMEOUT_S,
+            static_file=static_file,
+            record=record,
+            output_format=output_format,
+            quiet=quiet,
+        )
     except (VerifyError, library.VerifyError) as error:
         click.echo(f"kernlint verify: {error}", err=True)
         sys.exit(2)

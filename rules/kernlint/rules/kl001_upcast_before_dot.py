@@ -276,7 +276,8 @@ class UpcastBeforeDot(Rule):
                 assert w.dtype == torch.int8
                 k[(1,)](x, w, out, BLOCK=block)
             """,
-            line=13, column=11,
+            line=13,
+            column=11,
         ),
         Invalid(
             """
@@ -291,7 +292,8 @@ class UpcastBeforeDot(Rule):
                 acc = tl.dot(a.to(tl.float32), b.to(tl.float32))
                 tl.store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
             """,
-            line=10, column=11,
+            line=10,
+            column=11,
         ),
         Invalid(
             """
@@ -306,7 +308,8 @@ class UpcastBeforeDot(Rule):
                 acc = lang.dot(a, b)
                 lang.store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
             """,
-            line=10, column=11,
+            line=10,
+            column=11,
         ),
         Invalid(
             """
@@ -323,7 +326,8 @@ class UpcastBeforeDot(Rule):
                 acc += dot(tl.cast(a, dtype=tl.float32), tl.cast(b, dtype=tl.float32))
                 tl.store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
             """,
-            line=12, column=12,
+            line=12,
+            column=12,
         ),
         Invalid(
             """
@@ -338,7 +342,8 @@ class UpcastBeforeDot(Rule):
                 acc = dot(cast(a, float32), cast(b, float32))
                 store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
             """,
-            line=10, column=11,
+            line=10,
+            column=11,
         ),
         Invalid(
             """
@@ -358,7 +363,8 @@ class UpcastBeforeDot(Rule):
                 k[(1,)](x.to(torch.float16), w.half(), out, BLOCK=block)
                 return out
             """,
-            line=10, column=11,
+            line=10,
+            column=11,
         ),
         # A tf32 choice is not a precision choice: still the slow path.
         Invalid(
@@ -374,7 +380,8 @@ class UpcastBeforeDot(Rule):
                 acc = tl.dot(tl.cast(a, tl.float32), tl.cast(b, tl.float32), input_precision="tf32")
                 tl.store(o_ptr + offs[:, None] * BLOCK + offs[None, :], acc)
             """,
-            line=10, column=11,
+            line=10,
+            column=11,
         ),
     ]
 
@@ -394,7 +401,7 @@ class UpcastBeforeDot(Rule):
 
 def _operands(call: cst.Call) -> list[cst.BaseExpression]:
     args = positional(call)[:2]
-    for name in ("input", "other")[len(args):]:
+    for name in ("input", "other")[len(args) :]:
         value = keyword(call, name)
         if value is not None:
             args.append(value)
@@ -435,7 +442,7 @@ def _comment(line: str) -> str | None:
         elif char in "\"'":
             quote = char
         elif char == "#":
-            return line[index + 1:]
+            return line[index + 1 :]
     return None
 
 
@@ -471,7 +478,9 @@ def _evidence(model: FileModel, upcast: Upcast) -> str:
         if value is not None and len(model.code(value)) <= 40 and "\n" not in model.code(value):
             argument = f"{argument} = {model.code(value)}"
     preposition = fact.preposition
-    return f" ({argument}: {short_dtype(fact.dtype)} {preposition}{fact.evidence})".replace(f"{short_dtype(fact.dtype)} created", f"{short_dtype(fact.dtype)}, created")
+    return f" ({argument}: {short_dtype(fact.dtype)} {preposition}{fact.evidence})".replace(
+        f"{short_dtype(fact.dtype)} created", f"{short_dtype(fact.dtype)}, created"
+    )
 
 
 def _report(model: FileModel, kernel: Kernel, call: cst.Call, upcasts: list[Upcast]) -> Report:
@@ -486,13 +495,22 @@ def _report(model: FileModel, kernel: Kernel, call: cst.Call, upcasts: list[Upca
         previous = dtype
     dtypes = {u.dtype for u in upcasts}
     known = None not in dtypes
-    path = f"{short_dtype(a.dtype)} tensor cores" if known and len(dtypes) == 1 and a.dtype else "the narrow-dtype tensor-core path"
+    path = (
+        f"{short_dtype(a.dtype)} tensor cores"
+        if known and len(dtypes) == 1 and a.dtype
+        else "the narrow-dtype tensor-core path"
+    )
     unknown = "" if known else " (the source dtype is not known from host code)"
     message = (
         f"tl.dot in `{kernel.name}` multiplies {operands}, upcast to fp32 from {' and '.join(parts)}{unknown}; "
         f"the product runs on the fp32/TF32 path instead of {path}"
     )
-    return Report(node=call, message=message, plan=_plan(model, kernel, call, upcasts, dtypes), confidence="high" if known else "medium")
+    return Report(
+        node=call,
+        message=message,
+        plan=_plan(model, kernel, call, upcasts, dtypes),
+        confidence="high" if known else "medium",
+    )
 
 
 def _plan(model: FileModel, kernel: Kernel, call: cst.Call, upcasts: list[Upcast], dtypes: set[str | None]) -> str:

@@ -244,7 +244,8 @@ class PerCallRelayout(Rule):
                 def forward(self, x):
                     return wrapper(x, self.weight)
             """,
-            line=9, column=9,
+            line=9,
+            column=9,
         ),
         Invalid(
             """
@@ -256,7 +257,8 @@ class PerCallRelayout(Rule):
                 def forward(self, x):
                     return x @ self.w.T.contiguous()
             """,
-            line=8, column=20,
+            line=8,
+            column=20,
         ),
         # A name bound to a transposed view, materialized later.
         Invalid(
@@ -271,7 +273,8 @@ class PerCallRelayout(Rule):
                 xt = xt.contiguous()
                 k[(1,)](xt, BLOCK=16)
             """,
-            line=9, column=10,
+            line=9,
+            column=10,
         ),
         Invalid(
             """
@@ -284,7 +287,8 @@ class PerCallRelayout(Rule):
                 def forward(self, x):
                     return x @ self.w.to(torch.float16)
             """,
-            line=9, column=20,
+            line=9,
+            column=20,
         ),
         Invalid(
             """
@@ -297,7 +301,8 @@ class PerCallRelayout(Rule):
                     t = self.table.float()
                     return x * t.clone()
             """,
-            line=8, column=13,
+            line=8,
+            column=13,
         ),
         Invalid(
             """
@@ -306,7 +311,8 @@ class PerCallRelayout(Rule):
                 def forward(self, q):
                     return torch.transpose(q, 1, 2).contiguous()
             """,
-            line=5, column=16,
+            line=5,
+            column=16,
         ),
         # Autograd Function forward on an activation: info.
         Invalid(
@@ -317,7 +323,8 @@ class PerCallRelayout(Rule):
                 def forward(ctx, x, w):
                     return x @ w.mT.contiguous()
             """,
-            line=6, column=20,
+            line=6,
+            column=20,
         ),
         # A launching function is a hot path; a stacked autotune changes nothing.
         Invalid(
@@ -333,7 +340,8 @@ class PerCallRelayout(Rule):
                 y = x.transpose(0, 1).contiguous()
                 k[(1,)](y, y.numel(), y.stride(0), y.stride(1))
             """,
-            line=10, column=9,
+            line=10,
+            column=9,
         ),
         # A weight saved for backward, cloned and relayouted in every backward
         # (a guess from its name: info); a relayout through a reshape counts.
@@ -348,7 +356,8 @@ class PerCallRelayout(Rule):
                     w = w.transpose(0, 1).reshape(4, -1).contiguous()
                     return grad @ w
             """,
-            line=7, column=24,
+            line=7,
+            column=24,
         ),
         # A copy fed to a kernel that takes its strides: pure waste (warning),
         # in a function that calls an autograd Function's apply.
@@ -370,7 +379,8 @@ class PerCallRelayout(Rule):
             def linear(x, weight):
                 return Mm.apply(x, weight.t().contiguous())
             """,
-            line=12, column=9,
+            line=12,
+            column=9,
         ),
     ]
 
@@ -409,9 +419,7 @@ class PerCallRelayout(Rule):
         what = _describe(role, tensor, function)
         if strided and role.kind != "parameter":
             what += "; the kernel it feeds takes its strides, so the copy is pure waste"
-        message = (
-            f"`{expression}` in `{function.qualname}` copies a transposed `{tensor}` on every call; {what}"
-        )
+        message = f"`{expression}` in `{function.qualname}` copies a transposed `{tensor}` on every call; {what}"
         certain = role.kind == "parameter" or strided
         return Report(
             node=call,
@@ -438,14 +446,15 @@ class PerCallRelayout(Rule):
             return f"{launch_plan}, and delete {copy}." + (
                 f" If the kernel needs the copy's layout for coalescing, build it once in "
                 f"`{origin.cls.name}.__init__` with `register_buffer` instead."
-                if origin is not None else ""
+                if origin is not None
+                else ""
             )
         if origin is not None:
             attribute = f"{origin.tensor.name}_t"
             return (
                 f"Compute the layout once: in `{origin.cls.name}.__init__` (and after loading weights), "
                 f'`self.register_buffer("{attribute}", self.{origin.tensor.name}{_view_suffix(model, view)}'
-                f'.contiguous(), persistent=False)`, and use `self.{attribute}` instead of {copy}.'
+                f".contiguous(), persistent=False)`, and use `self.{attribute}` instead of {copy}."
             )
         return (
             f"Drop the copy {copy}: pass the view and its strides to the consumer "
@@ -507,8 +516,13 @@ class PerCallRelayout(Rule):
         return Report(node=call, message=message, plan=plan, severity=Severity.WARNING)
 
     def _weight_clone(
-        self, model: FileModel, function: FunctionInfo, call: cst.Call, base: cst.BaseExpression,
-        in_backward: bool, covered: set[int],
+        self,
+        model: FileModel,
+        function: FunctionInfo,
+        call: cst.Call,
+        base: cst.BaseExpression,
+        in_backward: bool,
+        covered: set[int],
     ) -> Report | None:
         """`weight.clone()` of a tensor read as a weight (a guess: info)."""
         role = model.tensor_role(function, base)
@@ -544,7 +558,7 @@ def _describe(role: TensorRole, tensor: str, function: FunctionInfo) -> str:
 def _view_suffix(model: FileModel, view: View) -> str:
     """`.t()` / `.transpose(1, 2)` / `.T`: the view as written."""
     full = model.code(view.node)
-    return full[len(model.code(view.base)):]
+    return full[len(model.code(view.base)) :]
 
 
 def _launch_plan(
@@ -575,4 +589,3 @@ def _launch_plan(
             f"transposed order, and index it through them in the kernel (zero copies)"
         )
     return None
-

@@ -4,7 +4,6 @@ import re
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.tuning import CHOSEN, DIMENSION
@@ -253,7 +252,8 @@ class HardcodedLaunchConfig(Rule):
                 grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))
                 mm[grid](a, b, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4, num_stages=3)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # Module constants, other names, `from triton import language as lang`.
         Invalid(
@@ -269,7 +269,8 @@ class HardcodedLaunchConfig(Rule):
             def launch(a, M, K):
                 mm[(1,)](a, M, K, BM, TILE)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # `@jit` from `from triton import jit`, defaults in the signature.
         Invalid(
@@ -283,7 +284,8 @@ class HardcodedLaunchConfig(Rule):
             def launch(a, M, N):
                 mm[(4,)](a, M, N)
             """,
-            line=9, column=5,
+            line=9,
+            column=5,
         ),
         # `@triton.jit(...)` with arguments; local names assigned once.
         Invalid(
@@ -299,7 +301,8 @@ class HardcodedLaunchConfig(Rule):
                 grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]),)
                 mm[grid](a, M, BLOCK_M=BLOCK_M, GROUP_SIZE_M=8)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # Block pointers, and heuristics that only decide EVEN_K.
         Invalid(
@@ -315,7 +318,8 @@ class HardcodedLaunchConfig(Rule):
             def launch(a, M, K):
                 mm[(1,)](a, M, K, a.stride(0), a.stride(1), BM=64, BK=64, num_warps=4)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # The dot lives in a jit helper the kernel calls; only num_warps fixed at the launch
         # beside the signature defaults.
@@ -335,7 +339,8 @@ class HardcodedLaunchConfig(Rule):
                 def run(self, a, K):
                     mm[(1,)](a, K, num_warps=2, num_stages=2)
             """,
-            line=14, column=9,
+            line=14,
+            column=9,
         ),
         # A fixed block beside constexprs that are problem dimensions; num_warps
         # branched on a shape; tiles from a table keyed only on the dtype.
@@ -355,7 +360,8 @@ class HardcodedLaunchConfig(Rule):
                 attn[(b, s)](q, BLOCK=BLOCK, D=d, num_warps=warps)
                 attn[(b, s)](q, BLOCK=TILES[q.dtype][0], D=d, BM=TILES[q.dtype][1])
             """,
-            line=13, column=5,
+            line=13,
+            column=5,
         ),
     ]
 
@@ -371,7 +377,9 @@ class HardcodedLaunchConfig(Rule):
             if fixed and any(name in tiles and _role(name) != "GROUP" for name, _ in fixed):
                 yield self._report(model, launch, tiles, fixed)
 
-    def _fixed_values(self, model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> list[tuple[str, object]] | None:
+    def _fixed_values(
+        self, model: FileModel, launch: Launch, tiles: tuple[str, ...]
+    ) -> list[tuple[str, object]] | None:
         """(name, value) of every tile constexpr and option fixed in the
         source, or None when any tile size is chosen some other way."""
         fixed: list[tuple[str, object]] = []
@@ -404,7 +412,9 @@ class HardcodedLaunchConfig(Rule):
                     fixed.append((option, value))
         return fixed
 
-    def _report(self, model: FileModel, launch: Launch, tiles: tuple[str, ...], fixed: list[tuple[str, object]]) -> Report:
+    def _report(
+        self, model: FileModel, launch: Launch, tiles: tuple[str, ...], fixed: list[tuple[str, object]]
+    ) -> Report:
         kernel = launch.kernel
         values = ", ".join(f"{name}={value}" for name, value in fixed)
         message = (
@@ -416,7 +426,8 @@ class HardcodedLaunchConfig(Rule):
         given = [name for name, _ in fixed if name in launch.arguments or name in launch.options]
         remove = (
             f"remove {', '.join(f'`{name}=`' for name in given)} from the launch at line {model.line_of(launch.node)}"
-            if given else f"drop the constexpr defaults of {', '.join(f'`{n}`' for n in tiles)} from the signature"
+            if given
+            else f"drop the constexpr defaults of {', '.join(f'`{n}`' for n in tiles)} from the signature"
         )
         plan = (
             f"Add `@triton.autotune(configs=[{configs}], key={keys})` above the `@triton.jit` of `{kernel.name}`, "
@@ -469,8 +480,6 @@ def _grid_advice(model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> st
         return "the grid lambda already reads the block sizes from META, keep it"
     blocks = [t for t in tiles if _role(t) in ("M", "N")]
     if blocks:
-        dims = ", ".join(
-            f'triton.cdiv({"M" if _role(t) == "M" else "N"}, META["{t}"])' for t in blocks
-        )
+        dims = ", ".join(f'triton.cdiv({"M" if _role(t) == "M" else "N"}, META["{t}"])' for t in blocks)
         return f"make the grid `lambda META: ({dims},)` so it follows the chosen config"
     return "make the grid a `lambda META: ...` that reads the block sizes from META"

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.host_flow import Epilogue
@@ -168,7 +167,8 @@ class UnfusedEpilogue(Rule):
                     y = y * self.scale + self.bias
                     return torch.relu(y).to(torch.float16)
             """,
-            line=6, column=13,
+            line=6,
+            column=13,
         ),
         # `@` with the tail in one expression.
         Invalid(
@@ -178,7 +178,8 @@ class UnfusedEpilogue(Rule):
                 def forward(self, x, w, b):
                     return torch.sigmoid(x @ w + b)
             """,
-            line=5, column=30,
+            line=5,
+            column=30,
         ),
         # `from torch import matmul` and an augmented assignment.
         Invalid(
@@ -191,7 +192,8 @@ class UnfusedEpilogue(Rule):
                     out += bias
                     return out.half()
             """,
-            line=6, column=15,
+            line=6,
+            column=15,
         ),
         # `import torch.nn.functional as F`, through a view, to an activation module.
         Invalid(
@@ -206,7 +208,8 @@ class UnfusedEpilogue(Rule):
                     h = F.linear(x, self.w1).view(4, -1)
                     return self.act(h * 0.5)
             """,
-            line=9, column=13,
+            line=9,
+            column=13,
         ),
         # The tensor method spelling.
         Invalid(
@@ -218,7 +221,8 @@ class UnfusedEpilogue(Rule):
                     c = c.mul(s).clamp(min=0)
                     return c
             """,
-            line=5, column=13,
+            line=5,
+            column=13,
         ),
         # A Triton GEMM launch whose output is scaled, biased and cast in torch.
         Invalid(
@@ -236,7 +240,8 @@ class UnfusedEpilogue(Rule):
                 c = c * scale[None, :] + bias
                 return c.to(torch.float16)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # A wrapper returning a Triton GEMM's output, with the epilogue in the caller.
         Invalid(
@@ -256,7 +261,8 @@ class UnfusedEpilogue(Rule):
                     y = triton_mm(x, w)
                     return torch.nn.functional.silu(y + b)
             """,
-            line=14, column=13,
+            line=14,
+            column=13,
         ),
     ]
 
@@ -271,7 +277,9 @@ class UnfusedEpilogue(Rule):
                 continue
             # The score matmul of materialized attention is KL007's finding:
             # its fix (a flash kernel) removes the scaling and masking too.
-            attention = {id(node) for chain in model.attention_chains(function) for node in (chain.scores, chain.output)}
+            attention = {
+                id(node) for chain in model.attention_chains(function) for node in (chain.scores, chain.output)
+            }
             for call in function.calls:
                 if id(call) in attention:
                     continue

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.host_flow import ELEMENTWISE_FUNCTIONS, Loop
@@ -12,9 +11,30 @@ from kernlint.registry import Invalid, Report, Rule, Valid
 
 # torch calls that allocate or describe rather than compute.
 NOT_COMPUTE = frozenset(
-    {f"torch.{n}" for n in ("empty", "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
-                            "tensor", "as_tensor", "arange", "randn", "rand", "randint", "from_numpy", "is_tensor",
-                            "no_grad", "device", "Size")}
+    {
+        f"torch.{n}"
+        for n in (
+            "empty",
+            "empty_like",
+            "zeros",
+            "zeros_like",
+            "ones",
+            "ones_like",
+            "full",
+            "full_like",
+            "tensor",
+            "as_tensor",
+            "arange",
+            "randn",
+            "rand",
+            "randint",
+            "from_numpy",
+            "is_tensor",
+            "no_grad",
+            "device",
+            "Size",
+        )
+    }
 )
 # nn modules whose call runs tensor compute (`self.cell(x[t], h)`).
 COMPUTE_MODULE_PREFIX = "torch.nn."
@@ -181,7 +201,8 @@ class PerStepLaunchLoop(Rule):
                         outputs.append(h)
                     return torch.stack(outputs)
             """,
-            line=8, column=9,
+            line=8,
+            column=9,
         ),
         # A Triton launch per step, the count from `x.size(1)`.
         Invalid(
@@ -196,7 +217,8 @@ class PerStepLaunchLoop(Rule):
                     cell[(x.shape[0],)](x, h, t, H=64)
                 return h
             """,
-            line=8, column=5,
+            line=8,
+            column=5,
         ),
         # An nn.GRUCell called per step over the tensor's slices.
         Invalid(
@@ -211,7 +233,8 @@ class PerStepLaunchLoop(Rule):
                         h = self.cell(x_t, h)
                     return h
             """,
-            line=8, column=9,
+            line=8,
+            column=9,
         ),
         # A step count named for time, `from torch import matmul`, and a helper that launches.
         Invalid(
@@ -232,7 +255,8 @@ class PerStepLaunchLoop(Rule):
                         apply_act(h)
                     return h
             """,
-            line=13, column=9,
+            line=13,
+            column=9,
         ),
         # A comprehension is a loop too; more than 16 fixed steps is a data dimension.
         Invalid(
@@ -244,7 +268,8 @@ class PerStepLaunchLoop(Rule):
                 def forward(self, x):
                     return torch.stack([F.relu(x[t].mm(self.w)) for t in range(SEQ)])
             """,
-            line=7, column=52,
+            line=7,
+            column=52,
         ),
         # A name assigned from a shape, with a nested loop reported once.
         Invalid(
@@ -258,7 +283,8 @@ class PerStepLaunchLoop(Rule):
                             h = torch.sigmoid(x[t] + h * k)
                     return h
             """,
-            line=6, column=9,
+            line=6,
+            column=9,
         ),
     ]
 
@@ -281,7 +307,9 @@ class PerStepLaunchLoop(Rule):
 
     def _work(self, model: FileModel, function: FunctionInfo, loop: Loop, launchers: dict) -> list[str]:
         """What the loop body runs on the device each step, as short spellings."""
-        body: cst.CSTNode = loop.node.body if isinstance(loop.node, cst.For) else model.parent(loop.node, function) or loop.node
+        body: cst.CSTNode = (
+            loop.node.body if isinstance(loop.node, cst.For) else model.parent(loop.node, function) or loop.node
+        )
         if isinstance(loop.node, cst.CompFor):
             body = getattr(body, "elt", None) or getattr(body, "value", None) or body
         work: list[str] = []
@@ -294,7 +322,9 @@ class PerStepLaunchLoop(Rule):
                 work.append(text)
         return work
 
-    def _device_work(self, model: FileModel, function: FunctionInfo, node: cst.CSTNode, cls, launchers: dict) -> str | None:
+    def _device_work(
+        self, model: FileModel, function: FunctionInfo, node: cst.CSTNode, cls, launchers: dict
+    ) -> str | None:
         if isinstance(node, cst.BinaryOperation):
             if model.matmul_call(node):
                 return "`@`"
@@ -318,7 +348,12 @@ class PerStepLaunchLoop(Rule):
         if target is not None and id(target) in launchers:
             return f"`{model.code(node.func)}` (launches `{launchers[id(target)].kernel.name}`)"
         func = node.func
-        if cls is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        if (
+            cls is not None
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
             kind = model.module_attribute_kind(cls, func.attr.value)
             if kind and kind.startswith(COMPUTE_MODULE_PREFIX):
                 return f"`{model.code(func)}` ({kind.split('.')[-1]})"

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.syntax import call_name, positional
@@ -190,7 +189,8 @@ class HostSyncInHotPath(Rule):
                         x = x.clamp(min=0)
                     return x
             """,
-            line=5, column=12,
+            line=5,
+            column=12,
         ),
         Invalid(
             """
@@ -200,7 +200,8 @@ class HostSyncInHotPath(Rule):
                     n = int(self.mask.sum().item())
                     return x[:, :n]
             """,
-            line=5, column=17,
+            line=5,
+            column=17,
         ),
         # In a function that launches a kernel: .tolist() to drive Python.
         Invalid(
@@ -214,7 +215,8 @@ class HostSyncInHotPath(Rule):
                 for off in offsets.tolist():
                     k[(1,)](x, off)
             """,
-            line=8, column=16,
+            line=8,
+            column=16,
         ),
         # A comparison on a reduction, in an autograd Function's backward.
         Invalid(
@@ -227,7 +229,8 @@ class HostSyncInHotPath(Rule):
                         return grad * 2
                     return grad
             """,
-            line=6, column=12,
+            line=6,
+            column=12,
         ),
         # torch.cuda.synchronize() and print(tensor) in a forward.
         Invalid(
@@ -239,7 +242,8 @@ class HostSyncInHotPath(Rule):
                     th.cuda.synchronize()
                     return y
             """,
-            line=6, column=9,
+            line=6,
+            column=9,
         ),
         Invalid(
             """
@@ -249,7 +253,8 @@ class HostSyncInHotPath(Rule):
                     print(x.max())
                     return x
             """,
-            line=5, column=9,
+            line=5,
+            column=9,
         ),
         # .cpu().numpy() is one sync, reported once, in a helper called from forward.
         Invalid(
@@ -261,7 +266,8 @@ class HostSyncInHotPath(Rule):
                 def forward(self, x, mask):
                     return x, lengths(mask)
             """,
-            line=4, column=12,
+            line=4,
+            column=12,
         ),
     ]
 
@@ -302,7 +308,12 @@ class HostSyncInHotPath(Rule):
             return "`print` of a tensor"
         if name in CONVERSIONS:
             args = positional(call)
-            if args and model.is_tensor(args[0], function) and not _has_sync(model, args[0]) and not model.on_host(args[0], function):
+            if (
+                args
+                and model.is_tensor(args[0], function)
+                and not _has_sync(model, args[0])
+                and not model.on_host(args[0], function)
+            ):
                 return f"`{name}()` of a tensor"
         return None
 

@@ -166,7 +166,8 @@ class MaterializedAttention(Rule):
                     attn = F.softmax(scores, dim=-1)
                     return attn @ v
             """,
-            line=7, column=18,
+            line=7,
+            column=18,
         ),
         # `from torch import matmul`, a mask, the method softmax and a cast back.
         Invalid(
@@ -179,7 +180,8 @@ class MaterializedAttention(Rule):
                 p = s.float().softmax(dim=-1).to(q.dtype)
                 return matmul(p, v)
             """,
-            line=5, column=9,
+            line=5,
+            column=9,
         ),
         # bmm, torch.softmax, dropout, the method matmul.
         Invalid(
@@ -191,7 +193,8 @@ class MaterializedAttention(Rule):
                 probs = F.dropout(torch.softmax(scores, -1), p=p_drop)
                 return probs.matmul(v)
             """,
-            line=5, column=14,
+            line=5,
+            column=14,
         ),
         # baddbmm with the scale folded in, an nn.Softmax module attribute.
         Invalid(
@@ -206,7 +209,8 @@ class MaterializedAttention(Rule):
                     scores = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=0.125)
                     return torch.bmm(self.softmax(scores), v)
             """,
-            line=9, column=18,
+            line=9,
+            column=18,
         ),
         # einsum, and the whole chain in one expression.
         Invalid(
@@ -215,7 +219,8 @@ class MaterializedAttention(Rule):
             def attend(q, k, v):
                 return torch.einsum("bhqk,bhkd->bhqd", torch.einsum("bhqd,bhkd->bhqk", q, k).softmax(-1), v)
             """,
-            line=4, column=44,
+            line=4,
+            column=44,
         ),
         # Single head on 2-D tensors, with `.T`; torch.nn.functional.softmax spelled out.
         Invalid(
@@ -226,7 +231,8 @@ class MaterializedAttention(Rule):
                 a = torch.nn.functional.softmax((q @ k.T) * 0.125, dim=-1)
                 return a @ v
             """,
-            line=5, column=38,
+            line=5,
+            column=38,
         ),
         # torch.where masking between the steps; the probabilities on the right of `@`.
         Invalid(
@@ -238,7 +244,8 @@ class MaterializedAttention(Rule):
                 p = torch.softmax(s, -1)
                 return (v.transpose(-1, -2) @ p.transpose(-1, -2)).transpose(-1, -2)
             """,
-            line=4, column=9,
+            line=4,
+            column=9,
         ),
     ]
 

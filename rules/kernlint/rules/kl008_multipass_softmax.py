@@ -250,7 +250,8 @@ class MultipassSoftmax(Rule):
                     x = tl.load(x_ptr + row * n_cols + off + cols, mask=off + cols < n_cols)
                     tl.store(y_ptr + row * n_cols + off + cols, tl.exp(x - m) / s, mask=off + cols < n_cols)
             """,
-            line=10, column=5,
+            line=10,
+            column=5,
         ),
         # tl.static_range passes, the tile count set by @triton.heuristics.
         Invalid(
@@ -275,7 +276,8 @@ class MultipassSoftmax(Rule):
                     x = tl.load(x_row + t * BLOCK + cols, mask=t * BLOCK + cols < N)
                     tl.store(y_ptr + tl.program_id(0) * N + t * BLOCK + cols, tl.exp(x - m_row) / s_row, mask=t * BLOCK + cols < N)
             """,
-            line=11, column=5,
+            line=11,
+            column=5,
         ),
         # A persistent loop over rows holding the three passes; autotuned BLOCK.
         Invalid(
@@ -298,7 +300,8 @@ class MultipassSoftmax(Rule):
                         x = tl.load(x_ptr + row * N + off + cols, mask=off + cols < N)
                         tl.store(y_ptr + row * N + off + cols, tl.exp(x - m) / s, mask=off + cols < N)
             """,
-            line=11, column=9,
+            line=11,
+            column=9,
         ),
         # Log-softmax with exp2 and `from triton.language import ...`; a fourth pass does not help.
         Invalid(
@@ -320,7 +323,8 @@ class MultipassSoftmax(Rule):
                     x = load(base + off + cols, mask=off + cols < N)
                     store(y_ptr + program_id(0) * N + off + cols, x - m - log2(s), mask=off + cols < N)
             """,
-            line=10, column=5,
+            line=10,
+            column=5,
         ),
         # Block pointers re-made for each pass and advanced along the row.
         Invalid(
@@ -349,7 +353,8 @@ class MultipassSoftmax(Rule):
                     blk = tl.advance(blk, (0, BLOCK))
                     out = tl.advance(out, (0, BLOCK))
             """,
-            line=10, column=5,
+            line=10,
+            column=5,
         ),
         # Host: three kernels over the same logits.
         Invalid(
@@ -381,7 +386,8 @@ class MultipassSoftmax(Rule):
                     normalize[(1,)](logits, m, s, y, logits.shape[-1], BLOCK=1024)
                     return y
             """,
-            line=24, column=9,
+            line=24,
+            column=9,
         ),
     ]
 
@@ -399,10 +405,14 @@ class MultipassSoftmax(Rule):
         # A pass that takes the max without exponentials; an online pass
         # takes both (its running sum is rescaled as the max grows).
         first_max = next(
-            (i for i, loop in enumerate(loops) if model.loop_uses(loop, *MAX_CALLS) and not model.loop_uses(loop, *EXP_CALLS)),
+            (
+                i
+                for i, loop in enumerate(loops)
+                if model.loop_uses(loop, *MAX_CALLS) and not model.loop_uses(loop, *EXP_CALLS)
+            ),
             None,
         )
-        return first_max is not None and any(model.loop_uses(loop, *EXP_CALLS) for loop in loops[first_max + 1:])
+        return first_max is not None and any(model.loop_uses(loop, *EXP_CALLS) for loop in loops[first_max + 1 :])
 
     def _kernel_report(self, model: FileModel, kernel: Kernel, passes: RowPasses) -> Report:
         lines = ", ".join(str(model.line_of(loop.node)) for loop in passes.loops)
@@ -431,8 +441,12 @@ class MultipassSoftmax(Rule):
         for tensor, reads in by_tensor.items():
             if len(reads) < PASSES or not model.in_one_block(function, [launch.node for launch in reads]):
                 continue
-            first_max = next((i for i, launch in enumerate(reads) if model.kernel_uses(launch.kernel, *MAX_CALLS)), None)
-            if first_max is None or not any(model.kernel_uses(launch.kernel, *EXP_CALLS) for launch in reads[first_max + 1:]):
+            first_max = next(
+                (i for i, launch in enumerate(reads) if model.kernel_uses(launch.kernel, *MAX_CALLS)), None
+            )
+            if first_max is None or not any(
+                model.kernel_uses(launch.kernel, *EXP_CALLS) for launch in reads[first_max + 1 :]
+            ):
                 continue
             names = ", ".join(f"`{launch.kernel.name}`" for launch in reads)
             yield Report(

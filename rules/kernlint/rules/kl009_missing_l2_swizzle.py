@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.kernel_loops import DotLoop, TileOrder
@@ -272,7 +271,8 @@ class MissingL2Swizzle(Rule):
                     a_ptrs += BLOCK_K
                     b_ptrs += BLOCK_K * N
             """,
-            line=7, column=13,
+            line=7,
+            column=13,
         ),
         # One axis split with // and %.
         Invalid(
@@ -295,7 +295,8 @@ class MissingL2Swizzle(Rule):
                     b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
                     acc += tl.dot(a, b)
             """,
-            line=7, column=11,
+            line=7,
+            column=11,
         ),
         # A tuple assignment and block pointers advanced along K.
         Invalid(
@@ -314,7 +315,8 @@ class MissingL2Swizzle(Rule):
                     a_blk = tl.advance(a_blk, (0, BK))
                     b_blk = tl.advance(b_blk, (BK, 0))
             """,
-            line=7, column=20,
+            line=7,
+            column=20,
         ),
         # Program ids inline in the offsets; `from triton import language as lang`.
         Invalid(
@@ -333,7 +335,8 @@ class MissingL2Swizzle(Rule):
                     b = lang.load(b_ptr + (offs_k[:, None] + k) * N + offs_n[None, :])
                     acc = lang.dot(a, b, acc)
             """,
-            line=7, column=14,
+            line=7,
+            column=14,
         ),
         # Autotune configs and an EVEN_K heuristic do not order the tiles.
         Invalid(
@@ -356,7 +359,8 @@ class MissingL2Swizzle(Rule):
                     b = tl.load(b_ptr + (offs_k[:, None] + k) * N + offs_n[None, :])
                     acc += tl.dot(a, b)
             """,
-            line=9, column=13,
+            line=9,
+            column=13,
         ),
         # tl.static_range K loop, names from `triton.language`, a large known shape.
         Invalid(
@@ -381,7 +385,8 @@ class MissingL2Swizzle(Rule):
             def run(a, b):
                 mm[(64 * 64,)](a, b, 8192, 8192, 8192, BM=128, BN=128, BK=64, K_TILES=128)
             """,
-            line=7, column=11,
+            line=7,
+            column=11,
         ),
     ]
 
@@ -393,7 +398,9 @@ class MissingL2Swizzle(Rule):
                 order = model.tile_order(kernel, dot_loop)
                 if order.kind != "row-major" or not order.program_ids:
                     continue
-                if self._too_small_to_matter(model, kernel, dot_loop, order) or _row_tile_below_mma(model, kernel, dot_loop):
+                if self._too_small_to_matter(model, kernel, dot_loop, order) or _row_tile_below_mma(
+                    model, kernel, dot_loop
+                ):
                     continue
                 yield self._report(model, kernel, dot_loop, order)
                 break
@@ -410,10 +417,7 @@ class MissingL2Swizzle(Rule):
         # bounded by the product of the two largest, so the judgement errs
         # towards reporting.
         pointers = {p for loop in model.kernel_loops(kernel) for load in loop.loads for p in load.pointers}
-        sizes = [
-            p.name for p in kernel.params
-            if not p.constexpr and p.name not in pointers and _is_size(p.name)
-        ]
+        sizes = [p.name for p in kernel.params if not p.constexpr and p.name not in pointers and _is_size(p.name)]
         if not sizes:
             return False
         largest: list[int] = []
@@ -479,4 +483,3 @@ def _row_tile_below_mma(model: FileModel, kernel: Kernel, dot_loop: DotLoop) -> 
             if values and 0 < max(values) < 16:
                 return True
     return False
-

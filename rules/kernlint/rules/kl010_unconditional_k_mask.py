@@ -251,7 +251,8 @@ class UnconditionalKMask(Rule):
                     a_ptrs += BLOCK_K * stride_ak
                     b_ptrs += BLOCK_K * stride_bk
             """,
-            line=12, column=13,
+            line=12,
+            column=13,
         ),
         # Mask through a name the loop rebinds, combined with an M mask.
         Invalid(
@@ -269,7 +270,8 @@ class UnconditionalKMask(Rule):
                     a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :], mask=mask, other=0.0)
                     acc += tl.dot(a, tl.trans(a))
             """,
-            line=12, column=13,
+            line=12,
+            column=13,
         ),
         # Block pointers with a boundary check on the advanced K dimension.
         Invalid(
@@ -290,7 +292,8 @@ class UnconditionalKMask(Rule):
                     a_blk = tl.advance(a_blk, (0, BK))
                     b_blk = tl.advance(b_blk, (BK, 0))
             """,
-            line=12, column=13,
+            line=12,
+            column=13,
         ),
         # tl.static_range over a constexpr K, loads inline in the dot.
         Invalid(
@@ -306,7 +309,8 @@ class UnconditionalKMask(Rule):
                     k_offs = kt * BLOCK_K + offs_k
                     acc += lang.dot(lang.load(a_ptr + k_offs, mask=k_offs < K), lang.load(b_ptr + k_offs, mask=k_offs < K))
             """,
-            line=11, column=25,
+            line=11,
+            column=25,
         ),
         # Autotuned block sizes, an unrelated heuristic: still no EVEN_K path.
         Invalid(
@@ -327,7 +331,8 @@ class UnconditionalKMask(Rule):
                 if USE_BIAS:
                     acc += tl.load(bias_ptr)
             """,
-            line=13, column=13,
+            line=13,
+            column=13,
         ),
         # The loop inside a row-block loop; `from triton.language import ...`.
         Invalid(
@@ -344,7 +349,8 @@ class UnconditionalKMask(Rule):
                         b = load(b_ptr + offs_k + k, mask=offs_k + k < K, other=0.0)
                         acc += dot(b, b)
             """,
-            line=11, column=17,
+            line=11,
+            column=17,
         ),
     ]
 
@@ -357,7 +363,8 @@ class UnconditionalKMask(Rule):
                 if any(_reads_constexpr(model, kernel, test) for test in dot_loop.loop.guarded_by):
                     continue
                 masked = [
-                    load for load in model.k_masked_loads(kernel, dot_loop)
+                    load
+                    for load in model.k_masked_loads(kernel, dot_loop)
                     if not (model.depends_on(kernel, load.mask) & switches if load.mask is not None else False)
                     and not _has_switch_ternary(model, kernel, load.mask)
                 ]
@@ -376,7 +383,7 @@ class UnconditionalKMask(Rule):
         )
         plan = (
             f"Add `EVEN_K: tl.constexpr` to `{kernel.name}`, set it with "
-            f"`@triton.heuristics({{\"EVEN_K\": lambda args: args[\"K\"] % args[\"{block}\"] == 0}})` "
+            f'`@triton.heuristics({{"EVEN_K": lambda args: args["K"] % args["{block}"] == 0}})` '
             f"(below any @triton.autotune), and in the loop at line {loop_line} load the tiles without `mask=` "
             f"under `if EVEN_K:`, keeping the masked loads in the `else:` branch."
         )

@@ -187,7 +187,8 @@ class PerCallAllocation(Rule):
                     inv_freq = 1.0 / (10000 ** (torch.arange(0, 64, 2).float() / 64)).to(x.device)
                     return x * inv_freq
             """,
-            line=5, column=37,
+            line=5,
+            column=37,
         ),
         # torch.tensor of a literal list, placed with device=.
         Invalid(
@@ -198,7 +199,8 @@ class PerCallAllocation(Rule):
                     w = torch.tensor([0.299, 0.587, 0.114], device=img.device)
                     return (img * w[:, None, None]).sum(0)
             """,
-            line=5, column=13,
+            line=5,
+            column=13,
         ),
         # A launcher passes a constant table to a kernel that only loads it.
         Invalid(
@@ -214,7 +216,8 @@ class PerCallAllocation(Rule):
                 table = torch.full((4,), float("-inf"), device=x.device)
                 k[(1,)](x, table, y, x.numel(), BLOCK=1024)
             """,
-            line=10, column=13,
+            line=10,
+            column=13,
         ),
         # `.cuda()` of a module constant set from a constructor argument.
         Invalid(
@@ -228,7 +231,8 @@ class PerCallAllocation(Rule):
                 def forward(self, x):
                     return x * torch.tensor(self.scales).cuda()
             """,
-            line=9, column=20,
+            line=9,
+            column=20,
         ),
         # `from torch import arange`, a module constant, in a helper that forward calls.
         Invalid(
@@ -242,7 +246,8 @@ class PerCallAllocation(Rule):
                 def forward(self, x):
                     return x * self._freqs()
             """,
-            line=7, column=32,
+            line=7,
+            column=32,
         ),
         # An autograd Function's backward builds an identity each call.
         Invalid(
@@ -257,7 +262,8 @@ class PerCallAllocation(Rule):
                     eye = torch.eye(8, device=g.device, dtype=g.dtype)
                     return g @ eye
             """,
-            line=9, column=15,
+            line=9,
+            column=15,
         ),
         # torch.as_tensor of a module-level list, then .to(device).
         Invalid(
@@ -269,7 +275,8 @@ class PerCallAllocation(Rule):
                     mean = torch.as_tensor(MEAN, dtype=x.dtype).to(x.device)
                     return x - mean[:, None, None]
             """,
-            line=6, column=16,
+            line=6,
+            column=16,
         ),
     ]
 
@@ -291,17 +298,17 @@ class PerCallAllocation(Rule):
     def _report(self, model: FileModel, function: FunctionInfo, tensor: FixedTensor) -> Report:
         expression = _shown(model, tensor.node)
         built = _shown(model, tensor.build)
-        copied = tensor.node is not tensor.build or model.qualname(tensor.build.func) in ("torch.tensor", "torch.as_tensor")
-        cost = "a host-to-device copy" if copied else "an allocation and a fill kernel"
-        message = (
-            f"`{expression}` in `{function.qualname}` builds the same tensor on every call "
-            f"({cost} each time)"
+        copied = tensor.node is not tensor.build or model.qualname(tensor.build.func) in (
+            "torch.tensor",
+            "torch.as_tensor",
         )
+        cost = "a host-to-device copy" if copied else "an allocation and a fill kernel"
+        message = f"`{expression}` in `{function.qualname}` builds the same tensor on every call ({cost} each time)"
         buffer = tensor.name or _buffer_name(model, tensor.build)
         cls = model.class_of(function)
         if cls is not None and cls.is_nn_module:
             plan = (
-                f"In `{cls.name}.__init__`, add `self.register_buffer(\"{buffer}\", {built}, persistent=False)` "
+                f'In `{cls.name}.__init__`, add `self.register_buffer("{buffer}", {built}, persistent=False)` '
                 f"and use `self.{buffer}` in `{function.name}` instead of `{expression}`: the buffer follows "
                 f"`module.to(device)`, so no `.to()`/`device=` is needed at the use."
             )

@@ -5,7 +5,6 @@ import re
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.offsets import ARANGE, Address, OffsetProduct
@@ -16,7 +15,19 @@ INT32_LIMIT = 2**31
 # Names of tensors that can outgrow 2**31 elements on their own: vocab-sized
 # logits, KV caches, embedding tables. Matched on the pointer parameter, the
 # stride/size arguments of the product and the kernel's name.
-LARGE_SUBSTRINGS = ("logit", "vocab", "cross_entropy", "crossentropy", "embed", "kv_cache", "kvcache", "k_cache", "v_cache", "paged", "lm_head")
+LARGE_SUBSTRINGS = (
+    "logit",
+    "vocab",
+    "cross_entropy",
+    "crossentropy",
+    "embed",
+    "kv_cache",
+    "kvcache",
+    "k_cache",
+    "v_cache",
+    "paged",
+    "lm_head",
+)
 LARGE_WORDS = frozenset({"kv", "cache", "past", "wte", "emb"})
 SEVERAL = "it is indexed over several program-id dimensions times runtime strides (batch x heads x rows)"
 COUNT_NAMES = frozenset({"m", "b", "bs", "batch", "batch_size", "n_rows", "nrows", "rows", "num_rows"})
@@ -205,7 +216,8 @@ class Int32OffsetOverflow(Rule):
                 x = tl.load(x_ptr + cols, mask=cols < n_cols)
                 tl.store(loss_ptr + row, tl.sum(x, axis=0))
             """,
-            line=7, column=14,
+            line=7,
+            column=14,
         ),
         # Batch x heads activation: two program-id dimensions times runtime strides.
         Invalid(
@@ -219,7 +231,8 @@ class Int32OffsetOverflow(Rule):
                 ptrs = q_ptr + pid_b * stride_b + pid_h * stride_h + d
                 tl.store(ptrs, tl.load(ptrs) * 2)
             """,
-            line=8, column=20,
+            line=8,
+            column=20,
         ),
         # A KV cache written through an offsets vector.
         Invalid(
@@ -234,7 +247,8 @@ class Int32OffsetOverflow(Rule):
                 k = tl.load(k_ptr + toks[:, None] * D + d[None, :], mask=toks[:, None] < n_tokens)
                 tl.store(k_cache_ptr + toks[:, None] * stride_tok + d[None, :], k, mask=toks[:, None] < n_tokens)
             """,
-            line=10, column=28,
+            line=10,
+            column=28,
         ),
         # Block pointer whose base is offset in int32 (batch x heads), autotuned.
         Invalid(
@@ -251,7 +265,8 @@ class Int32OffsetOverflow(Rule):
                                       (tl.program_id(0) * BLOCK_M, 0), (BLOCK_M, D), (1, 0))
                 tl.store(tl.advance(q, (0, 0)), tl.load(q))
             """,
-            line=10, column=35,
+            line=10,
+            column=35,
         ),
         # Embedding rows gathered by program id, through `from triton import language as lang`.
         Invalid(
@@ -265,7 +280,8 @@ class Int32OffsetOverflow(Rule):
                 for i in lang.static_range(2):
                     lang.atomic_add(weight_ptr + token * stride_w + cols, lang.load(grad_ptr + cols))
             """,
-            line=9, column=38,
+            line=9,
+            column=38,
         ),
         # Logits by name; the promotion comes after the product, too late.
         Invalid(
@@ -279,7 +295,8 @@ class Int32OffsetOverflow(Rule):
                 cols = tl.arange(0, BLOCK)
                 tl.store(logits_ptr + offset + cols, 0.0, mask=cols < n_cols)
             """,
-            line=7, column=15,
+            line=7,
+            column=15,
         ),
     ]
 
@@ -379,7 +396,14 @@ def _numel(model: FileModel, node: cst.BaseExpression, scope, depth: int = 0) ->
         if dims and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             return math.prod(values)  # type: ignore[arg-type]
         return None
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda", "contiguous", "half", "float", "bfloat16"):
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in (
+        "to",
+        "cuda",
+        "contiguous",
+        "half",
+        "float",
+        "bfloat16",
+    ):
         return _numel(model, node.func.value, scope, depth + 1)
     return None
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.syntax import positional
@@ -179,7 +178,8 @@ class NonPow2Arange(Rule):
                 offs = tl.program_id(axis=0) * 48 + tl.arange(0, 48)
                 tl.store(x_ptr + offs, 0, mask=offs < n)
             """,
-            line=6, column=41,
+            line=6,
+            column=41,
         ),
         # A launch literal.
         Invalid(
@@ -194,7 +194,8 @@ class NonPow2Arange(Rule):
             def launch(x, N):
                 k[(triton.cdiv(N, 96),)](x, N, BLOCK_SIZE=96)
             """,
-            line=7, column=31,
+            line=7,
+            column=31,
         ),
         # Every autotune config fails.
         Invalid(
@@ -208,7 +209,8 @@ class NonPow2Arange(Rule):
                 offs = pid_m * BLOCK + tl.arange(0, BLOCK)
                 tl.store(x_ptr + offs, pid_n, mask=offs < N)
             """,
-            line=8, column=28,
+            line=8,
+            column=28,
         ),
         # A start offset makes the range 24.
         Invalid(
@@ -221,7 +223,8 @@ class NonPow2Arange(Rule):
             def launch(x):
                 k[(1,)](x)
             """,
-            line=6, column=24,
+            line=6,
+            column=24,
         ),
         # Arithmetic on a module constant, inside tl.static_range.
         Invalid(
@@ -236,7 +239,8 @@ class NonPow2Arange(Rule):
             def launch(x):
                 k[(1,)](x, D=HEAD)
             """,
-            line=8, column=34,
+            line=8,
+            column=34,
         ),
         # A default the only launch relies on, and a name assigned once in the kernel.
         Invalid(
@@ -252,7 +256,8 @@ class NonPow2Arange(Rule):
             def launch(x, N):
                 k[(1,)](x, N)
             """,
-            line=8, column=12,
+            line=8,
+            column=12,
         ),
         # Block pointers elsewhere in the kernel do not hide the arange.
         Invalid(
@@ -269,7 +274,8 @@ class NonPow2Arange(Rule):
             def launch(x, M, N):
                 k[(1,)](x, M, N, x.stride(0), x.stride(1), BM=32, BN=48)
             """,
-            line=9, column=12,
+            line=9,
+            column=12,
         ),
     ]
 
@@ -291,7 +297,9 @@ class NonPow2Arange(Rule):
                 yield _report(model, kernel, call, args, ranges)
 
 
-def _report(model: FileModel, kernel: Kernel, call: cst.Call, args: list[cst.BaseExpression], ranges: list[int]) -> Report:
+def _report(
+    model: FileModel, kernel: Kernel, call: cst.Call, args: list[cst.BaseExpression], ranges: list[int]
+) -> Report:
     shown = ", ".join(str(r) for r in ranges)
     bound = model.code(args[1])
     names = [n for n in (bound.strip(),) if n.isidentifier() and kernel.param(n) is not None]

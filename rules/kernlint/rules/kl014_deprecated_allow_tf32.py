@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-
 from kernlint.findings import Category, Fix, Severity
 from kernlint.model import FileModel
 from kernlint.registry import Invalid, Report, Rule, Valid
@@ -57,33 +56,39 @@ class DeprecatedAllowTf32(Rule):
     INVALID = [
         Invalid(
             "import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=True)\n",
-            line=2, column=20,
+            line=2,
+            column=20,
             fixed='import triton.language as tl\nacc = tl.dot(a, b, input_precision="tf32")\n',
         ),
         Invalid(
             "import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=False)\n",
-            line=2, column=20,
+            line=2,
+            column=20,
             fixed='import triton.language as tl\nacc = tl.dot(a, b, input_precision="ieee")\n',
         ),
         Invalid(
             "from triton import language as lang\nacc = lang.dot(a, b, allow_tf32 = True)\n",
-            line=2, column=22,
+            line=2,
+            column=22,
             fixed='from triton import language as lang\nacc = lang.dot(a, b, input_precision = "tf32")\n',
         ),
         Invalid(
             "from triton.language import dot\nacc = dot(a, b, allow_tf32=True)\n",
-            line=2, column=17,
+            line=2,
+            column=17,
             fixed='from triton.language import dot\nacc = dot(a, b, input_precision="tf32")\n',
         ),
         Invalid(
             "import triton\nacc = triton.language.dot(a, b, allow_tf32=True)\n",
-            line=2, column=33,
+            line=2,
+            column=33,
             fixed='import triton\nacc = triton.language.dot(a, b, input_precision="tf32")\n',
         ),
         Invalid("import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=FLAG)\n", line=2, column=20),
         Invalid(
             "from triton.language import *\nacc = dot(a, b, allow_tf32=True)\n",
-            line=2, column=17,
+            line=2,
+            column=17,
             fixed='from triton.language import *\nacc = dot(a, b, input_precision="tf32")\n',
         ),
     ]
@@ -104,7 +109,9 @@ class DeprecatedAllowTf32(Rule):
                     original = model.source[start:end]
                     replacement = original.replace("allow_tf32", "input_precision", 1)
                     replacement = replacement[: replacement.rindex(value)] + f'"{precision}"'
-                    fix = Fix(f'replace allow_tf32={value} with input_precision="{precision}"', ((start, end, replacement),))
+                    fix = Fix(
+                        f'replace allow_tf32={value} with input_precision="{precision}"', ((start, end, replacement),)
+                    )
                 plan = (
                     f'Replace `allow_tf32={value}` with `input_precision="{precision}"`; the numerics are unchanged.'
                     if precision

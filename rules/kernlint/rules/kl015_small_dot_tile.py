@@ -4,7 +4,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.offsets import TileRange
@@ -233,7 +232,8 @@ class SmallDotTile(Rule):
             def go(x, w, y, N, K):
                 gemv[(1, N // 64)](x, w, y, K, BLOCK_M=1, BLOCK_N=64, BLOCK_K=128)
             """,
-            line=11, column=61,
+            line=11,
+            column=61,
         ),
         # Every autotune config has 8-row tiles; `pid_m, pid_n = ...`.
         Invalid(
@@ -251,7 +251,8 @@ class SmallDotTile(Rule):
                 acc = tl.dot(a, b)
                 tl.store(c_ptr + offs_m[:, None] * BK + offs_k[None, :], acc)
             """,
-            line=12, column=11,
+            line=12,
+            column=11,
         ),
         # Block pointers with an 8-deep K tile, stepped with tl.advance.
         Invalid(
@@ -270,7 +271,8 @@ class SmallDotTile(Rule):
             def go(a, b, M, K):
                 mm[(1,)](a, b, M, K, a.stride(0), a.stride(1), BM=64, BK=8)
             """,
-            line=10, column=16,
+            line=10,
+            column=16,
         ),
         # int8 operands (from the host's asserts) with K = 16.
         Invalid(
@@ -290,7 +292,8 @@ class SmallDotTile(Rule):
                 assert w.dtype == torch.int8
                 mm[(1,)](x, w, c, BLOCK_M=64, BLOCK_K=16)
             """,
-            line=11, column=67,
+            line=11,
+            column=67,
         ),
         # Literal ranges, `from triton import language as lang`.
         Invalid(
@@ -305,7 +308,8 @@ class SmallDotTile(Rule):
                 b = lang.load(b_ptr + cols[:, None] * 32 + cols[None, :])
                 lang.store(c_ptr + rows[:, None] * 32 + cols[None, :], lang.dot(a, b))
             """,
-            line=10, column=60,
+            line=10,
+            column=60,
         ),
         # The default the only launch relies on, beside a heuristic that only sets EVEN_K.
         Invalid(
@@ -323,7 +327,8 @@ class SmallDotTile(Rule):
             def go(a, b, c, K):
                 mm[(1,)](a, b, c, K)
             """,
-            line=11, column=62,
+            line=11,
+            column=62,
         ),
     ]
 
@@ -343,7 +348,7 @@ class SmallDotTile(Rule):
 
 def _operands(call: cst.Call) -> list[cst.BaseExpression]:
     args = positional(call)[:2]
-    for name in ("input", "other")[len(args):]:
+    for name in ("input", "other")[len(args) :]:
         value = keyword(call, name)
         if value is not None:
             args.append(value)
@@ -386,7 +391,9 @@ def _report(model: FileModel, kernel: Kernel, call: cst.Call, small: list[SmallD
         name = model.code(dim.size).strip()
         size = shown if name == shown else f"`{name}` = {shown}"
         role = f"{dim.role} " if dim.role else ""
-        parts.append(f"{'an' if role.startswith(('M', 'N')) else 'a'} {role}tile dimension {size} (minimum {dim.minimum}{' for int8' if dim.minimum == MINIMUM_K_INT8 else ''})")
+        parts.append(
+            f"{'an' if role.startswith(('M', 'N')) else 'a'} {role}tile dimension {size} (minimum {dim.minimum}{' for int8' if dim.minimum == MINIMUM_K_INT8 else ''})"
+        )
     gemv = any(dim.role == "M" and dim.values == (1,) for dim in small)
     message = (
         f"tl.dot in `{kernel.name}` has {' and '.join(parts)} below the tensor-core minimum; "

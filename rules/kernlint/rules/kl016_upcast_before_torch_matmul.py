@@ -4,7 +4,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
-
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, FunctionInfo
 from kernlint.model.dtypes import NARROW_DTYPES, short_dtype
@@ -181,7 +180,8 @@ class UpcastBeforeTorchMatmul(Rule):
             def get_inputs():
                 return [torch.randint(-128, 127, (64, 64), dtype=torch.int8)]
             """,
-            line=11, column=16,
+            line=11,
+            column=16,
         ),
         Invalid(
             """
@@ -191,7 +191,8 @@ class UpcastBeforeTorchMatmul(Rule):
                 assert w.dtype == torch.int8
                 return x.to(torch.float32) @ w.to(dtype=torch.float32)
             """,
-            line=6, column=12,
+            line=6,
+            column=12,
         ),
         Invalid(
             """
@@ -204,7 +205,8 @@ class UpcastBeforeTorchMatmul(Rule):
                 wf = w.type(torch.float32)
                 return F.linear(xf, wf)
             """,
-            line=9, column=12,
+            line=9,
+            column=12,
         ),
         Invalid(
             """
@@ -213,7 +215,8 @@ class UpcastBeforeTorchMatmul(Rule):
                 assert x.dtype == torch.int8
                 return torch.bmm(x.float(), w.float())
             """,
-            line=5, column=12,
+            line=5,
+            column=12,
         ),
         Invalid(
             """
@@ -222,7 +225,8 @@ class UpcastBeforeTorchMatmul(Rule):
             b = th.randn(8, 16, 16, dtype=th.float16)
             c = th.einsum("bij,bjk->bik", a.float(), b.float())
             """,
-            line=5, column=5,
+            line=5,
+            column=5,
         ),
         Invalid(
             """
@@ -232,7 +236,8 @@ class UpcastBeforeTorchMatmul(Rule):
                 assert w.dtype == torch.int8
                 return x.float().matmul(w.t().float())
             """,
-            line=6, column=12,
+            line=6,
+            column=12,
         ),
         Invalid(
             """
@@ -243,7 +248,8 @@ class UpcastBeforeTorchMatmul(Rule):
                 y = torch.addmm(bias, x.to(torch.float), w.float().t())
                 return y
             """,
-            line=6, column=9,
+            line=6,
+            column=9,
         ),
     ]
 
@@ -340,7 +346,9 @@ def _report(
             sources.append(f"`{tensor}` (dtype not known)")
         else:
             preposition = fact.preposition or (", " if fact.source == "creation" else "")
-            sources.append(f"`{tensor}` ({short_dtype(fact.dtype, variant=False)}{'' if preposition == ', ' else ' '}{preposition}{fact.evidence})")
+            sources.append(
+                f"`{tensor}` ({short_dtype(fact.dtype, variant=False)}{'' if preposition == ', ' else ' '}{preposition}{fact.evidence})"
+            )
     dtypes = {u.source.dtype for u in upcasts if u.source is not None}
     known = all(u.source is not None for u in upcasts)
     if dtypes <= {"int8", "uint8"}:

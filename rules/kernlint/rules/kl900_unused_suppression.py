@@ -62,8 +62,12 @@ class UnusedSuppression(Rule):
         Invalid("x = 1  # noqa: E501, KL14\n", line=1, column=8, fixed="x = 1  # noqa: E501\n"),
         Invalid("# kernlint: ignore[no-such-rule]\nx = 1\n", line=1, column=1, fixed="x = 1\n"),
         Invalid("# kernlint: ignore-file[KL778]\nx = 1\n", line=1, column=1, fixed="x = 1\n"),
-        Invalid("def f():\n    return 1  # type: int  # noqa: KL0001\n", line=2, column=28,
-                fixed="def f():\n    return 1  # type: int\n"),
+        Invalid(
+            "def f():\n    return 1  # type: int  # noqa: KL0001\n",
+            line=2,
+            column=28,
+            fixed="def f():\n    return 1  # type: int\n",
+        ),
         Invalid("x = [\n    1,\n]  # kernlint: ignore[KL777, no-rule]\n", line=3, column=4, fixed="x = [\n    1,\n]\n"),
     ]
 

@@ -13,11 +13,9 @@ autotuned tiles (same search space as `after`), fused epilogue, L2 swizzle,
 EVEN_K, split-K.
 """
 
-
 import torch
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import int8_matmul_configs, prune_configs
 from kernlint.kernels._epilogue import dequant_bias_store
 from kernlint.kernels._int8_gemm import Int8MatmulDequant
@@ -32,16 +30,29 @@ from kernlint.kernels._int8_linear import Int8Linear
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % (args["BLOCK_K"] * args["SPLIT_K"]) == 0})
 @triton.jit
 def int8_as_fp32_matmul_dequant_kernel(
-    a_ptr, b_ptr,                  # int8 x [M, K]; int8 B [K, N], any strides (weight [N, K] as its .T)
-    scale_x_ptr, scale_w_ptr,      # fp32 [M], fp32 [N]
-    bias_ptr, c_ptr,               # fp16 [N], fp16 out [M, N]
-    partials_ptr, counters_ptr,    # split-K workspace (unused when SPLIT_K == 1)
-    M, N, K,
-    stride_am, stride_ak,
-    stride_bk, stride_bn,
-    stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+    a_ptr,
+    b_ptr,  # int8 x [M, K]; int8 B [K, N], any strides (weight [N, K] as its .T)
+    scale_x_ptr,
+    scale_w_ptr,  # fp32 [M], fp32 [N]
+    bias_ptr,
+    c_ptr,  # fp16 [N], fp16 out [M, N]
+    partials_ptr,
+    counters_ptr,  # split-K workspace (unused when SPLIT_K == 1)
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     # Output tile of this program, in grouped order; program_id(1) is its K split.
     pid = tl.program_id(0)
@@ -84,9 +95,22 @@ def int8_as_fp32_matmul_dequant_kernel(
         b_ptrs += BLOCK_K * stride_bk
 
     dequant_bias_store(
-        acc, offs_m, offs_n, pid, pid_k,
-        scale_x_ptr, scale_w_ptr, bias_ptr, c_ptr, partials_ptr, counters_ptr,
-        M, N, stride_cm, stride_cn, SPLIT_K,
+        acc,
+        offs_m,
+        offs_n,
+        pid,
+        pid_k,
+        scale_x_ptr,
+        scale_w_ptr,
+        bias_ptr,
+        c_ptr,
+        partials_ptr,
+        counters_ptr,
+        M,
+        N,
+        stride_cm,
+        stride_cn,
+        SPLIT_K,
     )
 
 

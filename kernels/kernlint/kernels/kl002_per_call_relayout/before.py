@@ -10,7 +10,6 @@ kernel reads it.  The kernel is the `after`'s own (the library's int8 GEMM,
 
 import torch
 import torch.nn as nn
-
 from kernlint.kernels._int8_gemm import Int8MatmulDequant, int8_matmul_dequant_kernel
 
 int8_matmul = Int8MatmulDequant(int8_matmul_dequant_kernel)

@@ -10,27 +10,38 @@ epilogue, L2 swizzle, EVEN_K (here decided on the host, since the tile is
 known there).
 """
 
-
 import torch
 import triton
 import triton.language as tl
-
 from kernlint.kernels._epilogue import dequant_bias_store
 from kernlint.kernels._int8_linear import Int8Linear
 
 
 @triton.jit
 def int8_fixed_tile_matmul_dequant_kernel(
-    a_ptr, b_ptr,                  # int8 x [M, K]; int8 weight [N, K] read as B = weight.T
-    scale_x_ptr, scale_w_ptr,      # fp32 [M], fp32 [N]
-    bias_ptr, c_ptr,               # fp16 [N], fp16 out [M, N]
-    partials_ptr, counters_ptr,    # split-K workspace (unused when SPLIT_K == 1)
-    M, N, K,
-    stride_am, stride_ak,
-    stride_bk, stride_bn,
-    stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+    a_ptr,
+    b_ptr,  # int8 x [M, K]; int8 weight [N, K] read as B = weight.T
+    scale_x_ptr,
+    scale_w_ptr,  # fp32 [M], fp32 [N]
+    bias_ptr,
+    c_ptr,  # fp16 [N], fp16 out [M, N]
+    partials_ptr,
+    counters_ptr,  # split-K workspace (unused when SPLIT_K == 1)
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     # Output tile of this program, in grouped order; program_id(1) is its K split.
     pid = tl.program_id(0)
@@ -71,9 +82,22 @@ def int8_fixed_tile_matmul_dequant_kernel(
         b_ptrs += BLOCK_K * stride_bk
 
     dequant_bias_store(
-        acc, offs_m, offs_n, pid, pid_k,
-        scale_x_ptr, scale_w_ptr, bias_ptr, c_ptr, partials_ptr, counters_ptr,
-        M, N, stride_cm, stride_cn, SPLIT_K,
+        acc,
+        offs_m,
+        offs_n,
+        pid,
+        pid_k,
+        scale_x_ptr,
+        scale_w_ptr,
+        bias_ptr,
+        c_ptr,
+        partials_ptr,
+        counters_ptr,
+        M,
+        N,
+        stride_cm,
+        stride_cn,
+        SPLIT_K,
     )
 
 
@@ -87,14 +111,31 @@ def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
     c = torch.empty((M, N), device=x.device, dtype=torch.float16)
     grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64), 1)
     int8_fixed_tile_matmul_dequant_kernel[grid](
-        x, weight_int8, scale_x, scale_w, bias, c, c, c,  # no split-K: workspace unused
-        M, N, K,
-        x.stride(0), x.stride(1),
-        weight_int8.stride(1), weight_int8.stride(0),  # B = weight.T, no copy
-        c.stride(0), c.stride(1),
-        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
-        SPLIT_K=1, GROUP_M=8, EVEN_K=K % 32 == 0,
-        num_warps=4, num_stages=3,
+        x,
+        weight_int8,
+        scale_x,
+        scale_w,
+        bias,
+        c,
+        c,
+        c,  # no split-K: workspace unused
+        M,
+        N,
+        K,
+        x.stride(0),
+        x.stride(1),
+        weight_int8.stride(1),
+        weight_int8.stride(0),  # B = weight.T, no copy
+        c.stride(0),
+        c.stride(1),
+        BLOCK_M=64,
+        BLOCK_N=64,
+        BLOCK_K=32,
+        SPLIT_K=1,
+        GROUP_M=8,
+        EVEN_K=K % 32 == 0,
+        num_warps=4,
+        num_stages=3,
     )
     return c
 

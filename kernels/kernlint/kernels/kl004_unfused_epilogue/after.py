@@ -6,13 +6,14 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import int8_matmul_configs
 
 
 def _configs():
     return [
-        triton.Config({k: v for k, v in c.kwargs.items() if k != "SPLIT_K"}, num_warps=c.num_warps, num_stages=c.num_stages)
+        triton.Config(
+            {k: v for k, v in c.kwargs.items() if k != "SPLIT_K"}, num_warps=c.num_warps, num_stages=c.num_stages
+        )
         for c in int8_matmul_configs()
         if c.kwargs.get("SPLIT_K", 1) == 1
     ]
@@ -22,9 +23,26 @@ def _configs():
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
 @triton.jit
 def int8_matmul_dequant_kernel(
-    a_ptr, b_ptr, scale_x_ptr, scale_w_ptr, bias_ptr, c_ptr, M, N, K,
-    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+    a_ptr,
+    b_ptr,
+    scale_x_ptr,
+    scale_w_ptr,
+    bias_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
@@ -73,8 +91,21 @@ def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
     int8_matmul_dequant_kernel[grid](
-        x, weight_int8, scale_x, scale_w, bias, c, M, N, K,
-        x.stride(0), x.stride(1), weight_int8.stride(1), weight_int8.stride(0), c.stride(0), c.stride(1),
+        x,
+        weight_int8,
+        scale_x,
+        scale_w,
+        bias,
+        c,
+        M,
+        N,
+        K,
+        x.stride(0),
+        x.stride(1),
+        weight_int8.stride(1),
+        weight_int8.stride(0),
+        c.stride(0),
+        c.stride(1),
     )
     return c
 

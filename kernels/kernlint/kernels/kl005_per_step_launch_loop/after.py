@@ -15,9 +15,16 @@ import triton.language as tl
 
 @triton.jit
 def gru_persistent_kernel(
-    gi_ptr, w_hh_ptr, b_hh_ptr, h0_ptr, out_ptr,
-    T, B, H,
-    BLOCK_H: tl.constexpr, BLOCK_K: tl.constexpr,
+    gi_ptr,
+    w_hh_ptr,
+    b_hh_ptr,
+    h0_ptr,
+    out_ptr,
+    T,
+    B,
+    H,
+    BLOCK_H: tl.constexpr,
+    BLOCK_K: tl.constexpr,
 ):
     row = tl.program_id(0)
     offs_j = tl.arange(0, BLOCK_H)
@@ -66,8 +73,16 @@ class ModelNew(nn.Module):
         out = torch.empty(seq_len, batch, H, device=x.device, dtype=torch.float16)
         block_h = triton.next_power_of_2(H)
         gru_persistent_kernel[(batch,)](
-            gi_all, self.gru.weight_hh_l0, self.gru.bias_hh_l0, h0, out,
-            seq_len, batch, H,
-            BLOCK_H=block_h, BLOCK_K=min(32, block_h), num_warps=8,
+            gi_all,
+            self.gru.weight_hh_l0,
+            self.gru.bias_hh_l0,
+            h0,
+            out,
+            seq_len,
+            batch,
+            H,
+            BLOCK_H=block_h,
+            BLOCK_K=min(32, block_h),
+            num_warps=8,
         )
         return out

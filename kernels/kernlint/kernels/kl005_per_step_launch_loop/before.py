@@ -17,7 +17,9 @@ def gru_cell_kernel(gi_ptr, gh_ptr, h_ptr, out_ptr, H, BLOCK_H: tl.constexpr):
     gh = gh_ptr + row * 3 * H
     r = tl.sigmoid(tl.load(gi + offs, mask=mask).to(tl.float32) + tl.load(gh + offs, mask=mask).to(tl.float32))
     z = tl.sigmoid(tl.load(gi + H + offs, mask=mask).to(tl.float32) + tl.load(gh + H + offs, mask=mask).to(tl.float32))
-    n_pre = tl.load(gi + 2 * H + offs, mask=mask).to(tl.float32) + r * tl.load(gh + 2 * H + offs, mask=mask).to(tl.float32)
+    n_pre = tl.load(gi + 2 * H + offs, mask=mask).to(tl.float32) + r * tl.load(gh + 2 * H + offs, mask=mask).to(
+        tl.float32
+    )
     n = 2.0 * tl.sigmoid(2.0 * n_pre) - 1.0
     h = tl.load(h_ptr + row * H + offs, mask=mask).to(tl.float32)
     tl.store(out_ptr + row * H + offs, ((1.0 - z) * n + z * h).to(tl.float16), mask=mask)

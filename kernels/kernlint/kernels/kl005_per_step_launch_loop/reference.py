@@ -70,8 +70,8 @@ def truth(model, x, h0):
     for t in range(x.shape[0]):
         gi, gh = gi_all[t], h @ w_hh.t() + b_hh
         r = torch.sigmoid(gi[:, :H] + gh[:, :H])
-        z = torch.sigmoid(gi[:, H:2 * H] + gh[:, H:2 * H])
-        n = torch.tanh(gi[:, 2 * H:] + r * gh[:, 2 * H:])
+        z = torch.sigmoid(gi[:, H : 2 * H] + gh[:, H : 2 * H])
+        n = torch.tanh(gi[:, 2 * H :] + r * gh[:, 2 * H :])
         h = (1 - z) * n + z * h
         out.append(h)
     return torch.stack(out)

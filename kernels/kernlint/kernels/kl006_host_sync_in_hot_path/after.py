@@ -5,7 +5,6 @@ captured in a CUDA graph."""
 
 import torch
 import torch.nn as nn
-
 from kernlint.kernels.kl004_unfused_epilogue.after import int8_matmul_dequant
 
 

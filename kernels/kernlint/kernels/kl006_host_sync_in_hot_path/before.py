@@ -4,7 +4,6 @@ finish all queued work before the GEMM can even be launched."""
 
 import torch
 import torch.nn as nn
-
 from kernlint.kernels.kl004_unfused_epilogue.after import int8_matmul_dequant
 
 

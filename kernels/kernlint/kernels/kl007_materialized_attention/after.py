@@ -24,8 +24,17 @@ _CONFIGS = [
 @triton.autotune(configs=_CONFIGS[:1] if interpreting() else _CONFIGS, key=["S", "HEAD_DIM"])
 @triton.jit
 def _flash_attention(
-    q_ptr, k_ptr, v_ptr, o_ptr, S, qk_scale, stride_bh, stride_s,
-    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    S,
+    qk_scale,
+    stride_bh,
+    stride_s,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
     base = tl.program_id(1).to(tl.int64) * stride_bh
@@ -49,8 +58,11 @@ def _flash_attention(
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         m_i = m_new
     acc = acc / l_i[:, None]
-    tl.store(o_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :], acc.to(o_ptr.dtype.element_ty),
-             mask=offs_m[:, None] < S)
+    tl.store(
+        o_ptr + base + offs_m[:, None] * stride_s + offs_d[None, :],
+        acc.to(o_ptr.dtype.element_ty),
+        mask=offs_m[:, None] < S,
+    )
 
 
 class ModelNew(nn.Module):

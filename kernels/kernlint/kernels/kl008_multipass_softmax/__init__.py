@@ -1,7 +1,9 @@
 """Pair `kl008_multipass_softmax`: row softmax over rows longer than one block, three passes (max, exp-sum, normalize) vs. online softmax (two passes)."""
 
 RULES = ("KL008",)
-DESCRIPTION = "row softmax, rows longer than one block: three passes (max, exp-sum, normalize) vs. online softmax (two passes)"
+DESCRIPTION = (
+    "row softmax, rows longer than one block: three passes (max, exp-sum, normalize) vs. online softmax (two passes)"
+)
 # Relative L2 error ||out - ref|| / ||ref|| allowed per output dtype (fp16
 # output rounding alone gives ~2e-4).
 TOLERANCE = {"float16": 2e-3}

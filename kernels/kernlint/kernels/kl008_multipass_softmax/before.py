@@ -13,7 +13,6 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import interpreting
 
 

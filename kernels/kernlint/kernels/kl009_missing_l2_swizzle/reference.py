@@ -35,7 +35,7 @@ class Model(nn.Module):
     def __init__(self, in_features=8192, out_features=8192):
         super().__init__()
         self.weight = nn.Parameter(
-            torch.randn(out_features, in_features, dtype=torch.float16) * in_features ** -0.5,
+            torch.randn(out_features, in_features, dtype=torch.float16) * in_features**-0.5,
             requires_grad=False,
         )
 

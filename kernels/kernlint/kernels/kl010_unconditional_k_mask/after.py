@@ -13,7 +13,6 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-
 from kernlint.kernels._fp16_configs import GROUP_M, fp16_gemm_configs
 
 
@@ -21,13 +20,23 @@ from kernlint.kernels._fp16_configs import GROUP_M, fp16_gemm_configs
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
 @triton.jit
 def fp16_matmul_even_k_kernel(
-    a_ptr, b_ptr, c_ptr,           # x [M, K]; weight [N, K] read as B = weight.T; out [M, N]
-    M, N, K,
-    stride_am, stride_ak,
-    stride_bk, stride_bn,
-    stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
+    a_ptr,
+    b_ptr,
+    c_ptr,  # x [M, K]; weight [N, K] read as B = weight.T; out [M, N]
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
@@ -78,11 +87,18 @@ def fp16_linear(x, weight):
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
     fp16_matmul_even_k_kernel[grid](
-        x, weight, c,
-        M, N, K,
-        x.stride(0), x.stride(1),
-        weight.stride(1), weight.stride(0),  # B = weight.T, no copy
-        c.stride(0), c.stride(1),
+        x,
+        weight,
+        c,
+        M,
+        N,
+        K,
+        x.stride(0),
+        x.stride(1),
+        weight.stride(1),
+        weight.stride(0),  # B = weight.T, no copy
+        c.stride(0),
+        c.stride(1),
         GROUP_M=GROUP_M,
     )
     return c
@@ -94,7 +110,7 @@ class ModelNew(nn.Module):
     def __init__(self, in_features=8192, out_features=8192):
         super().__init__()
         self.weight = nn.Parameter(
-            torch.randn(out_features, in_features, dtype=torch.float16) * in_features ** -0.5,
+            torch.randn(out_features, in_features, dtype=torch.float16) * in_features**-0.5,
             requires_grad=False,
         )
 

@@ -14,7 +14,6 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-
 from kernlint.kernels._configs import interpreting
 
 
@@ -38,14 +37,25 @@ def first_config_under_interpreter(configs, named_args, **kwargs):
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
 @triton.jit
 def int8_gemv_dot_kernel(
-    x_ptr, w_ptr,                  # int8 x [M, K]; int8 weight [N, K]
-    scale_x_ptr, scale_w_ptr,      # fp32 [M], fp32 [N]
-    bias_ptr, out_ptr,             # fp16 [N], fp16 out [M, N]
-    M, N, K,
-    stride_xm, stride_xk,
-    stride_wn, stride_wk,
-    stride_om, stride_on,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
+    x_ptr,
+    w_ptr,  # int8 x [M, K]; int8 weight [N, K]
+    scale_x_ptr,
+    scale_w_ptr,  # fp32 [M], fp32 [N]
+    bias_ptr,
+    out_ptr,  # fp16 [N], fp16 out [M, N]
+    M,
+    N,
+    K,
+    stride_xm,
+    stride_xk,
+    stride_wn,
+    stride_wk,
+    stride_om,
+    stride_on,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -89,11 +99,21 @@ def int8_gemv_dequant(x, weight_int8, scale_x, scale_w, bias):
         return (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]))
 
     int8_gemv_dot_kernel[grid](
-        x, weight_int8, scale_x, scale_w, bias, out,
-        M, N, K,
-        x.stride(0), x.stride(1),
-        weight_int8.stride(0), weight_int8.stride(1),
-        out.stride(0), out.stride(1),
+        x,
+        weight_int8,
+        scale_x,
+        scale_w,
+        bias,
+        out,
+        M,
+        N,
+        K,
+        x.stride(0),
+        x.stride(1),
+        weight_int8.stride(0),
+        weight_int8.stride(1),
+        out.stride(0),
+        out.stride(1),
     )
     return out
 

@@ -14,16 +14,21 @@ import triton.language as tl
 
 @triton.jit
 def int8_matmul_rowwise_dequant_kernel(
-    a_ptr,        # int8  [M, K]
-    b_ptr,        # int8  [K, N]  (weight_int8.T)
+    a_ptr,  # int8  [M, K]
+    b_ptr,  # int8  [K, N]  (weight_int8.T)
     scale_x_ptr,  # fp32 [M]
     scale_w_ptr,  # fp32 [N]
-    bias_ptr,     # fp16 [N]
-    c_ptr,        # fp16 [M, N]
-    M, N, K,
-    stride_am, stride_ak,
-    stride_bk, stride_bn,
-    stride_cm, stride_cn,
+    bias_ptr,  # fp16 [N]
+    c_ptr,  # fp16 [M, N]
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -128,11 +133,21 @@ def fused_int8_rowwise_dequant_matmul(x, weight_int8, scale_x, scale_w, bias):
         )
 
     int8_matmul_rowwise_dequant_kernel[grid](
-        x, b, scale_x, scale_w, bias, c,
-        M, N, K,
-        x.stride(0), x.stride(1),
-        b.stride(0), b.stride(1),
-        c.stride(0), c.stride(1),
+        x,
+        b,
+        scale_x,
+        scale_w,
+        bias,
+        c,
+        M,
+        N,
+        K,
+        x.stride(0),
+        x.stride(1),
+        b.stride(0),
+        b.stride(1),
+        c.stride(0),
+        c.stride(1),
         BLOCK_M=64,
         BLOCK_N=64,
         BLOCK_K=32,
@@ -151,8 +166,9 @@ class ModelNew(nn.Module):
         output = (x.float() @ weight_int8.t().float()) * scale_x * scale_w / (127*127) + bias
         output is returned as float16.
     """
+
     def __init__(self, in_features=2048, out_features=2048):
-        super(ModelNew, self).__init__()
+        super().__init__()
         self.in_features = in_features
         self.out_features = out_features
 
@@ -171,6 +187,4 @@ class ModelNew(nn.Module):
         )
 
     def forward(self, x: torch.Tensor, scale_x: torch.Tensor) -> torch.Tensor:
-        return fused_int8_rowwise_dequant_matmul(
-            x, self.weight_int8, scale_x, self.scale_w, self.bias
-        )
+        return fused_int8_rowwise_dequant_matmul(x, self.weight_int8, scale_x, self.scale_w, self.bias)
