@@ -222,6 +222,21 @@ def lint(cache: str, corpus: Corpus, parent: str) -> list[Finding]:
 
 
 def read_review(path: str) -> tuple[str, list[Entry], list[Miss]]:
+    """The review file and its siblings `review_*.toml` (one per reviewer or
+    rule family, so that reviews done side by side merge without conflict);
+    the newest `reviewed` date among them is the review's date."""
+    import glob
+
+    date, entries, misses = _read_one(path)
+    for extra in sorted(glob.glob(os.path.join(os.path.dirname(path), "review_*.toml"))):
+        more_date, more_entries, more_misses = _read_one(extra)
+        date = max(date, more_date)
+        entries += more_entries
+        misses += more_misses
+    return date, entries, misses
+
+
+def _read_one(path: str) -> tuple[str, list[Entry], list[Miss]]:
     with open(path, "rb") as f:
         data = tomllib.load(f)
     entries = []
