@@ -1,0 +1,190 @@
+"""Lint speed, side by side in one run: `python bench/bench.py [--out FILE]`.
+
+For each real kernel library (flag-gems 5.0.2, liger-kernel 0.8.5, fetched
+from the package registry into `.cache/bench/`, never committed), it times:
+
+- the floor: libcst's parser alone over the same files, in one process;
+- kernlint cold, single process (`--jobs 1 --no-cache`);
+- kernlint cold with every core (`--jobs N --no-cache`);
+- kernlint on a warm cache (a second run over unchanged files);
+
+and, once: one small kernel file end to end as pre-commit runs it (process
+start to exit), and a generated kernel file of 4,000 and 8,000 lines
+(linear cost: lint time / its own parse time, and the 8,000/4,000 ratio).
+CPU seconds of child processes come from getrusage; peak memory is the
+largest resident set of any child. Ratios are to the parse floor of the same
+files measured in the same run. Every number printed comes from this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".cache" / "bench"
+CORPORA = {"flag-gems": "flag-gems==5.0.2", "liger-kernel": "liger-kernel==0.8.5"}
+SMALL = ROOT / "fixtures" / "seed" / "kernel.py"
+
+
+def fetch(name: str, requirement: str) -> Path:
+    target = CACHE / name
+    if target.is_dir() and any(target.rglob("*.py")):
+        return target
+    downloads = CACHE / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", requirement, "-d", str(downloads)],
+        check=True,
+    )
+    wheel = next(downloads.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl"))
+    target.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+    return target
+
+
+def children() -> tuple[float, int]:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def timed(command: list[str], cwd: Path) -> dict:
+    """Wall and CPU seconds of one command; ru_maxrss of children is the
+    largest seen so far in this process, so each kernlint run is measured
+    in a fresh Python to keep peaks apart."""
+    probe = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+        "wall = time.perf_counter() - t\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'peak_mb': u.ru_maxrss / 1024, "
+        "'rc': p.returncode, 'err': p.stderr.decode()[-300:]}))\n"
+    )
+    import json
+
+    out = subprocess.run([sys.executable, "-c", probe, *command], cwd=cwd, capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    if result["rc"] not in (0, 1):
+        raise SystemExit(f"bench: {' '.join(command)} exited {result['rc']}: {result['err']}")
+    return result
+
+
+def parse_floor(files: list[Path]) -> dict:
+    """libcst's parser alone over the files, in a fresh process."""
+    code = (
+        "import sys, time, json, resource, libcst\n"
+        "paths = sys.argv[1:]\n"
+        "data = [open(p, 'rb').read() for p in paths]\n"
+        "t, c = time.perf_counter(), time.process_time()\n"
+        "for d in data:\n"
+        "    try: libcst.parse_module(d)\n"
+        "    except Exception: pass\n"
+        "print(json.dumps({'wall': time.perf_counter() - t, 'cpu': time.process_time() - c, "
+        "'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    )
+    import json
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
+        listing.write("\n".join(map(str, files)))
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code.replace("paths = sys.argv[1:]", f"paths = open({listing.name!r}).read().split(chr(10))")],
+            capture_output=True, text=True, check=True,
+        )
+    finally:
+        os.unlink(listing.name)
+    return json.loads(out.stdout)
+
+
+def kernlint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kernlint", "check", "--exit-zero", "--quiet", *args]
+
+
+def generated_kernel(lines: int) -> str:
+    """A kernel file of about `lines` lines: N load+dot pairs in one kernel."""
+    pairs = max(1, (lines - 6) // 2)
+    body = "".join(f"    a{i} = tl.load(a_ptr + offs)\n    acc += tl.dot(a{i}, a{i})\n" for i in range(pairs))
+    return (
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def k(a_ptr, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
+        + body
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="also write the Markdown table here")
+    parser.add_argument("--corpus", action="append", choices=sorted(CORPORA), help="only this corpus (repeatable)")
+    args = parser.parse_args(argv)
+    cores = os.cpu_count() or 1
+    lines = [
+        f"# kernlint lint speed ({time.strftime('%Y-%m-%d')}, {platform.machine()}, {cores} cores, "
+        f"Python {platform.python_version()})",
+        "",
+        f"Command: `python bench/bench.py{' --out ' + str(args.out) if args.out else ''}`. Times in seconds; "
+        "ratios are to the libcst parse-only floor of the same files in the same run (CPU time for "
+        "single-process runs, wall time for multi-core).",
+        "",
+        "| corpus | files | parse floor CPU | cold 1 job: wall / CPU (x floor) | "
+        f"cold {cores} jobs: wall (speedup) | warm cache: wall (% of cold) | peak MB | files/s (1 job) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in args.corpus or sorted(CORPORA):
+        folder = fetch(name, CORPORA[name])
+        files = sorted(p for p in folder.rglob("*.py"))
+        floor = parse_floor(files)
+        cache_dir = Path(tempfile.mkdtemp(prefix="kernlint-bench-cache-"))
+        try:
+            one = timed(kernlint("--no-cache", "--jobs", "1", "."), folder)
+            many = timed(kernlint("--no-cache", "--jobs", str(cores), "."), folder)
+            timed(kernlint("--cache-dir", str(cache_dir), "--jobs", str(cores), "."), folder)
+            warm = timed(kernlint("--cache-dir", str(cache_dir), "--jobs", str(cores), "."), folder)
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        peak = max(one["peak_mb"], many["peak_mb"], warm["peak_mb"])
+        lines.append(
+            f"| {name} | {len(files)} | {floor['cpu']:.1f} | {one['wall']:.1f} / {one['cpu']:.1f} "
+            f"({one['cpu'] / floor['cpu']:.2f}x) | {many['wall']:.1f} ({one['wall'] / many['wall']:.2f}x) "
+            f"| {warm['wall']:.2f} ({100 * warm['wall'] / many['wall']:.0f}%) | {peak:.0f} | {len(files) / one['wall']:.0f} |"
+        )
+        print(lines[-1], flush=True)
+    small = [timed(kernlint("--no-cache", str(SMALL)), ROOT)["wall"] for _ in range(5)]
+    with tempfile.TemporaryDirectory() as tmp:
+        sizes = {}
+        for count in (4000, 8000):
+            path = Path(tmp) / f"gen_{count}.py"
+            path.write_text(generated_kernel(count))
+            floor = parse_floor([path])
+            run = timed(kernlint("--no-cache", "--jobs", "1", "--timeout-per-file", "0", str(path)), Path(tmp))
+            sizes[count] = (floor["cpu"], run["cpu"])
+    lines += [
+        "",
+        f"- One small kernel file end to end (`kernlint --no-cache {SMALL.relative_to(ROOT)}`, process start to exit, "
+        f"median of 5): {statistics.median(small):.2f} s.",
+        f"- Generated 4,000-line kernel file: parse {sizes[4000][0]:.2f} s CPU, lint {sizes[4000][1]:.2f} s CPU "
+        f"({sizes[4000][1] / sizes[4000][0]:.2f}x its parse); 8,000 lines: parse {sizes[8000][0]:.2f} s, lint "
+        f"{sizes[8000][1]:.2f} s ({sizes[8000][1] / sizes[8000][0]:.2f}x); doubling the file multiplies lint time by "
+        f"{sizes[8000][1] / sizes[4000][1]:.2f}.",
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
