@@ -18,7 +18,7 @@ from kernlint.findings import FileResult, Finding, Span
 from kernlint.model import FileModel, build_model
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
-from kernlint.source import SourceError, decode, parse
+from kernlint.source import SourceError, decode, may_hold_kernel_code, parse, python_parses
 
 REPORT_URL = "https://github.com/kernlint/kernlint/issues"
 
@@ -56,6 +56,11 @@ def _quietly(function, *args):
 
 
 def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
+    if not may_hold_kernel_code(text) and python_parses(text):
+        # Nothing for a rule to read (kernlint.source.may_hold_kernel_code):
+        # only the suppression comments are judged, as for any clean file.
+        active, suppressed = suppressions.apply(path, text, [], settings)
+        return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
     try:
         module = parse(text)
     except SourceError as error:
