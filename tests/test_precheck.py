@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from kernlint import engine
 from kernlint.engine import lint_source
 from kernlint.settings import Settings
