@@ -44,7 +44,18 @@ def fetch(name: str, requirement: str) -> Path:
     downloads = CACHE / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", requirement, "-d", str(downloads)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            requirement,
+            "-d",
+            str(downloads),
+        ],
         check=True,
     )
     wheel = next(downloads.glob(requirement.split("==")[0].replace("-", "_") + "-*.whl"))
@@ -100,8 +111,14 @@ def parse_floor(files: list[Path]) -> dict:
         listing.write("\n".join(map(str, files)))
     try:
         out = subprocess.run(
-            [sys.executable, "-c", code.replace("paths = sys.argv[1:]", f"paths = open({listing.name!r}).read().split(chr(10))")],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-c",
+                code.replace("paths = sys.argv[1:]", f"paths = open({listing.name!r}).read().split(chr(10))"),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         )
     finally:
         os.unlink(listing.name)
