@@ -365,7 +365,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
         loop_targets: dict[str, cst.CSTNode] = {}
         tests: list[cst.BaseExpression] = []
         root = function.node if function.node is not None else self.module
-        stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(root.children)
+        # Depth first with children pushed in reverse: nodes pop in source
+        # order, so loops and tests are listed in order without positions.
+        stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(reversed(root.children))
         for node in stack:
             parents[id(node)] = root
         while stack:
@@ -382,12 +384,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 target = node.targets[0].target
                 if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
                     shape_names.update(_target_names(target))
-            for child in node.children:
+            children = node.children
+            for child in children:
                 parents[id(child)] = node
-                stack.append(child)
-        # Loops in source order (the stack visits them in reverse).
-        ordered = sorted(loop_nodes, key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
-        tests.sort(key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
+            stack.extend(reversed(children))
+        ordered = loop_nodes
         index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
         # Classifying asks value questions that read this index: serve them
         # the index without its loops while the loops are classified.
