@@ -117,3 +117,9 @@ def test_advice_on_the_fixed_kernel_says_no_with_a_reason() -> None:
     assert verdict["worth_optimizing"] == "no"
     assert verdict["reason"]
     assert outcome.exit_code == 0
+
+
+def test_the_verdict_names_its_category_in_the_prompts_terms() -> None:
+    proc = run_kernlint("--format", "advice", str(KERNEL))
+    verdict = json.loads(proc.stdout)
+    assert verdict["optimisation method"].startswith("Memory Layout Optimization: ")

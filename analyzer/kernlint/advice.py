@@ -72,7 +72,8 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         "worth_optimizing": "yes",
         "reason": reason,
         "bottleneck": rule.bottleneck,
-        "optimisation method": rule.method,
+        # Named by its category in the prompt's terms, then the method.
+        "optimisation method": f"{rule.category.title}: {rule.method}",
         "modification plan": best.plan,
         "expected_speedup": _speedup_text(best, candidates, target_gpu),
         "path": path,

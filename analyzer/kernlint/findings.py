@@ -43,6 +43,17 @@ class Category(str, enum.Enum):
     def is_performance(self) -> bool:
         return self not in (Category.HAZARD, Category.API, Category.INTERNAL)
 
+    @property
+    def title(self) -> str:
+        """The category in the architect prompt's words ("Operator Fusion",
+        "Kernel Launch Reduction", ...); the others as themselves."""
+        return {
+            Category.OPERATOR_FUSION: "Operator Fusion",
+            Category.ALGORITHM_REPLACEMENT: "Algorithm Replacement",
+            Category.LAUNCH_REDUCTION: "Kernel Launch Reduction",
+            Category.MEMORY_LAYOUT: "Memory Layout Optimization",
+        }.get(self, self.value.capitalize())
+
 
 @dataclass(frozen=True, order=True)
 class Span:
