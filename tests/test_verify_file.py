@@ -174,6 +174,8 @@ def test_static_only_writes_the_seed_findings_with_claims_and_runs_nothing(tmp_p
     assert code == 0
     data = json.loads(out)
     assert [(f["code"], f["line"], f["column"]) for f in data["findings"]] == [
+        ("KL009", 23, 13),
+        ("KL010", 40, 13),
         ("KL001", 54, 16),
         ("KL014", 54, 37),
         ("KL002", 112, 9),
@@ -308,6 +310,6 @@ def test_committed_seed_records_validate_and_render_as_committed():
         assert [m["status"] for m in rec["models"]] == ["ok", "ok"]
     seed, fixed = (rec["models"][1] for _, rec in records)
     assert seed["timing"]["graph"]["median_us"] / fixed["timing"]["graph"]["median_us"] >= 5
-    assert [f["code"] for f in records[0][1]["findings"]] == ["KL001", "KL014", "KL002", "KL003"]
+    assert [f["code"] for f in records[0][1]["findings"]] == ["KL009", "KL010", "KL001", "KL014", "KL002", "KL003"]
     assert (seed["compute"]["dtype"], fixed["compute"]["dtype"]) == ("tf32", "int8")
     assert (folder / "seed_h100.md").read_text() == render_markdown(records)
