@@ -44,7 +44,7 @@ class Category(str, enum.Enum):
         return self not in (Category.HAZARD, Category.API, Category.INTERNAL)
 
     @property
-    def title(self) -> str:
+    def prompt_name(self) -> str:
         """The category in the architect prompt's words ("Operator Fusion",
         "Kernel Launch Reduction", ...); the others as themselves."""
         return {
