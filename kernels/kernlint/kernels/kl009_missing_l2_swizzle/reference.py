@@ -1,14 +1,9 @@
-"""PyTorch reference: an fp16 linear layer without bias.
+"""PyTorch reference (KernelBench form): the fp16 GEMM problem
+(kernlint.kernels.fp16_problem) at this pair's shapes."""
 
-    out = x @ weight.T        x fp16 [M, K], weight fp16 [N, K], out fp16 [M, N]
+from kernlint.kernels.fp16_problem import Model, dram_bytes, kernelbench_functions, truth
 
-`torch.matmul` in fp16 (cuBLAS, fp32 accumulation) is the reference;
-`kernlint verify` checks everything against `truth`, the same product in
-float64.
-"""
-
-import torch
-import torch.nn as nn
+__all__ = ["INTERPRET_SHAPES", "SHAPES", "Model", "dram_bytes", "get_init_inputs", "get_inputs", "truth"]
 
 # Problem sizes (M = rows of x, K = in_features, N = out_features). The
 # shape names are the library's common ones. `seed` is 8192^3: A and B are
@@ -28,46 +23,4 @@ INTERPRET_SHAPES = {
     "ragged": {"M": 40, "K": 72, "N": 56},
 }
 
-
-class Model(nn.Module):
-    """out = x @ weight.T in fp16."""
-
-    def __init__(self, in_features=8192, out_features=8192):
-        super().__init__()
-        self.weight = nn.Parameter(
-            torch.randn(out_features, in_features, dtype=torch.float16) * in_features**-0.5,
-            requires_grad=False,
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.matmul(x, self.weight.t())
-
-
-def _dims(shape):
-    if isinstance(shape, str):
-        shape = {**INTERPRET_SHAPES, **SHAPES}[shape]
-    return shape["M"], shape["K"], shape["N"]
-
-
-def get_inputs(shape="seed", device="cpu", generator=None):
-    """Fresh random inputs [x [M, K] fp16] for one call."""
-    M, K, _ = _dims(shape)
-    x = torch.randn(M, K, dtype=torch.float32, generator=generator).to(torch.float16)
-    return [x.to(device)]
-
-
-def get_init_inputs(shape="seed"):
-    """Constructor arguments [in_features, out_features]."""
-    _, K, N = _dims(shape)
-    return [K, N]
-
-
-def truth(model, x):
-    """The product in float64."""
-    return x.double() @ model.weight.double().t()
-
-
-def dram_bytes(dims):
-    """Bytes each call must move at least: x and weight read, out written, fp16."""
-    M, K, N = dims["M"], dims["K"], dims["N"]
-    return 2 * (M * K + N * K + M * N)
+get_inputs, get_init_inputs = kernelbench_functions(SHAPES, INTERPRET_SHAPES)
