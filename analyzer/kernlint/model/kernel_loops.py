@@ -110,6 +110,7 @@ class _KernelIndex:
     assignments: dict[str, list[cst.BaseExpression]]
     program_ids: list[cst.Call]
     dot_calls: list[tuple[cst.Call, int | None]]  # (dot, innermost loop)
+    guards: dict[str, list[cst.BaseExpression]]  # name -> tests of the `if`s around its assignments
 
 
 class _BodyWalker(cst.CSTVisitor):
@@ -128,6 +129,7 @@ class _BodyWalker(cst.CSTVisitor):
         self.program_ids: list[cst.Call] = []
         self.dot_calls: list[tuple[cst.Call, int | None]] = []
         self.load_targets: dict[int, str] = {}
+        self.guards: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.depth = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -194,6 +196,7 @@ class _BodyWalker(cst.CSTVisitor):
                     self._note_assigned(element.value.value)
 
     def _note_assigned(self, name: str) -> None:
+        self.guards[name].extend(test for test, _ in self.if_stack)
         for index in self.loop_stack:
             self.raw_loops[index]["assigned"].add(name)
 
@@ -285,7 +288,7 @@ class KernelLoopFacts(KernelFacts):
                     raw["guarded_by"],
                 )
             )
-        index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls)
+        index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls, dict(walker.guards))
         self._loop_indexes[id(kernel)] = index
         return index
 
@@ -418,6 +421,28 @@ class KernelLoopFacts(KernelFacts):
             elif load.boundary_check is not None and self._checks_advanced_dim(kernel, loop, load):
                 found.append(load)
         return found
+
+    def assignment_guards(self, kernel: Kernel, names: frozenset[str]) -> tuple[cst.BaseExpression, ...]:
+        """The tests of the `if`s around the assignments of these names
+        (`if DIVISIBLE_K: mask = None else: mask = offs_k < K`)."""
+        guards = self._loop_index(kernel).guards
+        return tuple(test for name in sorted(names) for test in guards.get(name, ()))
+
+    def loaded_k_extent(self, kernel: Kernel, dot_loop: DotLoop) -> bool:
+        """Whether the K loop's extent is read from memory inside the kernel
+        (`M_e = tl.load(offs + e + 1) - tl.load(offs + e)`: a ragged, per-program
+        K such as an expert's token segment), so no launch-time EVEN_K can hold."""
+        assignments = self._loop_index(kernel).assignments
+        for name in self.depends_on_names(kernel, dot_loop.bound_names):
+            for value in assignments.get(name, ()):
+                if any(isinstance(n, cst.Call) and self.is_tl(n.func, "load") for n in walk(value)):
+                    return True
+        return False
+
+    def runtime_sizes(self, kernel: Kernel, node: cst.BaseExpression) -> set[str]:
+        """The non-constexpr kernel parameters an expression reads (through
+        the kernel's assignments)."""
+        return self._size_names(kernel, self.depends_on(kernel, node))
 
     def _size_names(self, kernel: Kernel, names: frozenset[str]) -> set[str]:
         # Runtime (non-constexpr) parameters in the loop bounds: K in
