@@ -439,10 +439,32 @@ class KernelLoopFacts(KernelFacts):
                     return True
         return False
 
-    def runtime_sizes(self, kernel: Kernel, node: cst.BaseExpression) -> set[str]:
-        """The non-constexpr kernel parameters an expression reads (through
-        the kernel's assignments)."""
-        return self._size_names(kernel, self.depends_on(kernel, node))
+    def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, mask: cst.BaseExpression) -> set[str]:
+        """The non-constexpr kernel parameters read by the `&` terms of a
+        mask that move with the K loop (`offs_k < K - k * BLOCK_K`), not by
+        its M/N terms (`row_mask[:, None]`). Empty when K is a constexpr."""
+        loop = dot_loop.loop
+        moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
+        assignments = self._loop_index(kernel).assignments
+        found: set[str] = set()
+        pending = [mask]
+        seen: set[str] = set()
+        while pending:
+            term = pending.pop()
+            if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.BitAnd):
+                pending += [term.left, term.right]
+                continue
+            if isinstance(term, cst.Subscript):
+                pending.append(term.value)
+                continue
+            if isinstance(term, cst.Name) and term.value not in seen and len(assignments.get(term.value, ())) == 1:
+                seen.add(term.value)
+                pending.append(assignments[term.value][0])
+                continue
+            names = self.depends_on(kernel, term)
+            if names & moving:
+                found |= self._size_names(kernel, names)
+        return found
 
     def _size_names(self, kernel: Kernel, names: frozenset[str]) -> set[str]:
         # Runtime (non-constexpr) parameters in the loop bounds: K in

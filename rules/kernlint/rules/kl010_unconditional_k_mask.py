@@ -39,8 +39,10 @@ class UnconditionalKMask(Rule):
     - a switch constexpr picks the mask in an `if` around its assignment
       (`if DIVISIBLE_K: mask = None`);
     - the K extent is read from memory in the kernel (a ragged per-program
-      K, such as an expert's token segment), or the mask reads only
-      constexprs (K itself a constexpr, folded by the compiler).
+      K, such as an expert's token segment), or the K terms of the mask
+      read only constexprs (K itself a constexpr: the compiler knows K's divisibility
+      exactly, so the mask is uniform over each block and the loads keep
+      their full vector width; `if K % BLOCK_K` is free to write there).
 
     ## Why is this bad?
     A mask on K costs a compare and a select per element on every iteration
@@ -216,18 +218,20 @@ class UnconditionalKMask(Rule):
                     acc += tl.dot(x, w)
             """
         ),
-        # K is a constexpr: the compiler specializes the mask per unrolled step.
+        # K is a constexpr: the compiler knows its divisibility, the loads stay vectorized.
         Valid(
             """
             import triton
             import triton.language as tl
 
             @triton.jit
-            def mm(a_ptr, b_ptr, K: tl.constexpr, BLOCK_K: tl.constexpr):
+            def mm(a_ptr, b_ptr, M, K: tl.constexpr, BLOCK_K: tl.constexpr):
+                offs_m = tl.program_id(0) * 16 + tl.arange(0, 16)
+                row_mask = offs_m < M
                 acc = tl.zeros((16, 16), dtype=tl.float32)
-                for k0 in tl.static_range(0, K, BLOCK_K):
+                for k0 in tl.range(0, K, BLOCK_K):
                     offs_k = k0 + tl.arange(0, BLOCK_K)
-                    a = tl.load(a_ptr + offs_k, mask=offs_k < K, other=0.0)
+                    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :], mask=row_mask[:, None] & (offs_k < K)[None, :])
                     b = tl.load(b_ptr + offs_k, mask=offs_k < K, other=0.0)
                     acc += tl.dot(a, b)
             """
@@ -429,7 +433,7 @@ class UnconditionalKMask(Rule):
                     if not (model.depends_on(kernel, load.mask) & switches if load.mask is not None else False)
                     and not _has_switch_ternary(model, kernel, load.mask)
                     and not _switched_by_if(model, kernel, load.mask, switches)
-                    and not (load.mask is not None and not model.runtime_sizes(kernel, load.mask))
+                    and not (load.mask is not None and not model.k_mask_runtime_sizes(kernel, dot_loop, load.mask))
                 ]
                 if masked:
                     yield self._report(model, kernel, dot_loop, masked)
