@@ -439,10 +439,24 @@ class KernelLoopFacts(KernelFacts):
                     return True
         return False
 
-    def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, mask: cst.BaseExpression) -> set[str]:
+    def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, load: LoopLoad) -> set[str]:
         """The non-constexpr kernel parameters read by the `&` terms of a
-        mask that move with the K loop (`offs_k < K - k * BLOCK_K`), not by
-        its M/N terms (`row_mask[:, None]`). Empty when K is a constexpr."""
+        load's mask that move with the K loop (`offs_k < K - k * BLOCK_K`),
+        not by its M/N terms: those that do not move (`row_mask`) and those
+        broadcast along the operand's M/N axis (`(h_in < H)[:, None]` on the
+        A tile: a convolution's padding, which changes per step but not
+        along K). Empty when K is a constexpr."""
+        if load.mask is None:
+            return set()
+        mask: cst.BaseExpression = load.mask
+        positions = {position for position, seen in dot_loop.operand_loads if seen is load}
+        transposed = any(
+            isinstance(node, cst.Call) and (self.is_tl(node.func, "trans") or self.is_tl(node.func, "permute"))
+            for dot in dot_loop.dots
+            for node in walk(dot)
+        )
+        # The axis of the tile that is not K: rows of A, columns of B.
+        other_axis = positions.pop() if len(positions) == 1 and not transposed else None
         loop = dot_loop.loop
         moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
         assignments = self._loop_index(kernel).assignments
@@ -455,6 +469,8 @@ class KernelLoopFacts(KernelFacts):
                 pending += [term.left, term.right]
                 continue
             if isinstance(term, cst.Subscript):
+                if other_axis is not None and _kept_axis(term) == other_axis:
+                    continue
                 pending.append(term.value)
                 continue
             if isinstance(term, cst.Name) and term.value not in seen and len(assignments.get(term.value, ())) == 1:
@@ -645,6 +661,20 @@ def _argument(call: cst.Call, name: str, position: int) -> cst.BaseExpression | 
         return value
     args = positional(call)
     return args[position] if position < len(args) else None
+
+
+def _kept_axis(term: cst.Subscript) -> int | None:
+    """The axis `x[:, None]` (0) or `x[None, :]` (1) keeps of a 2-D broadcast."""
+    elements = term.slice
+    if len(elements) != 2:
+        return None
+    kinds = [isinstance(e.slice, cst.Slice) for e in elements]
+    nones = [isinstance(e.slice, cst.Index) and _is_none(e.slice.value) for e in elements]
+    if kinds == [True, False] and nones[1]:
+        return 0
+    if kinds == [False, True] and nones[0]:
+        return 1
+    return None
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -42,7 +42,9 @@ class UnconditionalKMask(Rule):
       K, such as an expert's token segment), or the K terms of the mask
       read only constexprs (K itself a constexpr: the compiler knows K's divisibility
       exactly, so the mask is uniform over each block and the loads keep
-      their full vector width; `if K % BLOCK_K` is free to write there).
+      their full vector width; `if K % BLOCK_K` is free to write there);
+      a term broadcast along the tile's M/N axis, such as a convolution's
+      padding check `(ih < H)[:, None]` on the A rows, is not a K term.
 
     ## Why is this bad?
     A mask on K costs a compare and a select per element on every iteration
@@ -234,6 +236,26 @@ class UnconditionalKMask(Rule):
                     a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :], mask=row_mask[:, None] & (offs_k < K)[None, :])
                     b = tl.load(b_ptr + offs_k, mask=offs_k < K, other=0.0)
                     acc += tl.dot(a, b)
+            """
+        ),
+        # A convolution: the padding mask on the A rows changes per step but not along K.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def conv(x_ptr, w_ptr, H, W, C: tl.constexpr, KH: tl.constexpr, BLOCK_C: tl.constexpr):
+                oh = (tl.program_id(0) * 16 + tl.arange(0, 16)) // W
+                acc = tl.zeros((16, 16), dtype=tl.float32)
+                for step in range(KH * (C // BLOCK_C)):
+                    kh = step // (C // BLOCK_C)
+                    offs_c = (step % (C // BLOCK_C)) * BLOCK_C + tl.arange(0, BLOCK_C)
+                    ih = oh + kh - 1
+                    in_mask = ((ih >= 0) & (ih < H))[:, None] & (offs_c < C)[None, :]
+                    x = tl.load(x_ptr + (ih * W)[:, None] + offs_c[None, :], mask=in_mask, other=0.0)
+                    w = tl.load(w_ptr + offs_c[:, None] * 16 + tl.arange(0, 16)[None, :], mask=(offs_c < C)[:, None])
+                    acc += tl.dot(x, w)
             """
         ),
         # Peeled: unmasked full blocks in the loop, one masked tail after it.
@@ -433,7 +455,7 @@ class UnconditionalKMask(Rule):
                     if not (model.depends_on(kernel, load.mask) & switches if load.mask is not None else False)
                     and not _has_switch_ternary(model, kernel, load.mask)
                     and not _switched_by_if(model, kernel, load.mask, switches)
-                    and not (load.mask is not None and not model.k_mask_runtime_sizes(kernel, dot_loop, load.mask))
+                    and not (load.mask is not None and not model.k_mask_runtime_sizes(kernel, dot_loop, load))
                 ]
                 if masked:
                     yield self._report(model, kernel, dot_loop, masked)
