@@ -110,6 +110,7 @@ class _KernelIndex:
     assignments: dict[str, list[cst.BaseExpression]]
     program_ids: list[cst.Call]
     dot_calls: list[tuple[cst.Call, int | None]]  # (dot, innermost loop)
+    guards: dict[str, list[cst.BaseExpression]]  # name -> tests of the `if`s around its assignments
 
 
 class _BodyWalker(cst.CSTVisitor):
@@ -128,6 +129,7 @@ class _BodyWalker(cst.CSTVisitor):
         self.program_ids: list[cst.Call] = []
         self.dot_calls: list[tuple[cst.Call, int | None]] = []
         self.load_targets: dict[int, str] = {}
+        self.guards: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.depth = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -194,6 +196,7 @@ class _BodyWalker(cst.CSTVisitor):
                     self._note_assigned(element.value.value)
 
     def _note_assigned(self, name: str) -> None:
+        self.guards[name].extend(test for test, _ in self.if_stack)
         for index in self.loop_stack:
             self.raw_loops[index]["assigned"].add(name)
 
@@ -285,7 +288,7 @@ class KernelLoopFacts(KernelFacts):
                     raw["guarded_by"],
                 )
             )
-        index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls)
+        index = _KernelIndex(loops, dict(walker.assignments), walker.program_ids, walker.dot_calls, dict(walker.guards))
         self._loop_indexes[id(kernel)] = index
         return index
 
@@ -417,6 +420,66 @@ class KernelLoopFacts(KernelFacts):
                     found.append(load)
             elif load.boundary_check is not None and self._checks_advanced_dim(kernel, loop, load):
                 found.append(load)
+        return found
+
+    def assignment_guards(self, kernel: Kernel, names: frozenset[str]) -> tuple[cst.BaseExpression, ...]:
+        """The tests of the `if`s around the assignments of these names
+        (`if DIVISIBLE_K: mask = None else: mask = offs_k < K`)."""
+        guards = self._loop_index(kernel).guards
+        return tuple(test for name in sorted(names) for test in guards.get(name, ()))
+
+    def loaded_k_extent(self, kernel: Kernel, dot_loop: DotLoop) -> bool:
+        """Whether the K loop's extent is read from memory inside the kernel
+        (`M_e = tl.load(offs + e + 1) - tl.load(offs + e)`: a ragged, per-program
+        K such as an expert's token segment), so no launch-time EVEN_K can hold."""
+        assignments = self._loop_index(kernel).assignments
+        for name in self.depends_on_names(kernel, dot_loop.bound_names):
+            for value in assignments.get(name, ()):
+                if any(isinstance(n, cst.Call) and self.is_tl(n.func, "load") for n in walk(value)):
+                    return True
+        return False
+
+    def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, load: LoopLoad) -> set[str]:
+        """The non-constexpr kernel parameters read by the `&` terms of a
+        load's mask that move with the K loop (`offs_k < K - k * BLOCK_K`),
+        not by its M/N terms: those that do not move (`row_mask`) and those
+        broadcast along the operand's M/N axis (`(h_in < H)[:, None]` on the
+        A tile: a convolution's padding, which changes per step but not
+        along K). Empty when K is a constexpr."""
+        if load.mask is None:
+            return set()
+        mask: cst.BaseExpression = load.mask
+        positions = {position for position, seen in dot_loop.operand_loads if seen is load}
+        transposed = any(
+            isinstance(node, cst.Call) and (self.is_tl(node.func, "trans") or self.is_tl(node.func, "permute"))
+            for dot in dot_loop.dots
+            for node in walk(dot)
+        )
+        # The axis of the tile that is not K: rows of A, columns of B.
+        other_axis = positions.pop() if len(positions) == 1 and not transposed else None
+        loop = dot_loop.loop
+        moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
+        assignments = self._loop_index(kernel).assignments
+        found: set[str] = set()
+        pending = [mask]
+        seen: set[str] = set()
+        while pending:
+            term = pending.pop()
+            if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.BitAnd):
+                pending += [term.left, term.right]
+                continue
+            if isinstance(term, cst.Subscript):
+                if other_axis is not None and _kept_axis(term) == other_axis:
+                    continue
+                pending.append(term.value)
+                continue
+            if isinstance(term, cst.Name) and term.value not in seen and len(assignments.get(term.value, ())) == 1:
+                seen.add(term.value)
+                pending.append(assignments[term.value][0])
+                continue
+            names = self.depends_on(kernel, term)
+            if names & moving:
+                found |= self._size_names(kernel, names)
         return found
 
     def _size_names(self, kernel: Kernel, names: frozenset[str]) -> set[str]:
@@ -598,6 +661,20 @@ def _argument(call: cst.Call, name: str, position: int) -> cst.BaseExpression | 
         return value
     args = positional(call)
     return args[position] if position < len(args) else None
+
+
+def _kept_axis(term: cst.Subscript) -> int | None:
+    """The axis `x[:, None]` (0) or `x[None, :]` (1) keeps of a 2-D broadcast."""
+    elements = term.slice
+    if len(elements) != 2:
+        return None
+    kinds = [isinstance(e.slice, cst.Slice) for e in elements]
+    nones = [isinstance(e.slice, cst.Index) and _is_none(e.slice.value) for e in elements]
+    if kinds == [True, False] and nones[1]:
+        return 0
+    if kinds == [False, True] and nones[0]:
+        return 1
+    return None
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -11,7 +11,7 @@ from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # Constexprs that switch a K mask off when K divides the block.
-SWITCH = re.compile(r"EVEN|DIVISIBLE|DIVIDES|MASK|ALIGNED|BOUNDS", re.IGNORECASE)
+SWITCH = re.compile(r"EVEN|DIVISIBLE|DIVIABLE|DIVIDES|MASK|ALIGNED|BOUNDS", re.IGNORECASE)
 
 
 class UnconditionalKMask(Rule):
@@ -35,7 +35,16 @@ class UnconditionalKMask(Rule):
     - the mask is chosen by a constexpr whose name says so (`EVEN_K`,
       `DIVISIBLE_K`, `MASK_K`, ...), e.g. `mask=k_mask if not EVEN_K else None`;
     - the loads are masked only on M or N (rows and columns outside the
-      output tile), which do not change from one K step to the next.
+      output tile), which do not change from one K step to the next;
+    - a switch constexpr picks the mask in an `if` around its assignment
+      (`if DIVISIBLE_K: mask = None`);
+    - the K extent is read from memory in the kernel (a ragged per-program
+      K, such as an expert's token segment), or the K terms of the mask
+      read only constexprs (K itself a constexpr: the compiler knows K's divisibility
+      exactly, so the mask is uniform over each block and the loads keep
+      their full vector width; `if K % BLOCK_K` is free to write there);
+      a term broadcast along the tile's M/N axis, such as a convolution's
+      padding check `(ih < H)[:, None]` on the A rows, is not a K term.
 
     ## Why is this bad?
     A mask on K costs a compare and a select per element on every iteration
@@ -171,6 +180,82 @@ class UnconditionalKMask(Rule):
                         a = tl.load(a_ptr + offs_k + k, mask=offs_k + k < K, other=0.0)
                         b = tl.load(b_ptr + offs_k + k, mask=offs_k + k < K, other=0.0)
                         acc += tl.dot(a, b)
+            """
+        ),
+        # The switch picks the masks in an `if` around their assignments.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def mm(a_ptr, b_ptr, K, BLOCK_K: tl.constexpr, DIVISIBLE_K: tl.constexpr):
+                offs_k = tl.arange(0, BLOCK_K)
+                acc = tl.zeros((16, 16), dtype=tl.float32)
+                for k in range(0, K, BLOCK_K):
+                    if DIVISIBLE_K:
+                        mask_k = None
+                    else:
+                        mask_k = offs_k + k < K
+                    acc += tl.dot(tl.load(a_ptr + offs_k + k, mask=mask_k), tl.load(b_ptr + offs_k + k, mask=mask_k))
+            """
+        ),
+        # A ragged K read from memory (an expert's token segment): no launch-time EVEN_K can hold.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def grouped(x_ptr, w_ptr, seg_ptr, BLOCK_K: tl.constexpr):
+                e = tl.program_id(0)
+                start = tl.load(seg_ptr + e)
+                length = tl.load(seg_ptr + e + 1) - start
+                offs_k = tl.arange(0, BLOCK_K)
+                acc = tl.zeros((16, 16), dtype=tl.float32)
+                for k in tl.range(0, length, BLOCK_K):
+                    rows = start + k + offs_k
+                    x = tl.load(x_ptr + rows, mask=k + offs_k < length, other=0.0)
+                    w = tl.load(w_ptr + rows, mask=k + offs_k < length, other=0.0)
+                    acc += tl.dot(x, w)
+            """
+        ),
+        # K is a constexpr: the compiler knows its divisibility, the loads stay vectorized.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def mm(a_ptr, b_ptr, M, K: tl.constexpr, BLOCK_K: tl.constexpr):
+                offs_m = tl.program_id(0) * 16 + tl.arange(0, 16)
+                row_mask = offs_m < M
+                acc = tl.zeros((16, 16), dtype=tl.float32)
+                for k0 in tl.range(0, K, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :], mask=row_mask[:, None] & (offs_k < K)[None, :])
+                    b = tl.load(b_ptr + offs_k, mask=offs_k < K, other=0.0)
+                    acc += tl.dot(a, b)
+            """
+        ),
+        # A convolution: the padding mask on the A rows changes per step but not along K.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def conv(x_ptr, w_ptr, H, W, C: tl.constexpr, KH: tl.constexpr, BLOCK_C: tl.constexpr):
+                oh = (tl.program_id(0) * 16 + tl.arange(0, 16)) // W
+                acc = tl.zeros((16, 16), dtype=tl.float32)
+                for step in range(KH * (C // BLOCK_C)):
+                    kh = step // (C // BLOCK_C)
+                    offs_c = (step % (C // BLOCK_C)) * BLOCK_C + tl.arange(0, BLOCK_C)
+                    ih = oh + kh - 1
+                    in_mask = ((ih >= 0) & (ih < H))[:, None] & (offs_c < C)[None, :]
+                    x = tl.load(x_ptr + (ih * W)[:, None] + offs_c[None, :], mask=in_mask, other=0.0)
+                    w = tl.load(w_ptr + offs_c[:, None] * 16 + tl.arange(0, 16)[None, :], mask=(offs_c < C)[:, None])
+                    acc += tl.dot(x, w)
             """
         ),
         # Peeled: unmasked full blocks in the loop, one masked tail after it.
@@ -362,11 +447,15 @@ class UnconditionalKMask(Rule):
                     continue
                 if any(_reads_constexpr(model, kernel, test) for test in dot_loop.loop.guarded_by):
                     continue
+                if model.loaded_k_extent(kernel, dot_loop):
+                    continue
                 masked = [
                     load
                     for load in model.k_masked_loads(kernel, dot_loop)
                     if not (model.depends_on(kernel, load.mask) & switches if load.mask is not None else False)
                     and not _has_switch_ternary(model, kernel, load.mask)
+                    and not _switched_by_if(model, kernel, load.mask, switches)
+                    and not (load.mask is not None and not model.k_mask_runtime_sizes(kernel, dot_loop, load))
                 ]
                 if masked:
                     yield self._report(model, kernel, dot_loop, masked)
@@ -401,6 +490,15 @@ def _address_text(model: FileModel, load) -> str:
 def _reads_constexpr(model: FileModel, kernel: Kernel, test: cst.BaseExpression) -> bool:
     constexprs = set(kernel.constexprs) | set(kernel.heuristics)
     return bool(model.depends_on(kernel, test) & constexprs)
+
+
+def _switched_by_if(model: FileModel, kernel: Kernel, mask: cst.BaseExpression | None, switches: set[str]) -> bool:
+    """`if DIVISIBLE_K: mask_a = None` / `else: mask_a = offs_k < K`: a switch
+    constexpr picks the mask in an `if` around its assignment."""
+    if mask is None:
+        return False
+    tests = model.assignment_guards(kernel, model.depends_on(kernel, mask))
+    return any(model.depends_on(kernel, test) & switches for test in tests)
 
 
 def _has_switch_ternary(model: FileModel, kernel: Kernel, mask: cst.BaseExpression | None) -> bool:
