@@ -15,11 +15,15 @@ the file names alone:
 - dtypes.py: dtypes of host tensors and kernel values, explicit conversions;
 - offsets.py: how each pointer offset is built (program ids, aranges, runtime
   strides, int64 promotion), values of constexpr expressions, tile dimensions.
-- kernel_loops.py: loops of kernel bodies, the K loop of a tl.dot and its
-  masked loads, the program id's tile order, passes over the same row.
+- kernel_loops.py: loops of kernel bodies, the K loop of a tl.dot and the
+  loads that feed it;
+- kernel_tiles.py: which of those loads are masked on K, the program id's
+  tile order, passes over the same row.
 - host_values.py: Python numbers versus tensors, values fixed for a module's
   lifetime, tensors built from them on every call, names written in place,
-  the attention chain matmul -> softmax -> matmul.
+  calls whose tensors escape or are written in place;
+- attention.py: matmul and softmax spellings, the attention chain matmul ->
+  softmax -> matmul.
 - layout.py: transposing views, round-trip copies, what a copy feeds, and
   whether a tensor is a weight or an activation (KL002);
 - guards.py: kernel code under `if <constexpr>:` and what the host passes
@@ -37,6 +41,7 @@ another rule also needs.
 from __future__ import annotations
 
 import libcst as cst
+from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.facts import (
     ClassInfo,
@@ -52,8 +57,7 @@ from kernlint.model.facts import (
 )
 from kernlint.model.guards import GuardFacts
 from kernlint.model.host_flow import HostFlowFacts
-from kernlint.model.host_values import HostValueFacts
-from kernlint.model.kernel_loops import KernelLoopFacts
+from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.layout import LayoutFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.tuning import TuningFacts
@@ -75,7 +79,7 @@ __all__ = [
 
 
 class FileModel(
-    DtypeFacts, OffsetFacts, KernelLoopFacts, HostValueFacts, HostFlowFacts, LayoutFacts, GuardFacts, TuningFacts
+    DtypeFacts, OffsetFacts, KernelTileFacts, AttentionFacts, HostFlowFacts, LayoutFacts, GuardFacts, TuningFacts
 ):
     """Everything kernlint knows about one file. Built by `build_model`."""
 

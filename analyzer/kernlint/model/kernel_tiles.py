@@ -1,0 +1,231 @@
+"""Kernel-side facts built on the loop index (kernel_loops.py): which loads
+in a K loop are masked on K and what the mask reads, how the program id is
+mapped to output tiles (row-major, grouped, persistent), and which loops
+walk the same row of the same pointer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import libcst as cst
+from kernlint.model.facts import Kernel
+from kernlint.model.kernel_loops import (
+    _SWIZZLES,
+    DotLoop,
+    KernelLoop,
+    KernelLoopFacts,
+    LoopLoad,
+    RowPasses,
+    TileOrder,
+    _contains,
+    _int_elements,
+    _is_none,
+    _is_plain_index_call,
+    _kept_axis,
+    _program_id_calls,
+    loop_in_loop,
+)
+from kernlint.model.syntax import keyword, positional, walk
+
+
+class KernelTileFacts(KernelLoopFacts):
+    def k_masked_loads(self, kernel: Kernel, dot_loop: DotLoop) -> list[LoopLoad]:
+        """Loads feeding the dots that are masked on the loop's dimension on
+        every iteration: the `mask=` reads the loop variable, a name the loop
+        rebinds, or a size in the loop's bounds; or a block pointer the loop
+        advances along a dimension its `boundary_check` covers. Loads under
+        an `if` in the loop (an EVEN_K switch, a last-iteration branch) are
+        not masked on every iteration and are left out."""
+        loop = dot_loop.loop
+        moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
+        found: list[LoopLoad] = []
+        for _, load in dot_loop.operand_loads:
+            if load.conditional or any(load is seen for seen in found):
+                continue
+            if load.mask is not None and not _is_none(load.mask):
+                if self.depends_on(kernel, load.mask) & moving:
+                    found.append(load)
+            elif load.boundary_check is not None and self._checks_advanced_dim(kernel, loop, load):
+                found.append(load)
+        return found
+
+    def assignment_guards(self, kernel: Kernel, names: frozenset[str]) -> tuple[cst.BaseExpression, ...]:
+        """The tests of the `if`s around the assignments of these names
+        (`if DIVISIBLE_K: mask = None else: mask = offs_k < K`)."""
+        guards = self._loop_index(kernel).guards
+        return tuple(test for name in sorted(names) for test in guards.get(name, ()))
+
+    def loaded_k_extent(self, kernel: Kernel, dot_loop: DotLoop) -> bool:
+        """Whether the K loop's extent is read from memory inside the kernel
+        (`M_e = tl.load(offs + e + 1) - tl.load(offs + e)`: a ragged, per-program
+        K such as an expert's token segment), so no launch-time EVEN_K can hold."""
+        assignments = self._loop_index(kernel).assignments
+        for name in self.depends_on_names(kernel, dot_loop.bound_names):
+            for value in assignments.get(name, ()):
+                if any(isinstance(n, cst.Call) and self.is_tl(n.func, "load") for n in walk(value)):
+                    return True
+        return False
+
+    def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, load: LoopLoad) -> set[str]:
+        """The non-constexpr kernel parameters read by the `&` terms of a
+        load's mask that move with the K loop (`offs_k < K - k * BLOCK_K`),
+        not by its M/N terms: those that do not move (`row_mask`) and those
+        broadcast along the operand's M/N axis (`(h_in < H)[:, None]` on the
+        A tile: a convolution's padding, which changes per step but not
+        along K). Empty when K is a constexpr."""
+        if load.mask is None:
+            return set()
+        mask: cst.BaseExpression = load.mask
+        positions = {position for position, seen in dot_loop.operand_loads if seen is load}
+        transposed = any(
+            isinstance(node, cst.Call) and (self.is_tl(node.func, "trans") or self.is_tl(node.func, "permute"))
+            for dot in dot_loop.dots
+            for node in walk(dot)
+        )
+        # The axis of the tile that is not K: rows of A, columns of B.
+        other_axis = positions.pop() if len(positions) == 1 and not transposed else None
+        loop = dot_loop.loop
+        moving = set(loop.targets) | set(loop.assigned) | self._size_names(kernel, dot_loop.bound_names)
+        assignments = self._loop_index(kernel).assignments
+        found: set[str] = set()
+        pending = [mask]
+        seen: set[str] = set()
+        while pending:
+            term = pending.pop()
+            if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, cst.BitAnd):
+                pending += [term.left, term.right]
+                continue
+            if isinstance(term, cst.Subscript):
+                if other_axis is not None and _kept_axis(term) == other_axis:
+                    continue
+                pending.append(term.value)
+                continue
+            if isinstance(term, cst.Name) and term.value not in seen and len(assignments.get(term.value, ())) == 1:
+                seen.add(term.value)
+                pending.append(assignments[term.value][0])
+                continue
+            names = self.depends_on(kernel, term)
+            if names & moving:
+                found |= self._size_names(kernel, names)
+        return found
+
+    def _size_names(self, kernel: Kernel, names: frozenset[str]) -> set[str]:
+        # Runtime (non-constexpr) parameters in the loop bounds: K in
+        # `range(0, K, BLOCK_K)` or `range(tl.cdiv(K, BLOCK_K))`.
+        constexprs = set(kernel.constexprs)
+        found = set()
+        for name in self.depends_on_names(kernel, names):
+            param = kernel.param(name)
+            if param is not None and name not in constexprs:
+                found.add(name)
+        return found
+
+    def _checks_advanced_dim(self, kernel: Kernel, loop: KernelLoop, load: LoopLoad) -> bool:
+        """A block-pointer load whose `boundary_check` covers a dimension
+        the loop `tl.advance`s along."""
+        checked = _int_elements(load.boundary_check)
+        if checked is None:
+            return True  # computed: assume it covers K
+        base = load.call.args[0].value if load.call.args else None
+        if not isinstance(base, cst.Name):
+            return bool(checked)
+        for call in self.loop_uses(loop, "advance"):
+            args = positional(call)
+            offsets = keyword(call, "offsets") or (args[1] if len(args) > 1 else None)
+            pointer = keyword(call, "base") or (args[0] if args else None)
+            if not isinstance(pointer, cst.Name) or pointer.value != base.value:
+                continue
+            if not isinstance(offsets, (cst.Tuple, cst.List)):
+                return bool(checked)
+            for dim, element in enumerate(offsets.elements):
+                if dim in checked and not (isinstance(element.value, cst.Integer) and element.value.value == "0"):
+                    return True
+        return False
+
+    # -- tile order --
+    def tile_order(self, kernel: Kernel, dot_loop: DotLoop) -> TileOrder:
+        """How the program id maps to the output tile whose K loop this is.
+        A and B must each follow their own program-id-derived index (rows of
+        A, columns of B); otherwise the kernel is "not-2d"."""
+        index = self._loop_index(kernel)
+        pid_names = self._pid_names(kernel)
+        operands: dict[int, set[str]] = {0: set(), 1: set()}
+        direct: dict[int, set[str]] = {0: set(), 1: set()}
+        for position, load in dot_loop.operand_loads:
+            if not load.call.args:
+                continue
+            address = load.call.args[0].value
+            operands[position] |= self.depends_on(kernel, address) & pid_names
+            direct[position] |= {self.code(c) for c in _program_id_calls(self, address)}
+            for value in self._values_of(kernel, frozenset(self.depends_on(kernel, address))):
+                direct[position] |= {self.code(c) for c in _program_id_calls(self, value)}
+        a_only = (operands[0] | direct[0]) - (operands[1] | direct[1])
+        b_only = (operands[1] | direct[1]) - (operands[0] | direct[0])
+        tile_names = frozenset((a_only | b_only) & pid_names)
+        feeding = tuple(
+            call
+            for call in index.program_ids
+            if any(
+                _contains(value, call) for value in self._values_of(kernel, self.depends_on_names(kernel, tile_names))
+            )
+            or self.code(call) in (a_only | b_only)
+        )
+        a_set, b_set = frozenset(a_only), frozenset(b_only)
+        if not a_only or not b_only:
+            return TileOrder("not-2d", feeding, a_set, b_set)
+        if loop_in_loop(index.loops, dot_loop.loop) or self._through_loop_target(kernel, tile_names):
+            return TileOrder("persistent", feeding, a_set, b_set)
+        chain = self.depends_on_names(kernel, tile_names)
+        if any("group" in name.lower() for name in chain):
+            return TileOrder("grouped", feeding, a_set, b_set)
+        # Only the index arithmetic counts, not the pointers built from it.
+        pointers = {p for loop in index.loops for load in loop.loads for p in load.pointers}
+        indices = frozenset(
+            name for name in chain & pid_names if not self.depends_on(kernel, cst.Name(name)) & pointers
+        )
+        for value in self._values_of(kernel, indices):
+            for node in walk(value):
+                if isinstance(node, cst.Call):
+                    if any(self.is_tl(node.func, s) for s in _SWIZZLES):
+                        return TileOrder("grouped", feeding, a_set, b_set)
+                    if not _is_plain_index_call(self, node):
+                        return TileOrder("computed", feeding, a_set, b_set)
+        if not feeding:
+            return TileOrder("not-2d", feeding, a_set, b_set)
+        return TileOrder("row-major", feeding, a_set, b_set)
+
+    def _pid_names(self, kernel: Kernel) -> frozenset[str]:
+        """Names whose value depends on `tl.program_id`."""
+        index = self._loop_index(kernel)
+        return frozenset(
+            name
+            for name in index.assignments
+            if any(
+                _program_id_calls(self, value)
+                for value in self._values_of(kernel, self.depends_on(kernel, cst.Name(name)))
+            )
+        )
+
+    def _through_loop_target(self, kernel: Kernel, names: frozenset[str]) -> bool:
+        targets = {t for loop in self._loop_index(kernel).loops for t in loop.targets}
+        return bool(self.depends_on_names(kernel, names) & targets)
+
+    # -- row passes --
+    def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
+        """For each statement block of the body and each pointer parameter,
+        the sequential loops of that block (not nested in one another) that
+        load tiles from it (addresses built with `tl.arange` or block
+        pointers, not one element at a time); only groups of two or more
+        loops, in source order."""
+        index = self._loop_index(kernel)
+        groups: dict[tuple[int, str], list[KernelLoop]] = defaultdict(list)
+        for loop in index.loops:
+            pointers: list[str] = []
+            for load in self._loads_of(loop, index):
+                for pointer in load.pointers if load.tile else ():
+                    if pointer not in pointers:
+                        pointers.append(pointer)
+            for pointer in pointers:
+                groups[(loop.suite, pointer)].append(loop)
+        return tuple(RowPasses(pointer, tuple(loops)) for (_, pointer), loops in groups.items() if len(loops) >= 2)
