@@ -31,8 +31,9 @@ the file names alone:
 - tuning.py: whether a kernel is autotuned (also by a project's wrapper of
   the autotuner), and how a launch argument is decided: fixed, per dtype,
   a problem dimension, or chosen per problem (KL003).
-- host_flow.py: loops over data dimensions, tensors versus Python numbers,
-  the elementwise ops that follow a GEMM's result (def-use).
+- host_flow.py: loops over data dimensions, tensors versus Python numbers;
+- epilogues.py: the elementwise ops that follow a GEMM's result (def-use);
+- torch_api.py: tables of PyTorch names (numbers, non-tensors, dtypes).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
 another rule also needs.
@@ -43,6 +44,7 @@ from __future__ import annotations
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.epilogues import EpilogueFacts
 from kernlint.model.facts import (
     ClassInfo,
     ConstexprValues,
@@ -56,7 +58,6 @@ from kernlint.model.facts import (
     ParameterSource,
 )
 from kernlint.model.guards import GuardFacts
-from kernlint.model.host_flow import HostFlowFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.layout import LayoutFacts
 from kernlint.model.offsets import OffsetFacts
@@ -79,7 +80,7 @@ __all__ = [
 
 
 class FileModel(
-    DtypeFacts, OffsetFacts, KernelTileFacts, AttentionFacts, HostFlowFacts, LayoutFacts, GuardFacts, TuningFacts
+    DtypeFacts, OffsetFacts, KernelTileFacts, AttentionFacts, EpilogueFacts, LayoutFacts, GuardFacts, TuningFacts
 ):
     """Everything kernlint knows about one file. Built by `build_model`."""
 

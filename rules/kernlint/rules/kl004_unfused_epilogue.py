@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
-from kernlint.model.host_flow import Epilogue
+from kernlint.model.epilogues import Epilogue
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
-from kernlint.model.host_flow import ELEMENTWISE_FUNCTIONS, Loop
+from kernlint.model.epilogues import ELEMENTWISE_FUNCTIONS
+from kernlint.model.host_flow import Loop
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 

@@ -1,0 +1,460 @@
+"""Host-side def-use after a GEMM (KL004): matmul spellings, the output of a
+Triton GEMM launch or of a local wrapper that returns one, and the chain of
+elementwise ops (scale, bias, activation, cast) that follow it before the
+value is returned or stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
+from kernlint.model.host_flow import (
+    HostFlowFacts,
+    _assigned_name,
+    _derived,
+    _Index,
+    _rebound,
+    _returns,
+    _short,
+    _walk_no_scopes,
+)
+from kernlint.model.syntax import call_name
+from kernlint.model.torch_api import FREE_ATTRIBUTES, TORCH_DTYPE
+
+MATMUL_FUNCTIONS = frozenset(
+    {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.nn.functional.linear"}
+)
+
+
+MATMUL_METHODS = frozenset({"matmul", "mm", "bmm"})
+
+
+# Elementwise ops that run as their own kernel, by torch function.
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "relu",
+            "sigmoid",
+            "tanh",
+            "exp",
+            "exp2",
+            "log",
+            "log1p",
+            "expm1",
+            "sqrt",
+            "rsqrt",
+            "abs",
+            "neg",
+            "clamp",
+            "clip",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "where",
+            "pow",
+            "erf",
+            "sin",
+            "cos",
+            "maximum",
+            "minimum",
+            "square",
+            "reciprocal",
+            "sign",
+            "round",
+            "floor",
+            "ceil",
+            "nan_to_num",
+            "clamp_min",
+            "clamp_max",
+            "special.expit",
+            "nn.functional.relu",
+            "nn.functional.gelu",
+            "nn.functional.silu",
+            "nn.functional.sigmoid",
+            "nn.functional.tanh",
+            "nn.functional.leaky_relu",
+            "nn.functional.elu",
+            "nn.functional.selu",
+            "nn.functional.softplus",
+            "nn.functional.mish",
+            "nn.functional.hardswish",
+            "nn.functional.hardsigmoid",
+            "nn.functional.relu6",
+            "nn.functional.logsigmoid",
+            "nn.functional.hardtanh",
+            "nn.functional.celu",
+            "nn.functional.gelu",
+        )
+    }
+)
+
+
+ELEMENTWISE_METHODS = frozenset(
+    {
+        "relu",
+        "relu_",
+        "sigmoid",
+        "sigmoid_",
+        "tanh",
+        "tanh_",
+        "exp",
+        "exp_",
+        "log",
+        "clamp",
+        "clamp_",
+        "clamp_min",
+        "clamp_max",
+        "clip",
+        "add",
+        "add_",
+        "sub",
+        "sub_",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "neg",
+        "abs",
+        "sqrt",
+        "rsqrt",
+        "pow",
+        "square",
+        "reciprocal",
+        "sign",
+        "masked_fill",
+        "masked_fill_",
+        "erf",
+        "addcmul",
+        "lerp",
+    }
+)
+
+
+CAST_METHODS = frozenset({"half", "float", "bfloat16", "double"})
+
+
+# nn modules that apply an elementwise function (`self.act = nn.GELU()`).
+ACTIVATION_MODULES = frozenset(
+    {
+        f"torch.nn.{n}"
+        for n in (
+            "ReLU",
+            "GELU",
+            "SiLU",
+            "Sigmoid",
+            "Tanh",
+            "LeakyReLU",
+            "ELU",
+            "SELU",
+            "Softplus",
+            "Mish",
+            "Hardswish",
+            "Hardsigmoid",
+            "ReLU6",
+            "Hardtanh",
+            "Identity",
+        )
+    }
+)
+
+
+# Ops that keep the data where it is (views) or only move metadata: a value
+# passes through them on its way to the next elementwise op.
+FREE_METHODS = frozenset(
+    {
+        "view",
+        "reshape",
+        "view_as",
+        "reshape_as",
+        "transpose",
+        "permute",
+        "t",
+        "squeeze",
+        "unsqueeze",
+        "flatten",
+        "unflatten",
+        "expand",
+        "expand_as",
+        "contiguous",
+        "narrow",
+        "detach",
+        "swapaxes",
+        "movedim",
+    }
+)
+
+
+FREE_FUNCTIONS = frozenset(
+    {"torch.reshape", "torch.transpose", "torch.permute", "torch.squeeze", "torch.unsqueeze", "torch.flatten"}
+)
+
+
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+
+
+AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """The elementwise ops that consume a GEMM's result before it is returned
+    or stored: `ops` in order, as short spellings (`* scale`, `torch.relu`,
+    `.to(torch.float16)`); `casts` says which of them are dtype casts."""
+
+    producer: cst.CSTNode
+    ops: tuple[str, ...]
+    casts: tuple[bool, ...]
+    nodes: tuple[cst.CSTNode, ...]
+
+
+def _epilogue(producer: cst.CSTNode, ops: list[tuple[str, bool, cst.CSTNode]]) -> Epilogue:
+    return Epilogue(producer, tuple(o[0] for o in ops), tuple(o[1] for o in ops), tuple(o[2] for o in ops))
+
+
+class EpilogueFacts(HostFlowFacts):
+    # -- GEMM results and what follows them -----------------------------------
+    def matmul_call(self, node: cst.CSTNode) -> str | None:
+        """How a torch matmul is spelled (`torch.matmul`, `F.linear`, `.mm`,
+        `@`), or None when `node` is not one."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            return "@"
+        if not isinstance(node, cst.Call):
+            return None
+        name = self.qualname(node.func) or ""
+        if name in MATMUL_FUNCTIONS:
+            return self.code(node.func)
+        if call_name(node) in MATMUL_METHODS and not name.startswith(("torch.", "numpy.", "np.")) and node.args:
+            return f".{call_name(node)}"
+        return None
+
+    def launch_output(self, launch: Launch) -> str | None:
+        """The name of the tensor a launch writes: an argument allocated in
+        the launching function (`out = torch.empty(...)`) before the launch."""
+        function = launch.caller
+        for argument in launch.node.args:
+            value = argument.value
+            if not isinstance(value, cst.Name):
+                continue
+            assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
+            if isinstance(assigned, cst.Call) and (self.qualname(assigned.func) or "") in (
+                "torch.empty",
+                "torch.empty_like",
+                "torch.zeros",
+                "torch.zeros_like",
+                "torch.empty_strided",
+            ):
+                return value.value
+        return None
+
+    def gemm_wrappers(self) -> frozenset[str]:
+        """Functions of this file that launch a kernel containing `tl.dot`
+        and return the tensor it wrote."""
+        return self._gemm_wrappers
+
+    @cached_property
+    def _gemm_wrappers(self) -> frozenset[str]:
+        names = set()
+        for launch in self.launches:
+            function = launch.caller
+            if function.is_module_level or function.class_name is not None:
+                continue
+            if not self.kernel_uses(launch.kernel, "dot"):
+                continue
+            output = self.launch_output(launch)
+            if (
+                output is not None
+                and function.node is not None
+                and any(
+                    isinstance(n, cst.Return) and isinstance(n.value, cst.Name) and n.value.value == output
+                    for n in _returns(function.node)
+                )
+            ):
+                names.add(function.name)
+        return frozenset(names)
+
+    def epilogue(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue:
+        """The elementwise ops that consume `producer`'s value (or, when
+        `name` is given, the tensor `name` after `producer`), through views
+        and assignments, until it is returned, stored or passed on."""
+        index = self._flow(function)
+        ops: list[tuple[str, bool, cst.CSTNode]] = []
+        tracked: set[str] = set()
+        if name is not None:
+            tracked.add(name)
+            statement = self._statement_of(producer, index)
+        else:
+            top = self._climb(producer, function, index, ops)
+            statement = index.parents.get(id(top))
+            target = _assigned_name(statement, top)
+            if target is None:
+                return _epilogue(producer, ops)
+            tracked.add(target)
+            statement = self._statement_of(top, index)
+        # Straight-line statements after the producer's, in the same block.
+        for following in self._following(statement, index):
+            if not tracked:
+                break
+            for node in _walk_no_scopes(following):
+                if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
+                    top = self._climb(node, function, index, ops)
+                    parent = index.parents.get(id(top))
+                    if (
+                        isinstance(parent, cst.AugAssign)
+                        and isinstance(parent.operator, AUG_ARITHMETIC)
+                        and parent.target is top
+                    ):
+                        ops.append(
+                            (f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}", False, parent)
+                        )
+                        continue
+                    target = _assigned_name(parent, top)
+                    if target is not None:
+                        tracked.add(target)
+            for target in _rebound(following):
+                if not _derived(following, tracked):
+                    tracked.discard(target)
+        return _epilogue(producer, ops)
+
+    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list) -> cst.CSTNode:
+        """Walk up from a value through elementwise ops and views; record the
+        ops; return the outermost expression that still is the value."""
+        current = node
+        while True:
+            parent = index.parents.get(id(current))
+            if isinstance(parent, cst.Arg) and parent.value is current:
+                # An argument: the call it belongs to decides.
+                parent = index.parents.get(id(parent))
+            if parent is None:
+                return current
+            op = self._consumes(parent, current, function)
+            if op is None:
+                return current
+            if op[0]:
+                ops.append((op[0], op[1], parent))
+            current = parent
+
+    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple[str, bool] | None:
+        """How `parent` uses `child`'s value: ("op", is_cast) for an
+        elementwise op, ("", False) for a free view, None when the value
+        leaves the chain."""
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, ARITHMETIC):
+            other = parent.right if parent.left is child else parent.left
+            symbol = self.code(parent.operator).strip()
+            return f"{symbol} {_short(self.code(other))}", False
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Minus):
+            return "-", False
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            # A method call on the value: decided at the Call above it.
+            return (
+                ("", False)
+                if parent.attr.value in FREE_ATTRIBUTES
+                else ("", False)
+                if parent.attr.value in (FREE_METHODS | ELEMENTWISE_METHODS | CAST_METHODS | {"to", "type"})
+                else None
+            )
+        if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
+            method = parent.func.attr.value
+            if method in FREE_METHODS:
+                return "", False
+            if method in ELEMENTWISE_METHODS:
+                return f".{method}()", False
+            if method in CAST_METHODS:
+                return f".{method}()", True
+            if method in ("to", "type"):
+                if any(self._is_dtype_literal(a.value) for a in parent.args):
+                    return f".{method}({_short(self.code(parent.args[0].value))})", True
+                return "", False
+            return None
+        if isinstance(parent, cst.Call):
+            name = self.qualname(parent.func) or ""
+            if name in ELEMENTWISE_FUNCTIONS or self._activation_module(parent, function):
+                return self.code(parent.func), False
+            if name in FREE_FUNCTIONS:
+                return "", False
+            return None
+        if isinstance(parent, cst.Subscript) and parent.value is child:
+            return "", False
+        if isinstance(parent, (cst.SubscriptElement, cst.Index, cst.Slice)):
+            return None
+        return None
+
+    def _activation_module(self, call: cst.Call, function: FunctionInfo) -> bool:
+        """`self.act(y)` where `self.act = nn.GELU()` in `__init__`."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return False
+        cls = self.class_of(function)
+        return cls is not None and self._module_attributes(cls).get(func.attr.value) in ACTIVATION_MODULES
+
+    def module_attribute_kind(self, cls: ClassInfo, attribute: str) -> str | None:
+        """The qualified name of the nn module `self.<attribute>` was built
+        from in `__init__` (`torch.nn.GRUCell`), or None."""
+        return self._module_attributes(cls).get(attribute)
+
+    def _module_attributes(self, cls: ClassInfo) -> dict[str, str]:
+        found = self._module_attr_cache.get(id(cls))
+        if found is None:
+            found = {}
+            init = cls.methods.get("__init__")
+            if init is not None and init.node is not None:
+                for node in _walk_no_scopes(init.node.body):
+                    if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                        for target in node.targets:
+                            t = target.target
+                            if (
+                                isinstance(t, cst.Attribute)
+                                and isinstance(t.value, cst.Name)
+                                and t.value.value == "self"
+                            ):
+                                found[t.attr.value] = self.qualname(node.value.func) or ""
+            self._module_attr_cache[id(cls)] = found
+            for base in cls.bases:
+                # Attributes a local base class built in its own __init__.
+                parent = self.classes.get(base)
+                if parent is not None and parent is not cls:
+                    for attribute, kind in self._module_attributes(parent).items():
+                        found.setdefault(attribute, kind)
+        return found
+
+    @cached_property
+    def _module_attr_cache(self) -> dict[int, dict[str, str]]:
+        return {}
+
+    def _is_dtype_literal(self, node: cst.BaseExpression) -> bool:
+        return bool(TORCH_DTYPE.match(self.qualname(node) or ""))
+
+    def _reads(self, name: cst.Name, index: _Index) -> bool:
+        parent = index.parents.get(id(name))
+        if isinstance(parent, cst.AssignTarget):
+            return False
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            return False
+        if isinstance(parent, cst.Arg) and parent.keyword is name:
+            return False
+        return True
+
+    @staticmethod
+    def _statement_of(node: cst.CSTNode, index: _Index) -> cst.CSTNode | None:
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = index.parents.get(id(current))
+        return current
+
+    @staticmethod
+    def _following(statement: cst.CSTNode | None, index: _Index) -> list[cst.CSTNode]:
+        if statement is None:
+            return []
+        block = index.parents.get(id(statement))
+        body = getattr(block, "body", None)
+        if not isinstance(body, (list, tuple)):
+            return []
+        siblings = list(body)
+        for position, sibling in enumerate(siblings):
+            if sibling is statement:
+                return siblings[position + 1 :]
+        return []
