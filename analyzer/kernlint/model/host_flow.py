@@ -18,7 +18,7 @@ import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host import HostFacts
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import call_name, literal_value, positional, statements
+from kernlint.model.syntax import call_name, keyword, literal_value, names_in, positional, statements
 
 # A loop over at most this many constant items is "a handful" (3 streams, 4
 # heads of a config), not a data dimension.
@@ -308,6 +308,26 @@ TENSOR_ONLY_METHODS = frozenset(
 )
 
 
+# Calls that allocate a tensor whose size is their leading positional
+# arguments (or `size=`): a host value there sizes an output.
+ALLOCATION_FUNCTIONS = frozenset(
+    {
+        "torch.empty",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty_strided",
+        "torch.arange",
+        "torch.rand",
+        "torch.randn",
+    }
+)
+ALLOCATION_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "resize_"})
+# These take the size first and a value after it.
+ALLOCATION_WITH_VALUE = frozenset({"torch.full", "new_full", "torch.randint"})
+# Tests that say a value may arrive as a Python number or as a tensor.
+TYPE_TESTS = frozenset({"isinstance", "torch.is_tensor"})
+
+
 @dataclass(frozen=True)
 class Loop:
     """A Python loop (`for`, or a comprehension's `for`) and what it walks:
@@ -344,6 +364,12 @@ class _Index:
     shape_names: frozenset[str]  # names bound from `x.shape` / `x.size()` unpacking
     loop_targets: dict[str, cst.CSTNode]  # loop variable -> its loop
     tests: tuple[cst.BaseExpression, ...]  # conditions of if/while/assert/ternaries, in source order
+    # Host sizes: expressions that size an allocation, bound a slice or form a
+    # launch grid; the names read there; assignments as (targets, names read).
+    size_nodes: frozenset[int] = frozenset()
+    size_names: frozenset[str] = frozenset()
+    assignments: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
+    type_tested: frozenset[str] = frozenset()  # names passed to isinstance / torch.is_tensor
 
 
 class HostFlowFacts(HostFacts, KernelFacts):
@@ -364,6 +390,9 @@ class HostFlowFacts(HostFacts, KernelFacts):
         loop_nodes: list[cst.CSTNode] = []
         loop_targets: dict[str, cst.CSTNode] = {}
         tests: list[cst.BaseExpression] = []
+        sizes: list[cst.BaseExpression] = []
+        assignments: list[tuple[cst.CSTNode, tuple[str, ...], frozenset[str]]] = []
+        type_tested: set[str] = set()
         root = function.node if function.node is not None else self.module
         stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(root.children)
         for node in stack:
@@ -382,18 +411,119 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 target = node.targets[0].target
                 if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
                     shape_names.update(_target_names(target))
+            self._record_sizes(node, sizes, assignments, type_tested)
             for child in node.children:
                 parents[id(child)] = node
                 stack.append(child)
         # Loops in source order (the stack visits them in reverse).
         ordered = sorted(loop_nodes, key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
         tests.sort(key=lambda n: (self._positions[n].start.line, self._positions[n].start.column))
-        index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        assignments.sort(key=lambda a: (self._positions[a[0]].start.line, self._positions[a[0]].start.column))
+        size_names = frozenset(n.value for size in sizes for n in names_in(size))
+        sized = (
+            frozenset(id(size) for size in sizes),
+            size_names,
+            tuple((targets, read) for _, targets, read in assignments),
+            frozenset(type_tested),
+        )
+        index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests), *sized)
         # Classifying asks value questions that read this index: serve them
         # the index without its loops while the loops are classified.
         self._flow_cache[id(function)] = index
         loops = tuple(self._classify(node, function, index) for node in ordered)  # type: ignore[arg-type]
-        return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests), *sized)
+
+    def _record_sizes(
+        self,
+        node: cst.CSTNode,
+        sizes: list[cst.BaseExpression],
+        assignments: list[tuple[cst.CSTNode, tuple[str, ...], frozenset[str]]],
+        type_tested: set[str],
+    ) -> None:
+        """Note where a host value sizes something (an allocation's size, a
+        slice bound, a launch grid), what each assignment derives from what,
+        and which names the function tests for being a tensor."""
+        if isinstance(node, cst.Call):
+            name = self.qualname(node.func) or ""
+            method = call_name(node) if isinstance(node.func, cst.Attribute) else None
+            args = positional(node)
+            if name in ALLOCATION_FUNCTIONS or (method in ALLOCATION_METHODS and not name.startswith("torch.")):
+                sizes.extend(args)
+            elif (name in ALLOCATION_WITH_VALUE or method in ALLOCATION_WITH_VALUE) and args:
+                sizes.append(args[0])
+            size = keyword(node, "size")
+            if size is not None and (name in ALLOCATION_FUNCTIONS | ALLOCATION_WITH_VALUE or method):
+                sizes.append(size)
+            if isinstance(node.func, cst.Subscript):
+                # `kernel[grid](...)`: the grid is needed on the host to launch.
+                sizes.extend(e.slice.value for e in node.func.slice if isinstance(e.slice, cst.Index))
+            if name in TYPE_TESTS and args and isinstance(args[0], cst.Name):
+                type_tested.add(args[0].value)
+        elif isinstance(node, cst.Slice):
+            sizes.extend(bound for bound in (node.lower, node.upper) if bound is not None)
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            # `shape[d] = n` changes the list `shape`: it now carries n.
+            names = tuple(n for t in targets for n in _target_names(t) or _target_names(_subscript_base(t)))
+            if names:
+                assignments.append((node, names, frozenset(n.value for n in names_in(node.value))))
+
+    def sizes_on_host(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """Whether the host value `node` reads (a `.item()`, `.tolist()`)
+        sizes something that must be known on the host: an allocation whose
+        size depends on the data (nonzero, unique, masked_select), a slice
+        bound, a launch grid; directly or through the names it is assigned
+        to. Such a read cannot be avoided by keeping the value on the device."""
+        index = self._flow(function)
+        current: cst.CSTNode | None = node
+        statement: cst.CSTNode | None = None
+        while current is not None and not isinstance(current, cst.BaseStatement):
+            if id(current) in index.size_nodes:
+                return True
+            if isinstance(current, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                statement = current
+            current = index.parents.get(id(current))
+        if statement is None:
+            return False
+        tracked = set(_assignment_targets(statement))
+        changed = True
+        while changed:
+            changed = False
+            for targets, read in index.assignments:
+                if read & tracked and not tracked.issuperset(targets):
+                    tracked.update(targets)
+                    changed = True
+        return bool(tracked & index.size_names)
+
+    def maybe_number(self, node: cst.BaseExpression, function: FunctionInfo) -> bool:
+        """A name the function tests for being a tensor (`isinstance(v,
+        torch.Tensor)`, `torch.is_tensor(v)`): an argument that arrives as a
+        Python number or as a (usually CPU, 0-d) scalar tensor; also after
+        a cast of it (`v.to(dtype)`, `v.float()`)."""
+        while (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in CAST_METHODS | {"to"}
+        ):
+            node = node.func.value
+        return isinstance(node, cst.Name) and node.value in self._flow(function).type_tested
+
+    def host_guarded(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """Inside the body of `if not t.is_cuda:` / `if t.device.type ==
+        "cpu":` / `if t.is_cpu:`, testing the tensor `node` reads."""
+        index = self._flow(function)
+        base = node
+        while isinstance(base, (cst.Call, cst.Attribute, cst.Subscript)):
+            base = base.func if isinstance(base, cst.Call) else base.value
+        if not isinstance(base, cst.Name):
+            return False
+        current: cst.CSTNode | None = node
+        while current is not None:
+            parent = index.parents.get(id(current))
+            if isinstance(parent, cst.If) and current is parent.body and _tests_cpu(parent.test, base.value):
+                return True
+            current = parent
+        return False
 
     def branch_tests(self, function: FunctionInfo) -> tuple[cst.BaseExpression, ...]:
         """The conditions Python evaluates to steer control flow in the
@@ -966,6 +1096,26 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return _target_names(target.value)
     return []
+
+
+def _subscript_base(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node
+
+
+def _assignment_targets(statement: cst.CSTNode) -> list[str]:
+    if isinstance(statement, cst.Assign):
+        return [n for t in statement.targets for n in _target_names(t.target)]
+    if isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+        return _target_names(statement.target)
+    return []
+
+
+def _tests_cpu(test: cst.BaseExpression, name: str) -> bool:
+    """`not name.is_cuda`, `name.is_cpu`, `name.device.type == "cpu"`."""
+    code = cst.Module([]).code_for_node(test).replace(" ", "")
+    return code in (f"not{name}.is_cuda", f"{name}.is_cpu", f'{name}.device.type=="cpu"', f"{name}.device.type=='cpu'")
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:

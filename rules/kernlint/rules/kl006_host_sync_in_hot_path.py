@@ -299,6 +299,10 @@ class HostSyncInHotPath(Rule):
             receiver = call.func.value  # type: ignore[attr-defined]
             if model.is_number(receiver, function) or model.on_host(receiver, function):
                 return None
+            if model.maybe_number(receiver, function) or model.host_guarded(receiver, function):
+                return None  # a scalar argument unwrapped, or a tensor tested to be on the CPU
+            if model.sizes_on_host(call, function):
+                return None  # a data-dependent size: the host needs the value
             if isinstance(receiver, cst.Call) and call_name(receiver) in SYNC_METHODS:
                 return None  # the inner sync is reported
             return f"`.{method}()`"
@@ -313,6 +317,8 @@ class HostSyncInHotPath(Rule):
                 and model.is_tensor(args[0], function)
                 and not _has_sync(model, args[0])
                 and not model.on_host(args[0], function)
+                and not model.maybe_number(args[0], function)
+                and not model.sizes_on_host(call, function)
             ):
                 return f"`{name}()` of a tensor"
         return None
