@@ -462,9 +462,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
         elif isinstance(node, cst.Slice):
             sizes.extend(bound for bound in (node.lower, node.upper) if bound is not None)
         elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            # `shape[d] = n` changes the list `shape`: it now carries n.
-            names = tuple(n for t in targets for n in _target_names(t) or _target_names(_subscript_base(t)))
+            names = tuple(_assignment_targets(node))
             if names:
                 assignments.append((node, names, frozenset(n.value for n in names_in(node.value))))
 
@@ -1105,11 +1103,15 @@ def _subscript_base(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _assignment_targets(statement: cst.CSTNode) -> list[str]:
-    if isinstance(statement, cst.Assign):
-        return [n for t in statement.targets for n in _target_names(t.target)]
-    if isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
-        return _target_names(statement.target)
-    return []
+    targets = (
+        [t.target for t in statement.targets]
+        if isinstance(statement, cst.Assign)
+        else [statement.target]
+        if isinstance(statement, (cst.AnnAssign, cst.AugAssign))
+        else []
+    )
+    # `shape[d] = n` changes the list `shape`: it now carries n.
+    return [n for t in targets for n in _target_names(t) or _target_names(_subscript_base(t))]
 
 
 def _tests_cpu(test: cst.BaseExpression, name: str) -> bool:
