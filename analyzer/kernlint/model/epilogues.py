@@ -11,18 +11,10 @@ from functools import cached_property
 
 import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
-from kernlint.model.host_flow import (
-    HostFlowFacts,
-    _assigned_name,
-    _derived,
-    _Index,
-    _rebound,
-    _returns,
-    _short,
-    _walk_no_scopes,
-)
+from kernlint.model.host_flow import HostFlowFacts, _Index
+from kernlint.model.host_syntax import _assigned_name, _derived, _rebound, _returns, _short, _walk_no_scopes
 from kernlint.model.syntax import call_name
-from kernlint.model.torch_api import FREE_ATTRIBUTES, TORCH_DTYPE
+from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
 
 MATMUL_FUNCTIONS = frozenset(
     {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.nn.functional.linear"}
@@ -133,9 +125,6 @@ ELEMENTWISE_METHODS = frozenset(
         "lerp",
     }
 )
-
-
-CAST_METHODS = frozenset({"half", "float", "bfloat16", "double"})
 
 
 # nn modules that apply an elementwise function (`self.act = nn.GELU()`).

@@ -17,9 +17,21 @@ from functools import cached_property
 import libcst as cst
 from kernlint.model.facts import FunctionInfo
 from kernlint.model.host import HostFacts
+from kernlint.model.host_syntax import (
+    _annotation,
+    _assignment_targets,
+    _default,
+    _last_name,
+    _target_names,
+    _tests_cpu,
+)
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import call_name, literal_value, positional, statements
+from kernlint.model.syntax import call_name, keyword, literal_value, names_in, positional
 from kernlint.model.torch_api import (
+    ALLOCATION_FUNCTIONS,
+    ALLOCATION_METHODS,
+    ALLOCATION_WITH_VALUE,
+    CAST_METHODS,
     FREE_ATTRIBUTES,
     NOT_TENSOR_FUNCTIONS,
     NOT_TENSOR_PREFIXES,
@@ -28,6 +40,7 @@ from kernlint.model.torch_api import (
     NUMBER_METHODS,
     TENSOR_ONLY_METHODS,
     TORCH_DTYPE,
+    TYPE_TESTS,
     UNBINDING,
 )
 
@@ -66,6 +79,12 @@ class _Index:
     shape_names: frozenset[str]  # names bound from `x.shape` / `x.size()` unpacking
     loop_targets: dict[str, cst.CSTNode]  # loop variable -> its loop
     tests: tuple[cst.BaseExpression, ...]  # conditions of if/while/assert/ternaries, in source order
+    # Host sizes: expressions that size an allocation, bound a slice or form a
+    # launch grid; the names read there; assignments as (targets, names read).
+    size_nodes: frozenset[int] = frozenset()
+    size_names: frozenset[str] = frozenset()
+    assignments: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
+    type_tested: frozenset[str] = frozenset()  # names passed to isinstance / torch.is_tensor
 
 
 class HostFlowFacts(HostFacts, KernelFacts):
@@ -86,9 +105,13 @@ class HostFlowFacts(HostFacts, KernelFacts):
         loop_nodes: list[cst.CSTNode] = []
         loop_targets: dict[str, cst.CSTNode] = {}
         tests: list[cst.BaseExpression] = []
+        sizes: list[cst.BaseExpression] = []
+        assignments: list[tuple[cst.CSTNode, tuple[str, ...], frozenset[str]]] = []
+        type_tested: set[str] = set()
         root = function.node if function.node is not None else self.module
         # Depth first with children pushed in reverse: nodes pop in source
-        # order, so loops and tests are listed in order without positions.
+        # order, so loops, tests and assignments are listed in order without
+        # resolving positions (a code-generation pass over the whole file).
         stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(reversed(root.children))
         for node in stack:
             parents[id(node)] = root
@@ -106,17 +129,115 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 target = node.targets[0].target
                 if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
                     shape_names.update(_target_names(target))
+            self._record_sizes(node, sizes, assignments, type_tested)
             children = node.children
             for child in children:
                 parents[id(child)] = node
             stack.extend(reversed(children))
         ordered = loop_nodes
-        index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        size_names = frozenset(n.value for size in sizes for n in names_in(size))
+        sized = (
+            frozenset(id(size) for size in sizes),
+            size_names,
+            tuple((targets, read) for _, targets, read in assignments),
+            frozenset(type_tested),
+        )
+        index = _Index(parents, (), tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests), *sized)
         # Classifying asks value questions that read this index: serve them
         # the index without its loops while the loops are classified.
         self._flow_cache[id(function)] = index
         loops = tuple(self._classify(node, function, index) for node in ordered)  # type: ignore[arg-type]
-        return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests))
+        return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests), *sized)
+
+    def _record_sizes(
+        self,
+        node: cst.CSTNode,
+        sizes: list[cst.BaseExpression],
+        assignments: list[tuple[cst.CSTNode, tuple[str, ...], frozenset[str]]],
+        type_tested: set[str],
+    ) -> None:
+        """Note where a host value sizes something (an allocation's size, a
+        slice bound, a launch grid), what each assignment derives from what,
+        and which names the function tests for being a tensor."""
+        if isinstance(node, cst.Call):
+            name = self.qualname(node.func) or ""
+            method = call_name(node) if isinstance(node.func, cst.Attribute) else None
+            args = positional(node)
+            if name in ALLOCATION_FUNCTIONS or (method in ALLOCATION_METHODS and not name.startswith("torch.")):
+                sizes.extend(args)
+            elif (name in ALLOCATION_WITH_VALUE or method in ALLOCATION_WITH_VALUE) and args:
+                sizes.append(args[0])
+            size = keyword(node, "size")
+            if size is not None and (name in ALLOCATION_FUNCTIONS | ALLOCATION_WITH_VALUE or method):
+                sizes.append(size)
+            if isinstance(node.func, cst.Subscript):
+                # `kernel[grid](...)`: the grid is needed on the host to launch.
+                sizes.extend(e.slice.value for e in node.func.slice if isinstance(e.slice, cst.Index))
+            if name in TYPE_TESTS and args and isinstance(args[0], cst.Name):
+                type_tested.add(args[0].value)
+        elif isinstance(node, cst.Slice):
+            sizes.extend(bound for bound in (node.lower, node.upper) if bound is not None)
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            names = tuple(_assignment_targets(node))
+            if names:
+                assignments.append((node, names, frozenset(n.value for n in names_in(node.value))))
+
+    def sizes_on_host(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """Whether the host value `node` reads (a `.item()`, `.tolist()`)
+        sizes something that must be known on the host: an allocation whose
+        size depends on the data (nonzero, unique, masked_select), a slice
+        bound, a launch grid; directly or through the names it is assigned
+        to. Such a read cannot be avoided by keeping the value on the device."""
+        index = self._flow(function)
+        current: cst.CSTNode | None = node
+        statement: cst.CSTNode | None = None
+        while current is not None and not isinstance(current, cst.BaseStatement):
+            if id(current) in index.size_nodes:
+                return True
+            if isinstance(current, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                statement = current
+            current = index.parents.get(id(current))
+        if statement is None:
+            return False
+        tracked = set(_assignment_targets(statement))
+        changed = True
+        while changed:
+            changed = False
+            for targets, read in index.assignments:
+                if read & tracked and not tracked.issuperset(targets):
+                    tracked.update(targets)
+                    changed = True
+        return bool(tracked & index.size_names)
+
+    def maybe_number(self, node: cst.BaseExpression, function: FunctionInfo) -> bool:
+        """A name the function tests for being a tensor (`isinstance(v,
+        torch.Tensor)`, `torch.is_tensor(v)`): an argument that arrives as a
+        Python number or as a (usually CPU, 0-d) scalar tensor; also after
+        a cast of it (`v.to(dtype)`, `v.float()`)."""
+        while (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in CAST_METHODS | {"to"}
+        ):
+            node = node.func.value
+        return isinstance(node, cst.Name) and node.value in self._flow(function).type_tested
+
+    def host_guarded(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """Inside the body of `if not t.is_cuda:` / `if t.device.type ==
+        "cpu":` / `if t.is_cpu:`, testing the tensor `node` reads."""
+        index = self._flow(function)
+        base = node
+        while isinstance(base, (cst.Call, cst.Attribute, cst.Subscript)):
+            base = base.func if isinstance(base, cst.Call) else base.value
+        if not isinstance(base, cst.Name):
+            return False
+        current: cst.CSTNode | None = node
+        while current is not None:
+            parent = index.parents.get(id(current))
+            if isinstance(parent, cst.If) and current is parent.body and _tests_cpu(parent.test, base.value):
+                return True
+            current = parent
+        return False
 
     def branch_tests(self, function: FunctionInfo) -> tuple[cst.BaseExpression, ...]:
         """The conditions Python evaluates to steer control flow in the
@@ -428,108 +549,6 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return True
         name = function.name.lower().lstrip("_")
         return name.startswith(("test", "bench", "profile", "check_", "verify", "debug"))
-
-
-def _short(text: str, limit: int = 24) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
-def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
-
-
-def _annotation(function: FunctionInfo, param: str) -> str | None:
-    if function.node is None:
-        return None
-    params = function.node.params
-    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if p.name.value == param and p.annotation is not None:
-            annotation = p.annotation.annotation
-            return (
-                annotation.attr.value
-                if isinstance(annotation, cst.Attribute)
-                else (annotation.value if isinstance(annotation, cst.Name) else None)
-            )
-    return None
-
-
-def _default(function: FunctionInfo, param: str) -> cst.BaseExpression | None:
-    if function.node is None:
-        return None
-    params = function.node.params
-    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if p.name.value == param:
-            return (
-                p.default
-                if p.default is not None
-                else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
-            )
-    return cst.Name("None")
-
-
-def _assigned_name(statement: cst.CSTNode | None, value: cst.CSTNode) -> str | None:
-    """The single name `value` is assigned to, when `statement` is that
-    assignment (`y = value`)."""
-    if isinstance(statement, cst.Assign) and statement.value is value and len(statement.targets) == 1:
-        target = statement.targets[0].target
-        if isinstance(target, cst.Name):
-            return target.value
-    if isinstance(statement, cst.AnnAssign) and statement.value is value and isinstance(statement.target, cst.Name):
-        return statement.target.value
-    return None
-
-
-def _rebound(statement: cst.CSTNode) -> list[str]:
-    names = []
-    for node in _walk_no_scopes(statement):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                names.extend(_target_names(target.target))
-    return names
-
-
-def _derived(statement: cst.CSTNode, tracked: set[str]) -> bool:
-    for node in _walk_no_scopes(statement):
-        if isinstance(node, cst.Assign):
-            return any(isinstance(n, cst.Name) and n.value in tracked for n in _walk_no_scopes(node.value))
-    return False
-
-
-def _walk_no_scopes(root):
-    stack = (
-        list(root)
-        if isinstance(root, (list, tuple))
-        else list(statements(root))
-        if isinstance(root, cst.BaseSuite)
-        else [root]
-    )
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        yield node
-        stack.extend(reversed(node.children))
-
-
-def _returns(function: cst.FunctionDef):
-    for node in _walk_no_scopes(function.body):
-        if isinstance(node, cst.Return):
-            yield node
 
 
 __all__ = ["HostFlowFacts", "Loop"]

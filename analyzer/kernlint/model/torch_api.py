@@ -1,8 +1,7 @@
 """What kernlint knows of PyTorch's API by name: which functions, methods
 and attributes give Python numbers rather than tensors, which never make a
-tensor, which ops are elementwise, free (views, metadata) or arithmetic, and
-which spell a dtype. Tables only; the host-side facts (host_flow.py,
-epilogues.py) read them.
+tensor, which allocate an output of a given size, which spell a dtype.
+Tables only; the host-side facts (host_flow.py, epilogues.py) read them.
 """
 
 from __future__ import annotations
@@ -99,11 +98,11 @@ NOT_TENSOR_FUNCTIONS = frozenset(
     }
 )
 
+FREE_ATTRIBUTES = frozenset({"T", "mT", "data"})
+
 TORCH_DTYPE = re.compile(r"^torch\.(?:float|half|bfloat|double|int|uint|long|short|bool|float8)")
 
 # Iterating these walks dimension 0 of a tensor, one slice per step.
-FREE_ATTRIBUTES = frozenset({"T", "mT", "data"})
-
 UNBINDING = frozenset({"unbind", "split", "tensor_split"})
 
 # Methods that only tensors (and numpy arrays) have: their receiver is one.
@@ -135,3 +134,27 @@ TENSOR_ONLY_METHODS = frozenset(
         "var",
     }
 )
+
+# Calls that allocate a tensor whose size is their leading positional
+# arguments (or `size=`): a host value there sizes an output.
+ALLOCATION_FUNCTIONS = frozenset(
+    {
+        "torch.empty",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty_strided",
+        "torch.arange",
+        "torch.rand",
+        "torch.randn",
+    }
+)
+
+ALLOCATION_METHODS = frozenset({"new_empty", "new_zeros", "new_ones", "resize_"})
+
+# These take the size first and a value after it.
+ALLOCATION_WITH_VALUE = frozenset({"torch.full", "new_full", "torch.randint"})
+
+# Tests that say a value may arrive as a Python number or as a tensor.
+TYPE_TESTS = frozenset({"isinstance", "torch.is_tensor"})
+
+CAST_METHODS = frozenset({"half", "float", "bfloat16", "double"})

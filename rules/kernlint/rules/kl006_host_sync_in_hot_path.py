@@ -26,7 +26,13 @@ class HostSyncInHotPath(Rule):
     control flow on a tensor's value (`if t.any():`, `if t.sum() > 0:`,
     `while (err > tol).any():`, `assert (x >= 0).all()`).
 
-    It stays silent on Python numbers (`x.shape[0]`, `x.numel()`,
+    It stays silent where the host needs the value: a count that sizes an
+    output (nonzero, unique, masked_select allocate by it), bounds a slice
+    or forms a launch grid, directly or through the names it is assigned
+    to; on a scalar argument the function tests for being a tensor
+    (`if isinstance(v, torch.Tensor): v = v.item()`: it may be a Python
+    number, and a tensor there is a wrapped CPU scalar); inside `if not
+    t.is_cuda:`. It stays silent on Python numbers (`x.shape[0]`, `x.numel()`,
     `len(...)`, `x.dim()`, `x.is_conj()`, names bound to them), on
     metadata tests (`t.dtype != dtype`), on tensors built on the CPU from
     Python values (`torch.tensor([...])` with no device), on `is None` tests, under
@@ -49,14 +55,14 @@ class HostSyncInHotPath(Rule):
         if (x < 0).any():
             x = x.clamp(min=0)
         n = int(self.mask.sum().item())
-        return x[:, :n]
+        return x / n
     ```
 
     ## Use instead
     ```python
     def forward(self, x):
         x = x.clamp(min=0)            # a no-op where nothing is negative
-        return x * self.mask          # mask on the device instead of slicing by a host count
+        return x / self.mask.sum()    # the count stays on the device
     ```
     Keep decisions on the device (masks, `torch.where`, a kernel's own
     predicate), move validation out of the hot path, or compute a host
@@ -178,6 +184,67 @@ class HostSyncInHotPath(Rule):
                     return x.clamp(max=6.0)
             """
         ),
+        # A count the host needs: it sizes the output (nonzero/unique style),
+        # directly, through names and arithmetic, or as a slice bound.
+        Valid(
+            """
+            import torch
+            import triton
+            @triton.jit
+            def scan(x_ptr, flags_ptr, out_ptr):
+                pass
+            def select_positive(x):
+                flags = torch.cumsum(x > 0, 0)
+                total = int(flags[-1].item())
+                width = total + 1
+                out = torch.empty((width,), device=x.device)
+                scan[(1,)](x, flags, out)
+                buf = torch.empty_like(x)
+                n = flags.max().item()
+                return out, buf[:n], torch.empty(flags[-1].item(), device=x.device)
+            """
+        ),
+        # A count that sets a list's entry, then a shape, or a launch grid.
+        Valid(
+            """
+            import torch
+            import triton
+            @triton.jit
+            def gather(x_ptr, out_ptr):
+                pass
+            def expand_rows(x, repeats, dim):
+                ends = repeats.cumsum(0)
+                shape = list(x.shape)
+                shape[dim] = ends[-1].item()
+                out = x.new_empty(shape)
+                tiles = int(ends[-1].item()) // 64
+                gather[(tiles,)](x, out)
+                return out
+            """
+        ),
+        # A scalar argument that may come as a Python number or a (CPU) tensor,
+        # and a tensor tested to be on the CPU first.
+        Valid(
+            """
+            import torch
+            import triton
+            @triton.jit
+            def fill(out_ptr, value):
+                pass
+            def fill_like(x, value, alpha=1.0):
+                if isinstance(value, torch.Tensor):
+                    value = value.item()
+                if torch.is_tensor(alpha):
+                    alpha = float(alpha.to(torch.float32).item())
+                out = torch.empty_like(x)
+                fill[(1,)](out, value * alpha)
+                return out
+            def fill_from(x, value: torch.Tensor):
+                if not value.is_cuda:
+                    return fill_like(x, value.item())
+                return x
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -198,7 +265,7 @@ class HostSyncInHotPath(Rule):
             class M(torch.nn.Module):
                 def forward(self, x):
                     n = int(self.mask.sum().item())
-                    return x[:, :n]
+                    return x / n
             """,
             line=5,
             column=17,
@@ -269,6 +336,37 @@ class HostSyncInHotPath(Rule):
             line=4,
             column=12,
         ),
+        # A count read only to validate, or to scale: no size depends on it.
+        Invalid(
+            """
+            import torch
+            import triton
+            @triton.jit
+            def scale(x_ptr, n):
+                pass
+            def mean_loss(x, labels):
+                n = int((labels != -100).sum().item())
+                if n > x.numel():
+                    raise ValueError("too many labels")
+                scale[(1,)](x, 1.0 / n)
+                return x
+            """,
+            line=8,
+            column=13,
+        ),
+        # A tensor attribute tested for being a tensor is still a device value.
+        Invalid(
+            """
+            import torch
+            class Fn(torch.autograd.Function):
+                @staticmethod
+                def backward(ctx, grad):
+                    inv = 1 / ctx.total.item() if isinstance(ctx.total, torch.Tensor) else 1.0
+                    return grad * inv
+            """,
+            line=6,
+            column=19,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -299,6 +397,10 @@ class HostSyncInHotPath(Rule):
             receiver = call.func.value  # type: ignore[attr-defined]
             if model.is_number(receiver, function) or model.on_host(receiver, function):
                 return None
+            if model.maybe_number(receiver, function) or model.host_guarded(receiver, function):
+                return None  # a scalar argument unwrapped, or a tensor tested to be on the CPU
+            if model.sizes_on_host(call, function):
+                return None  # a data-dependent size: the host needs the value
             if isinstance(receiver, cst.Call) and call_name(receiver) in SYNC_METHODS:
                 return None  # the inner sync is reported
             return f"`.{method}()`"
@@ -313,6 +415,8 @@ class HostSyncInHotPath(Rule):
                 and model.is_tensor(args[0], function)
                 and not _has_sync(model, args[0])
                 and not model.on_host(args[0], function)
+                and not model.maybe_number(args[0], function)
+                and not model.sizes_on_host(call, function)
             ):
                 return f"`{name}()` of a tensor"
         return None
