@@ -239,19 +239,6 @@ def _make_models(torch, ref, before, after, dims, device, seed):
     return {k: m.to(device).eval() for k, m in models.items()}
 
 
-def _pair_truth(torch, ref, model, inputs):
-    """The pair's formula in float64: the reference module's own `truth`
-    when it defines one (a problem other than the int8 GEMM), else the
-    library's int8 GEMM formula."""
-    if hasattr(ref, "truth"):
-        return ref.truth(model, *inputs)
-    return _truth(torch, model, *inputs)
-
-
-def _pair_bytes(ref, dims):
-    return ref.dram_bytes(dims) if hasattr(ref, "dram_bytes") else _dram_bytes(dims)
-
-
 def _check(torch, ref, before, after, dims, device, trials, tol, seed0):
     """Worst rel. error of before/after/reference over `trials` fresh draws."""
     errs = {"before": 0.0, "after": 0.0, "reference": 0.0}
@@ -305,16 +292,6 @@ def _bench(torch, triton_testing, fn):
     fn()
     torch.cuda.synchronize()
     return timing.eager(fn, repeats=1).median_us, timing.graph(fn, repeats=1).median_us
-
-
-def _bench_eager(torch, triton_testing, fn):
-    def batch():
-        for _ in range(EAGER_BATCH):
-            fn()
-
-    fn()
-    torch.cuda.synchronize()
-    return triton_testing.do_bench(batch, warmup=25, rep=200, return_mode="median") / EAGER_BATCH * 1e3
 
 
 def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
