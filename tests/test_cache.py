@@ -70,7 +70,7 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:
     entry.write_text("{not json")
     again = kernlint(folder, "--format", "json", "kernel.py")
     assert again.stdout == first.stdout
-    assert entry.read_text().startswith('{"format":1')
+    assert entry.read_text().startswith('{"format":2')
 
 
 def test_clean_deletes_the_cache_and_refuses_a_folder_kernlint_did_not_make(tmp_path: Path) -> None:

@@ -1,57 +1,147 @@
-"""The project pre-pass: kernels another module of the tree imports, and the
-dependency digest a result cache must key on."""
+"""Kernels imported from another module of the project (kernlint.project):
+a launch sees the kernel it imports (its constexprs, autotuning, tl.dot),
+whichever way the import is spelled; findings are the same whether the
+file is linted alone or with its tree; the result cache misses when an
+imported module changes."""
 
 from __future__ import annotations
 
-from kernlint.project import ProjectIndex
+import json
+import subprocess
+import sys
+from pathlib import Path
 
-KERNELS = """
+import pytest
+from kernlint.engine import lint_source
+
+KERNELS = """\
 import triton
 import triton.language as tl
-from .tuning import libtuner
 
-@libtuner(configs=[], key=["M"])
-@triton.jit
-def mm(a_ptr, M, BLOCK_M: tl.constexpr):
-    acc = tl.dot(tl.load(a_ptr), tl.load(a_ptr))
 
 @triton.jit
-def add(x_ptr, BLOCK: tl.constexpr):
-    pass
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        acc += tl.dot(tl.load(a_ptr + rm[:, None] * K + rk[None, :]), tl.load(b_ptr + rk[:, None] * N + rn[None, :]))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
-def helper(x):
-    return x
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
 """
 
-OPS = """
-from .kernels import mm, add as plus
-def run(a):
-    mm[(1,)](a, 1)
+AUTOTUNE = '@triton.autotune(configs=[triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32})], key=["M"])\n'
+
+
+def ops(import_line: str, target: str) -> str:
+    return f"""\
+import torch
+import triton
+{import_line}
+
+
+def matmul(a, b, c, M, N, K):
+    {target}[(triton.cdiv(M, 64),)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    return c
 """
 
 
-def test_a_launch_sees_the_kernel_it_imports() -> None:
-    index = ProjectIndex.build({"root/pkg/kernels.py": KERNELS, "root/pkg/ops.py": OPS}, "root")
-    mm = index.imported_kernel("root/pkg/ops.py", "mm")
-    plus = index.imported_kernel("root/pkg/ops.py", "plus")
-    assert mm is not None and (mm.constexprs, mm.autotuned, mm.uses_dot) == (("BLOCK_M",), True, True)
-    assert plus is not None and (plus.name, plus.autotuned, plus.uses_dot) == ("add", False, False)
-    assert index.imported_kernel("root/pkg/ops.py", "run") is None
-    assert index.summary("pkg.kernels").functions == ("helper",)
+def tree(tmp_path: Path, ops_source: str, kernels: str = KERNELS) -> Path:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "kernels.py").write_text(kernels)
+    (package / "sub" / "ops.py").write_text(ops_source)
+    return package / "sub" / "ops.py"
 
 
-def test_the_digest_follows_summaries_not_text() -> None:
-    base = ProjectIndex.build({"r/p/kernels.py": KERNELS, "r/p/ops.py": OPS}, "r")
-    comment = ProjectIndex.build({"r/p/kernels.py": KERNELS + "# a comment\n", "r/p/ops.py": OPS}, "r")
-    tuned = ProjectIndex.build(
-        {
-            "r/p/kernels.py": KERNELS.replace(
-                "@triton.jit\ndef add", "@triton.autotune(configs=[], key=[])\n@triton.jit\ndef add"
-            ),
-            "r/p/ops.py": OPS,
-        },
-        "r",
+def codes(path: Path) -> list[tuple[str, int, int]]:
+    result = lint_source(str(path), path.read_text())
+    return [(f.code, f.span.line, f.span.column) for f in result.findings]
+
+
+@pytest.mark.parametrize(
+    ("import_line", "target"),
+    [
+        ("from ..kernels import mm_kernel", "mm_kernel"),
+        ("from ..kernels import mm_kernel as mm", "mm"),
+        ("from .. import kernels", "kernels.mm_kernel"),
+        ("from pkg.kernels import mm_kernel", "mm_kernel"),
+        ("import pkg.kernels as K", "K.mm_kernel"),
+    ],
+)
+def test_a_launch_of_an_imported_dot_kernel_with_fixed_tiles_is_reported(
+    tmp_path: Path, import_line: str, target: str
+) -> None:
+    path = tree(tmp_path, ops(import_line, target))
+    assert codes(path) == [("KL003", 7, 5)]
+    plan = lint_source(str(path), path.read_text()).findings[0].plan
+    assert f"of `mm_kernel` (in `{tmp_path / 'pkg' / 'kernels.py'}`)" in (plan or "")
+
+
+def test_an_imported_autotuned_kernel_is_not_reported(tmp_path: Path) -> None:
+    tuned = KERNELS.replace("@triton.jit\ndef mm_kernel", AUTOTUNE + "@triton.jit\ndef mm_kernel")
+    path = tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"), tuned)
+    assert codes(path) == []
+
+
+def test_an_imported_kernel_without_dot_is_not_reported(tmp_path: Path) -> None:
+    source = ops("from ..kernels import add_kernel", "add_kernel").replace(
+        "(a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)", "(a, b, M, BLOCK=1024)"
     )
-    digest = base.dependency_digest("r/p/ops.py")
-    assert comment.dependency_digest("r/p/ops.py") == digest
-    assert tuned.dependency_digest("r/p/ops.py") != digest
+    assert codes(tree(tmp_path, source)) == []
+
+
+@pytest.mark.parametrize(
+    "import_line",
+    ["from ..missing import mm_kernel", "from ..kernels import not_a_kernel as mm_kernel", "from os import mm_kernel"],
+)
+def test_an_import_that_reaches_no_kernel_of_the_project_is_silent(tmp_path: Path, import_line: str) -> None:
+    assert codes(tree(tmp_path, ops(import_line, "mm_kernel"))) == []
+
+
+def test_an_import_cycle_does_not_recurse(tmp_path: Path) -> None:
+    cyclic = "from .sub.ops import matmul\n" + KERNELS
+    path = tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"), cyclic)
+    assert codes(path) == [("KL003", 7, 5)]
+
+
+def test_the_result_records_the_files_it_read(tmp_path: Path) -> None:
+    path = tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"))
+    result = lint_source(str(path), path.read_text())
+    assert [p for p, _ in result.dependencies] == [str(tmp_path / "pkg" / "kernels.py")]
+    assert all(len(digest) == 64 for _, digest in result.dependencies)
+
+
+def kernlint(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kernlint", *args], cwd=cwd, capture_output=True, timeout=300)
+
+
+def test_a_file_linted_alone_or_with_its_tree_reports_the_same(tmp_path: Path) -> None:
+    tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"))
+    alone = kernlint(tmp_path, "--no-cache", "--format", "json", "pkg/sub/ops.py")
+    whole = kernlint(tmp_path, "--no-cache", "--format", "json", "--jobs", "2", "pkg")
+    assert alone.returncode == whole.returncode == 1
+    findings = json.loads(alone.stdout)["findings"]
+    assert [(f["code"], f["line"]) for f in findings] == [("KL003", 7)]
+    assert json.loads(whole.stdout)["findings"] == findings
+
+
+def test_the_cache_misses_when_an_imported_kernel_changes(tmp_path: Path) -> None:
+    tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"))
+    (tmp_path / "pyproject.toml").write_text("[tool.kernlint]\n")
+    first = kernlint(tmp_path, "pkg/sub/ops.py")
+    assert first.returncode == 1 and b"KL003" in first.stdout
+    again = kernlint(tmp_path, "pkg/sub/ops.py")
+    assert again.stdout == first.stdout
+    kernels = tmp_path / "pkg" / "kernels.py"
+    kernels.write_text(KERNELS.replace("@triton.jit\ndef mm_kernel", AUTOTUNE + "@triton.jit\ndef mm_kernel"))
+    tuned = kernlint(tmp_path, "pkg/sub/ops.py")
+    assert tuned.returncode == 0 and b"KL003" not in tuned.stdout

@@ -10,6 +10,10 @@ The key of an entry is a SHA-256 over everything the result depends on:
 - the file's path as reported and its bytes;
 - the settings that apply to it (after per-file ignores), so a changed rule
   selection or configuration misses;
+- the files its result was computed from besides the file itself (modules
+  it imports kernels from, kernlint.project): these are known only after
+  linting, so the entry stores them with their SHA-256 and a hit requires
+  each to be unchanged (an edited imported kernel misses);
 - kernlint itself: a fingerprint of the source of the engine, the model, the
   rules and the measurement records the claims come from (so a new version,
   an edited rule in a development checkout, or a new GPU record misses).
@@ -36,6 +40,7 @@ from typing import Any
 from kernlint.findings import Category, FileResult, Finding, Fix, Severity, Span
 from kernlint.registry import rule_for_event
 from kernlint.settings import Settings
+from kernlint.source import file_digest
 from kernlint.version import __version__
 
 DEFAULT_DIR = ".kernlint_cache"
@@ -45,7 +50,7 @@ TAG = (
     "# This file is a cache directory tag created by kernlint.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
-FORMAT = 1
+FORMAT = 2
 
 
 @functools.cache
@@ -104,6 +109,9 @@ class ResultCache:
             with open(self._entry(key), encoding="utf-8") as handle:
                 result = _result_from_json(json.load(handle))
         except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        if any(file_digest(path) != digest for path, digest in result.dependencies):
             self.misses += 1
             return None
         self.hits += 1
@@ -186,6 +194,7 @@ def _result_to_json(result: FileResult) -> dict[str, Any]:
         "source": result.source,
         "findings": [_finding_to_json(f) for f in result.findings],
         "suppressed": [_finding_to_json(f) for f in result.suppressed],
+        "dependencies": [list(d) for d in result.dependencies],
     }
 
 
@@ -197,4 +206,5 @@ def _result_from_json(data: dict[str, Any]) -> FileResult:
         tuple(_finding_from_json(f) for f in data["findings"]),
         source=data["source"],
         suppressed=tuple(_finding_from_json(f) for f in data["suppressed"]),
+        dependencies=tuple((str(path), str(digest)) for path, digest in data["dependencies"]),
     )

@@ -16,6 +16,7 @@ from kernlint import claims, suppressions
 from kernlint.deep import deep_call
 from kernlint.findings import FileResult, Finding, Span
 from kernlint.model import FileModel, build_model
+from kernlint.project import Project
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
 from kernlint.source import SourceError, decode, may_hold_kernel_code, parse, python_parses
@@ -65,8 +66,11 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         module = parse(text)
     except SourceError as error:
         return FileResult(path, (_parse_error(path, error),), source=text)
+    # Kernels this file imports from other modules are read from the disk
+    # (kernlint.project); the result records which files that read.
+    project = Project(path) if path != "-" else None
     try:
-        model = build_model(path, text, module)
+        model = build_model(path, text, module, project)
     except RecursionError:
         raise
     except Exception as error:  # noqa: BLE001 - one file's failure is reported, not raised
@@ -89,7 +93,8 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         active, suppressed = suppressions.apply(path, text, ordered, settings)
     except Exception as error:  # noqa: BLE001 - report unsuppressed rather than lose the file
         active, suppressed = [*ordered, _internal_error(path, "suppression comments", error)], []
-    return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
+    dependencies = tuple(sorted(project.reads.items())) if project is not None else ()
+    return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed), dependencies=dependencies)
 
 
 def _finding(rule: type[Rule], report: Report, model: FileModel, settings: Settings) -> Finding:

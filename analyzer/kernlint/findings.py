@@ -128,3 +128,7 @@ class FileResult:
     findings: tuple[Finding, ...]
     source: str | None = None
     suppressed: tuple[Finding, ...] = ()  # silenced by suppression comments
+    # (path, SHA-256) of each other file the result was computed from (a
+    # module it imports kernels from, "" when a looked-up file was absent):
+    # a cached result is valid only while they are unchanged.
+    dependencies: tuple[tuple[str, str], ...] = ()

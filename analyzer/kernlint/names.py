@@ -40,6 +40,10 @@ class ImportTable:
 
     aliases: dict[str, str] = field(default_factory=dict)
     star_modules: set[str] = field(default_factory=set)
+    # Local name -> (level, module, imported name) of every `from ... import`,
+    # relative ones included: where a name comes from inside the project
+    # (kernlint.project finds the module's file from it).
+    from_imports: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
     def add(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):
@@ -54,18 +58,19 @@ class ImportTable:
                     top = full.split(".")[0]
                     self.aliases.setdefault(top, top)
             return
-        if node.relative:
-            return
         module = _module_name(node.module)
         if isinstance(node.names, cst.ImportStar):
-            self.star_modules.add(module)
+            if not node.relative:
+                self.star_modules.add(module)
             return
         for alias in node.names:
             name = _module_name(alias.name)
             local = name
             if alias.asname is not None:
                 local = dotted(alias.asname.name) or name
-            self.aliases[local] = f"{module}.{name}" if module else name
+            self.from_imports[local] = (len(node.relative), module, name)
+            if not node.relative:
+                self.aliases[local] = f"{module}.{name}" if module else name
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         """Qualified name of an expression like `tl.dot`, or None."""

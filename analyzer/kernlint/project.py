@@ -1,159 +1,114 @@
-"""Project-wide facts: a cheap pre-pass over every module of a linted tree.
+"""Kernels a file imports from another module of its project.
 
-kernlint's model is per file (one libcst parse, one FileModel). A launch of
-a kernel imported from another module of the same tree (`from .kernels
-import mm_kernel`; `mm_kernel[grid](...)`) needs a few facts about that
-kernel: its constexpr parameters, whether it is autotuned, whether it uses
-`tl.dot`. This module collects them for every module with Python's `ast`
-(about ten times faster than libcst, and no positions are needed), before
-any file is linted:
+kernlint's model is per file: one libcst parse, one FileModel, and rules ask
+it. A launch of a kernel defined in another module (`from .kernels import
+mm_kernel`, then `mm_kernel[grid](...)`) needs that kernel's facts: its
+constexprs, whether it is autotuned, whether it calls `tl.dot`. When the
+launched name is not a kernel of the file, the file's model asks its
+`Project` for the name's import; the project finds the module's file the way
+Python would from the importing file's place on disk, parses it, builds its
+model, and hands back the kernel with the model that answers questions
+about its body (`FileModel.home_of`). Findings stay on the launching file.
 
-    index = ProjectIndex.build({path: source, ...}, root)
-    index.summary("pkg.ops.kernels")          # ModuleSummary or None
-    index.imported_kernel(path, "mm_kernel")  # KernelSummary or None
-    index.dependency_digest(path)              # for a result cache key
-
-How it fits the per-file model and the result cache:
-- a file's FileModel receives the index as an optional argument (None when
-  one file is linted alone); queries that need a foreign kernel ask the
-  index by the name the file imports, so the per-file model stays the unit
-  of work and rules keep asking the model;
-- a file's result then depends on the modules it imports, so a result
-  cache keyed on the file's own content must also key on
-  `dependency_digest(path)`: the digest of the summaries (not the sources)
-  of the modules the file imports from the tree. Editing a comment in an
-  imported module leaves its summary, and so the cache entry, unchanged;
-  adding `@triton.autotune` to an imported kernel invalidates it.
-- Never executes or imports the analyzed code; summaries are plain data.
+- **Found from the disk, not the command line.** Relative imports resolve
+  from the importer's package; absolute ones from the root of its package
+  (the nearest ancestor folder without an `__init__.py`, which is also the
+  script's folder for a file outside any package). So a file's findings are
+  the same whether it is linted alone, as pre-commit does with changed
+  files, or with its whole tree.
+- **One level.** An imported module's model is built without a project, so
+  its own imports are not followed: import cycles cannot recurse, and the
+  cost is one extra parse per imported module per process (models are kept
+  by path and content).
+- **The result cache.** A file's result now depends on the modules it
+  imported kernels from. `reads` lists each file the project looked at
+  (path, SHA-256 of its bytes, "" when absent); the engine puts them in the
+  FileResult's `dependencies`, the cache stores them with the entry, and a
+  hit requires each one unchanged (kernlint.cache).
+- Files are only read, never executed or imported; a module that cannot be
+  read, decoded or parsed is not found.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
 import os
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 
-AUTOTUNE_NAMES = frozenset({"autotune", "libtuner"})
+from kernlint.model import FileModel, Kernel, build_model
+from kernlint.source import SourceError, decode, file_digest, parse
 
-
-@dataclass(frozen=True)
-class KernelSummary:
-    name: str
-    constexprs: tuple[str, ...]
-    autotuned: bool  # @triton.autotune, or a decorator taking configs= and key=
-    uses_dot: bool  # tl.dot / tl.dot_scaled in its body
+# Bigger modules are not modelled for an importer (the linted file itself is
+# bounded by max-file-size).
+MAX_MODULE_BYTES = 1_000_000
 
 
-@dataclass(frozen=True)
-class ModuleSummary:
-    module: str  # dotted name relative to the linted root
-    kernels: tuple[KernelSummary, ...]
-    functions: tuple[str, ...]  # top-level functions a module exports (helpers)
-    imports: tuple[tuple[str, str, str], ...]  # (local name, module, imported name) of from-imports
+class Project:
+    """The modules a linted file's imports reach, read on demand."""
 
+    def __init__(self, importer: str, models: dict[tuple[str, str], FileModel | None] | None = None) -> None:
+        self.importer = importer
+        self.reads: dict[str, str] = {}  # path -> digest of what was read ("" = absent)
+        # Shared between the files one process lints: (path, digest) -> model.
+        self._models = _MODELS if models is None else models
 
-def module_name(path: str, root: str) -> str:
-    rel = os.path.relpath(path, root).replace(os.sep, "/")
-    rel = rel[:-3] if rel.endswith(".py") else rel
-    rel = rel[: -len("/__init__")] if rel.endswith("/__init__") else rel
-    return rel.replace("/", ".")
-
-
-def summarize(module: str, source: str) -> ModuleSummary:
-    """The summary of one module; an unparsable module summarizes as empty."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ModuleSummary(module, (), (), ())
-    kernels: list[KernelSummary] = []
-    functions: list[str] = []
-    imports: list[tuple[str, str, str]] = []
-    package = module.rsplit(".", 1)[0] if "." in module else ""
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
-            base = _resolve_relative(package, node.module or "", node.level)
-            imports.extend((a.asname or a.name, base, a.name) for a in node.names)
-        elif isinstance(node, ast.FunctionDef):
-            decorators = [_decorator_name(d) for d in node.decorator_list]
-            if any(name.split(".")[-1] == "jit" for name in decorators):
-                kernels.append(_kernel(node))
-            else:
-                functions.append(node.name)
-    return ModuleSummary(module, tuple(kernels), tuple(functions), tuple(imports))
-
-
-def _kernel(node: ast.FunctionDef) -> KernelSummary:
-    args = [*node.args.args, *node.args.kwonlyargs]
-    constexprs = tuple(a.arg for a in args if a.annotation is not None and "constexpr" in ast.unparse(a.annotation))
-    autotuned = False
-    for decorator in node.decorator_list:
-        name = _decorator_name(decorator)
-        keywords = {k.arg for k in decorator.keywords} if isinstance(decorator, ast.Call) else set()
-        if name.split(".")[-1] in AUTOTUNE_NAMES or {"configs", "key"} <= keywords:
-            autotuned = True
-    uses_dot = any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dot", "dot_scaled")
-        for n in ast.walk(node)
-    )
-    return KernelSummary(node.name, constexprs, autotuned, uses_dot)
-
-
-def _decorator_name(node: ast.expr) -> str:
-    target = node.func if isinstance(node, ast.Call) else node
-    try:
-        return ast.unparse(target)
-    except Exception:  # pragma: no cover - ast.unparse handles every expression
-        return ""
-
-
-def _resolve_relative(package: str, module: str, level: int) -> str:
-    if not level:
-        return module
-    parts = package.split(".") if package else []
-    parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
-    return ".".join(p for p in (*parts, module) if p)
-
-
-class ProjectIndex:
-    """Summaries of every module of a linted tree, by dotted name."""
-
-    def __init__(self, summaries: Mapping[str, ModuleSummary], paths: Mapping[str, str]) -> None:
-        self._summaries = dict(summaries)
-        self._module_of_path = dict(paths)
-
-    @classmethod
-    def build(cls, sources: Mapping[str, str], root: str) -> ProjectIndex:
-        summaries: dict[str, ModuleSummary] = {}
-        paths: dict[str, str] = {}
-        for path, source in sorted(sources.items()):
-            name = module_name(path, root)
-            summaries[name] = summarize(name, source)
-            paths[path] = name
-        return cls(summaries, paths)
-
-    def summary(self, module: str) -> ModuleSummary | None:
-        return self._summaries.get(module)
-
-    def imported_kernel(self, path: str, local_name: str) -> KernelSummary | None:
-        """The kernel a file imports under `local_name` from the tree."""
-        own = self._summaries.get(self._module_of_path.get(path, ""))
-        if own is None:
-            return None
-        for name, module, imported in own.imports:
-            if name != local_name:
-                continue
-            target = self._summaries.get(module)
-            if target is not None:
-                return next((k for k in target.kernels if k.name == imported), None)
+    def imported_kernel(self, level: int, module: str, name: str) -> tuple[Kernel, FileModel] | None:
+        """The kernel that `from <level dots><module> import <name>` binds,
+        with the model of the file that defines it; None when the module is
+        not a file of the project or `<name>` is not a kernel there."""
+        for path in self._candidates(level, module):
+            model = self._model(path)
+            if model is not None:
+                kernel = model.kernels.get(name)
+                return (kernel, model) if kernel is not None else None
         return None
 
-    def dependency_digest(self, path: str) -> str:
-        """A digest of the summaries of the tree's modules a file imports
-        from: part of the file's result-cache key."""
-        own = self._summaries.get(self._module_of_path.get(path, ""))
-        modules = sorted({m for _, m, _ in own.imports if m in self._summaries}) if own is not None else []
-        payload = json.dumps([asdict(self._summaries[m]) for m in modules], sort_keys=True)
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+    def _candidates(self, level: int, module: str) -> list[str]:
+        if level:
+            base = os.path.dirname(os.path.abspath(self.importer))
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+        else:
+            base = package_root(self.importer)
+        if not os.path.isabs(self.importer):
+            base = os.path.relpath(base)  # paths as the user wrote them: relative in, relative out
+        parts = [p for p in module.split(".") if p]
+        if not parts:
+            return [os.path.join(base, "__init__.py")]
+        stem = os.path.join(base, *parts)
+        return [stem + ".py", os.path.join(stem, "__init__.py")]
+
+    def _model(self, path: str) -> FileModel | None:
+        digest = file_digest(path)
+        self.reads[path] = digest
+        if not digest:
+            return None
+        key = (os.path.realpath(path), digest)
+        if key not in self._models:
+            self._models[key] = _build(path)
+        return self._models[key]
+
+
+def package_root(path: str) -> str:
+    """The folder Python would import `path`'s top-level package from."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder
+
+
+def _build(path: str) -> FileModel | None:
+    try:
+        if os.path.getsize(path) > MAX_MODULE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            text = decode(handle.read())
+        return build_model(path, text, parse(text))
+    except (OSError, SourceError, RecursionError):
+        return None
+    except Exception:  # noqa: BLE001 - a module we cannot model is one we did not find
+        return None
+
+
+_MODELS: dict[tuple[str, str], FileModel | None] = {}

@@ -41,6 +41,8 @@ another rule also needs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
@@ -62,6 +64,9 @@ from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.layout import LayoutFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.tuning import TuningFacts
+
+if TYPE_CHECKING:
+    from kernlint.project import Project
 
 __all__ = [
     "ClassInfo",
@@ -85,5 +90,7 @@ class FileModel(
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
-def build_model(path: str, source: str, module: cst.Module) -> FileModel:
-    return FileModel(path, source, module)
+def build_model(path: str, source: str, module: cst.Module, project: Project | None = None) -> FileModel:
+    """`project`: where kernels the file imports from other modules are
+    found (kernlint.project); None models the file alone."""
+    return FileModel(path, source, module, project)

@@ -7,8 +7,9 @@ questions rules ask.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from functools import cached_property
+from collections.abc import Callable, Iterator
+from functools import cached_property, wraps
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 from kernlint.findings import Span
@@ -19,13 +20,35 @@ from kernlint.names import ImportTable, collect_imports
 from kernlint.source import line_starts
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+if TYPE_CHECKING:
+    from kernlint.project import Project
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+Model = TypeVar("Model", bound="ModelBase")
+
+
+def kernel_fact(method: Method) -> Method:
+    """A question about a kernel's body: answered by the model of the file
+    that defines the kernel, which is another module for a kernel the file
+    imports (kernlint.project). Put on every public method whose first
+    argument is a Kernel and whose answer reads the kernel's own code."""
+
+    @wraps(method)
+    def in_home(self: ModelBase, kernel: Kernel, *args: Any, **kwargs: Any) -> Any:
+        return method(self.home_of(kernel), kernel, *args, **kwargs)
+
+    return cast(Method, in_home)
+
 
 class ModelBase:
     """Structure, positions and values of one file."""
 
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(self, path: str, source: str, module: cst.Module, project: Project | None = None) -> None:
         self.path = path
         self.source = source
+        # Where kernels this file imports are found (None: the file alone).
+        self.project = project
+        self._homes: dict[int, tuple[Kernel, ModelBase]] = {}  # id(imported kernel) -> (kernel, its model)
         self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = self._wrapper.module
         self.imports: ImportTable = collect_imports(self.module)
@@ -38,6 +61,37 @@ class ModelBase:
         self._scope_of_node: dict[int, FunctionInfo] = {}
         self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
         Collector(self).collect()
+
+    def home_of(self: Model, kernel: Kernel) -> Model:
+        """The model of the file that defines `kernel`: this one, or the
+        module's a launch imported it from (a model of the same class)."""
+        home = self._homes.get(id(kernel))
+        return self if home is None else cast(Model, home[1])
+
+    def imported_kernel(self, target: str) -> Kernel | None:
+        """The kernel a launch target names through an import from another
+        module of the project (`mm` after `from .kernels import mm`;
+        `kernels.mm` after `from . import kernels` or `import
+        pkg.kernels as kernels`), or None."""
+        if self.project is None:
+            return None
+        head, _, rest = target.partition(".")
+        source = self.imports.from_imports.get(head)
+        if source is not None:
+            level, module, name = source
+            found = (
+                self.project.imported_kernel(level, module, name)
+                if not rest
+                else self.project.imported_kernel(level, f"{module}.{name}" if module else name, rest)
+            )
+        elif rest and "." not in rest and head in self.imports.aliases:
+            found = self.project.imported_kernel(0, self.imports.aliases[head], rest)
+        else:
+            return None
+        if found is None:
+            return None
+        self._homes[id(found[0])] = found
+        return found[0]
 
     @cached_property
     def _positions(self):

@@ -305,7 +305,11 @@ class Collector(cst.CSTVisitor):
             return None
         # `kernel[...]`, or `self.kernel[...]` / `module.kernel[...]` for a
         # kernel bound under that attribute name.
-        kernel = self.model.kernels.get(target) or self.model.kernels.get(target.split(".")[-1])
+        kernel = (
+            self.model.kernels.get(target)
+            or self.model.kernels.get(target.split(".")[-1])
+            or self.model.imported_kernel(target)
+        )
         if kernel is None or len(subscript.slice) != 1:
             return None
         element = subscript.slice[0].slice

@@ -9,12 +9,14 @@ from __future__ import annotations
 from functools import cached_property
 
 import libcst as cst
+from kernlint.model.base import kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
 from kernlint.model.syntax import names_in, walk
 
 
 class GuardFacts(HostFacts):
+    @kernel_fact
     def constexpr_guards(self, kernel: Kernel, node: cst.CSTNode) -> tuple[str, ...]:
         """The constexprs of `kernel` whose `if NAME:` / `if not NAME:`
         (either branch) encloses `node`."""

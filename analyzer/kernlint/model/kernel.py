@@ -6,7 +6,7 @@ functions it calls), and which constexprs size its tiles.
 from __future__ import annotations
 
 import libcst as cst
-from kernlint.model.base import ModelBase
+from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import ConstexprValues, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional
 
@@ -67,6 +67,7 @@ class KernelFacts(ModelBase):
                 values.add(default)
         return ConstexprValues(frozenset(values), complete)
 
+    @kernel_fact
     def pointer_params(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str]:
         """The kernel's pointer parameters an address expression is built
         from (`a_ptr + offs * stride`, through assignments and block
@@ -87,6 +88,7 @@ class KernelFacts(ModelBase):
                         names.append(found)
         return names
 
+    @kernel_fact
     def loaded_pointers(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str] | None:
         """If a kernel value comes from `tl.load(...)`, the pointer parameters
         it was loaded from; None if it was not (visibly) loaded."""
@@ -101,6 +103,7 @@ class KernelFacts(ModelBase):
             return None
         return None
 
+    @kernel_fact
     def kernel_uses(self, kernel: Kernel, *names: str) -> list[cst.Call]:
         """Calls to `triton.language.<name>` in the kernel and in the jit
         functions of this file it calls."""
@@ -116,6 +119,7 @@ class KernelFacts(ModelBase):
             pending.extend(f for f in self.called_functions(function) if self.kernel_of(f) is not None)
         return found
 
+    @kernel_fact
     def tile_constexprs(self, kernel: Kernel) -> tuple[str, ...]:
         """The constexpr parameters that size the kernel's tiles: those in the
         shape of `tl.arange`, `tl.zeros`/`tl.full`, a block pointer's or a

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
-from kernlint.model.base import ModelBase
+from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.syntax import keyword, names_in, positional, walk
@@ -255,6 +255,7 @@ class KernelLoopFacts(KernelFacts):
     def _loop_indexes(self) -> dict[int, _KernelIndex]:
         return {}
 
+    @kernel_fact
     def _loop_index(self, kernel: Kernel) -> _KernelIndex:
         index = self._loop_indexes.get(id(kernel))
         if index is not None:
@@ -311,6 +312,7 @@ class KernelLoopFacts(KernelFacts):
         return False
 
     # -- loops --
+    @kernel_fact
     def kernel_loops(self, kernel: Kernel) -> tuple[KernelLoop, ...]:
         """Every `for` loop of the kernel body, in source order."""
         return tuple(self._loop_index(kernel).loops)
@@ -348,6 +350,7 @@ class KernelLoopFacts(KernelFacts):
         return [value for name in sorted(names) for value in assignments.get(name, ())]
 
     # -- K loops --
+    @kernel_fact
     def dot_loops(self, kernel: Kernel) -> tuple[DotLoop, ...]:
         """The K loop of each `tl.dot` of the kernel body (the innermost
         loop around it), with the loads that feed each operand."""
@@ -402,6 +405,7 @@ class KernelLoopFacts(KernelFacts):
                 nested.append(other)
         return [load for n in nested for load in n.loads]
 
+    @kernel_fact
     def depends_on_names(self, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:
         found: set[str] = set()
         for name in names:
@@ -425,6 +429,7 @@ class KernelLoopFacts(KernelFacts):
     def _call_blocks(self) -> dict[int, dict[int, int]]:
         return {}
 
+    @kernel_fact
     def loaded_params(self, kernel: Kernel) -> frozenset[str]:
         """The pointer parameters the kernel body loads from (anywhere)."""
         found: set[str] = set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import libcst as cst
+from kernlint.model.base import kernel_fact
 from kernlint.model.facts import Kernel
 from kernlint.model.kernel_loops import (
     _SWIZZLES,
@@ -30,6 +31,7 @@ from kernlint.model.syntax import keyword, positional, walk
 
 
 class KernelTileFacts(KernelLoopFacts):
+    @kernel_fact
     def k_masked_loads(self, kernel: Kernel, dot_loop: DotLoop) -> list[LoopLoad]:
         """Loads feeding the dots that are masked on the loop's dimension on
         every iteration: the `mask=` reads the loop variable, a name the loop
@@ -50,12 +52,14 @@ class KernelTileFacts(KernelLoopFacts):
                 found.append(load)
         return found
 
+    @kernel_fact
     def assignment_guards(self, kernel: Kernel, names: frozenset[str]) -> tuple[cst.BaseExpression, ...]:
         """The tests of the `if`s around the assignments of these names
         (`if DIVISIBLE_K: mask = None else: mask = offs_k < K`)."""
         guards = self._loop_index(kernel).guards
         return tuple(test for name in sorted(names) for test in guards.get(name, ()))
 
+    @kernel_fact
     def loaded_k_extent(self, kernel: Kernel, dot_loop: DotLoop) -> bool:
         """Whether the K loop's extent is read from memory inside the kernel
         (`M_e = tl.load(offs + e + 1) - tl.load(offs + e)`: a ragged, per-program
@@ -67,6 +71,7 @@ class KernelTileFacts(KernelLoopFacts):
                     return True
         return False
 
+    @kernel_fact
     def k_mask_runtime_sizes(self, kernel: Kernel, dot_loop: DotLoop, load: LoopLoad) -> set[str]:
         """The non-constexpr kernel parameters read by the `&` terms of a
         load's mask that move with the K loop (`offs_k < K - k * BLOCK_K`),
@@ -144,6 +149,7 @@ class KernelTileFacts(KernelLoopFacts):
         return False
 
     # -- tile order --
+    @kernel_fact
     def tile_order(self, kernel: Kernel, dot_loop: DotLoop) -> TileOrder:
         """How the program id maps to the output tile whose K loop this is.
         A and B must each follow their own program-id-derived index (rows of
@@ -212,6 +218,7 @@ class KernelTileFacts(KernelLoopFacts):
         return bool(self.depends_on_names(kernel, names) & targets)
 
     # -- row passes --
+    @kernel_fact
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
         """For each statement block of the body and each pointer parameter,
         the sequential loops of that block (not nested in one another) that

@@ -16,6 +16,7 @@ from functools import cached_property
 from itertools import product as cartesian
 
 import libcst as cst
+from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TL, Kernel
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.syntax import keyword, positional, walk
@@ -336,22 +337,26 @@ class OffsetFacts(KernelFacts):
     def _offset_index(self) -> dict[int, _KernelIndex]:
         return {}
 
+    @kernel_fact
     def _kernel_index(self, kernel: Kernel) -> _KernelIndex:
         index = self._offset_index.get(id(kernel))
         if index is None:
             index = self._offset_index[id(kernel)] = _KernelIndex(self, kernel)
         return index
 
+    @kernel_fact
     def addresses(self, kernel: Kernel) -> tuple[Address, ...]:
         """Every address the kernel's body loads, stores or builds a block
         pointer from, in source order, with its program-id products."""
         return self._kernel_index(kernel).addresses
 
+    @kernel_fact
     def offset_provenance(self, kernel: Kernel, node: cst.BaseExpression) -> frozenset[str]:
         """Where an integer expression of the kernel comes from: PID, ARANGE,
         RUNTIME, LOADED, PROMOTED (see the module's constants)."""
         return self._kernel_index(kernel).flags(node)
 
+    @kernel_fact
     def int_values(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> frozenset[int] | None:
         """Every value an integer expression of the kernel can take, when all
         are known: literals, constexprs whose every value is known
@@ -390,6 +395,7 @@ class OffsetFacts(KernelFacts):
             return frozenset(results)
         return None
 
+    @kernel_fact
     def tile_ranges(self, kernel: Kernel, node: cst.BaseExpression) -> tuple[TileRange, ...] | None:
         """The dimensions of a tile value: followed through names and
         conversions to its `tl.load`, then through the address to the

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import libcst as cst
+from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TRITON_AUTOTUNE, FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
 from kernlint.model.syntax import call_name, keyword, walk
@@ -21,6 +22,7 @@ FIXED, PER_DTYPE, DIMENSION, CHOSEN = "fixed", "per-dtype", "dimension", "chosen
 
 
 class TuningFacts(HostFacts):
+    @kernel_fact
     def autotuner(self, kernel: Kernel) -> str | None:
         """The decorator that autotunes the kernel, as written, or None."""
         if kernel.autotune is not None:

@@ -391,7 +391,8 @@ class HardcodedLaunchConfig(Rule):
                     return None
                 param = kernel.param(name)
                 default = param.default if param is not None else None
-                value = model.constant_value(default, model.top) if default is not None else None
+                home = model.home_of(kernel)  # the defining module, for an imported kernel
+                value = home.constant_value(default, home.top) if default is not None else None
                 if value is None:
                     continue  # not passed: set elsewhere (or a launch error)
             else:
@@ -430,7 +431,8 @@ class HardcodedLaunchConfig(Rule):
             else f"drop the constexpr defaults of {', '.join(f'`{n}`' for n in tiles)} from the signature"
         )
         plan = (
-            f"Add `@triton.autotune(configs=[{configs}], key={keys})` above the `@triton.jit` of `{kernel.name}`, "
+            f"Add `@triton.autotune(configs=[{configs}], key={keys})` above the `@triton.jit` of `{kernel.name}`"
+            f"{_defined_in(model, kernel)}, "
             f"covering skinny (small BLOCK_M, long BLOCK_K) and square shapes; {remove}; "
             f"{_grid_advice(model, launch, tiles)}. The autotuner's dispatch costs host time on every call: "
             f"resolve the config once per problem key and launch the compiled kernel directly afterwards, and "
@@ -458,6 +460,11 @@ def _config_text(tiles: tuple[str, ...], fixed: dict[str, object], tile: tuple[d
         if value is not None:
             entries.append(f'"{name}": {value!r}')
     return f"triton.Config({{{', '.join(entries)}}}, num_warps={warps}, num_stages={stages})"
+
+
+def _defined_in(model: FileModel, kernel: Kernel) -> str:
+    home = model.home_of(kernel)
+    return "" if home is model else f" (in `{home.path}`)"
 
 
 def _size_keys(model: FileModel, kernel: Kernel) -> str:
