@@ -145,3 +145,86 @@ def test_the_cache_misses_when_an_imported_kernel_changes(tmp_path: Path) -> Non
     kernels.write_text(KERNELS.replace("@triton.jit\ndef mm_kernel", AUTOTUNE + "@triton.jit\ndef mm_kernel"))
     tuned = kernlint(tmp_path, "pkg/sub/ops.py")
     assert tuned.returncode == 0 and b"KL003" not in tuned.stdout
+
+
+SHAPE_HELPERS = """\
+def dim_last(inp, dim):
+    order = [d for d in range(inp.ndim) if d != dim] + [dim]
+    return inp.permute(order).contiguous()
+
+
+def dim_last_named(inp, dim):
+    out = inp.transpose(dim, -1).contiguous()
+    return out
+
+
+def plain_copy(inp):
+    return inp.contiguous()
+
+
+def round_trip(x):
+    y = x.transpose(1, 2).contiguous()
+    return y.transpose(1, 2)
+"""
+
+REDUCTION = """\
+import torch
+import triton
+import triton.language as tl
+from .utils import shape
+from .utils.shape import dim_last, dim_last_named, plain_copy, round_trip
+from .utils import reexported
+
+
+@triton.jit
+def row_sum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + tl.program_id(0), tl.sum(tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N)))
+
+
+def sum_dim(inp, dim):
+    x = {call}
+    out = torch.empty(x.numel() // x.shape[-1], device=x.device)
+    row_sum[(out.numel(),)](x, out, x.shape[-1], BLOCK=1024)
+    return out
+
+
+def not_hot(inp, dim):
+    return dim_last(inp, dim)
+"""
+
+
+def reduction_tree(tmp_path: Path, call: str) -> Path:
+    utils = tmp_path / "pkg" / "utils"
+    utils.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (utils / "__init__.py").write_text("from .shape import dim_last as reexported\n")
+    (utils / "shape.py").write_text(SHAPE_HELPERS)
+    path = tmp_path / "pkg" / "reduce.py"
+    path.write_text(REDUCTION.replace("{call}", call))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("call", "helper_line"),
+    [
+        ("dim_last(inp, dim)", 3),
+        ("shape.dim_last(inp, dim)", 3),
+        ("dim_last_named(inp, dim)", 7),
+        ("reexported(inp, dim)", 3),  # `from .shape import dim_last as reexported` in utils/__init__.py
+    ],
+)
+def test_a_helper_of_another_module_that_relayouts_its_argument_is_reported_at_the_call(
+    tmp_path: Path, call: str, helper_line: int
+) -> None:
+    path = reduction_tree(tmp_path, call)
+    assert codes(path) == [("KL002", 16, 9)]
+    finding = lint_source(str(path), path.read_text()).findings[0]
+    assert finding.severity.value == "info" and finding.confidence == "medium"
+    assert f"({tmp_path / 'pkg' / 'utils' / 'shape.py'}:{helper_line})" in finding.message
+    assert "`inp` is an activation" in finding.message
+
+
+@pytest.mark.parametrize("call", ["plain_copy(inp)", "round_trip(inp)", "inp"])
+def test_a_helper_that_makes_no_relayout_copy_is_not_reported(tmp_path: Path, call: str) -> None:
+    assert codes(reduction_tree(tmp_path, call)) == []

@@ -3,23 +3,29 @@
 kernlint's model is per file: one libcst parse, one FileModel, and rules ask
 it. A launch of a kernel defined in another module (`from .kernels import
 mm_kernel`, then `mm_kernel[grid](...)`) needs that kernel's facts: its
-constexprs, whether it is autotuned, whether it calls `tl.dot`. When the
-launched name is not a kernel of the file, the file's model asks its
-`Project` for the name's import; the project finds the module's file the way
+constexprs, whether it is autotuned, whether it calls `tl.dot`; a call of
+a helper function imported the same way needs what the helper does to its
+arguments (a per-call relayout copy, KL002). When the launched name is not
+a kernel of the file, or the called name not a function of it, the file's
+model asks its `Project` for the name's import; the project finds the module's file the way
 Python would from the importing file's place on disk, parses it, builds its
 model, and hands back the kernel with the model that answers questions
-about its body (`FileModel.home_of`). Findings stay on the launching file.
+about its body (`FileModel.home_of`, `FileModel.imported_function`). Findings stay on the launching file.
 
 - **Found from the disk, not the command line.** Relative imports resolve
   from the importer's package; absolute ones from the root of its package
   (the nearest ancestor folder without an `__init__.py`, which is also the
-  script's folder for a file outside any package). So a file's findings are
+  script's folder for a file outside any package), and only when that root
+  holds the module's top-level package (so `from torch import ...` costs
+  one stat, not a search). So a file's findings are
   the same whether it is linted alone, as pre-commit does with changed
   files, or with its whole tree.
-- **One level.** An imported module's model is built without a project, so
-  its own imports are not followed: import cycles cannot recurse, and the
-  cost is one extra parse per imported module per process (models are kept
-  by path and content).
+- **The definition, not the imports of the definition.** Re-exports are
+  followed (a package's `__init__.py` doing `from .shape_utils import
+  dim_compress`, up to three hops), but the defining module's model is
+  built without a project, so what *its* kernels and helpers import is not:
+  import cycles cannot recurse, and the cost is one extra parse per module
+  read per process (models are kept by path and content).
 - **The result cache.** A file's result now depends on the modules it
   imported kernels from. `reads` lists each file the project looked at
   (path, SHA-256 of its bytes, "" when absent); the engine puts them in the
@@ -33,12 +39,14 @@ from __future__ import annotations
 
 import os
 
-from kernlint.model import FileModel, Kernel, build_model
+from kernlint.model import FileModel, FunctionInfo, Kernel, build_model
 from kernlint.source import SourceError, decode, file_digest, parse
 
 # Bigger modules are not modelled for an importer (the linted file itself is
 # bounded by max-file-size).
 MAX_MODULE_BYTES = 1_000_000
+# Re-exports followed from the imported module to the defining one.
+MAX_REEXPORTS = 3
 
 
 class Project:
@@ -47,6 +55,7 @@ class Project:
     def __init__(self, importer: str, models: dict[tuple[str, str], FileModel | None] | None = None) -> None:
         self.importer = importer
         self.reads: dict[str, str] = {}  # path -> digest of what was read ("" = absent)
+        self._modules: dict[tuple[str, int, str], FileModel | None] = {}  # (importer, level, module) -> model
         # Shared between the files one process lints: (path, digest) -> model.
         self._models = _MODELS if models is None else models
 
@@ -54,26 +63,59 @@ class Project:
         """The kernel that `from <level dots><module> import <name>` binds,
         with the model of the file that defines it; None when the module is
         not a file of the project or `<name>` is not a kernel there."""
-        for path in self._candidates(level, module):
-            model = self._model(path)
-            if model is not None:
-                kernel = model.kernels.get(name)
-                return (kernel, model) if kernel is not None else None
-        return None
+        found = self._definition(self.importer, level, module, name)
+        kernel = found[1].kernels.get(found[0]) if found is not None else None
+        return (kernel, found[1]) if kernel is not None and found is not None else None
 
-    def _candidates(self, level: int, module: str) -> list[str]:
+    def imported_function(self, level: int, module: str, name: str) -> tuple[FunctionInfo, FileModel] | None:
+        """The top-level function (not a kernel) that the import binds, with
+        its file's model: a helper whose body decides what a call does."""
+        found = self._definition(self.importer, level, module, name)
+        if found is None or found[0] in found[1].kernels:
+            return None
+        function = found[1].function(found[0])
+        return (function, found[1]) if function is not None else None
+
+    def _definition(
+        self, importer: str, level: int, module: str, name: str, hops: int = 0
+    ) -> tuple[str, FileModel] | None:
+        """The module that defines `name` and its name there, following
+        re-exports (`from .shape_utils import dim_compress` in a package's
+        `__init__.py`) up to MAX_REEXPORTS hops, each relative to the module
+        that makes it."""
+        model = self._module_model(importer, level, module)
+        if model is None:
+            return None
+        if name in model.kernels or model.function(name) is not None:
+            return name, model
+        source = model.imports.from_imports.get(name)
+        if source is None or hops >= MAX_REEXPORTS:
+            return None
+        return self._definition(model.path, *source, hops=hops + 1)
+
+    def _module_model(self, importer: str, level: int, module: str) -> FileModel | None:
+        key = (importer, level, module)
+        if key not in self._modules:
+            found = (self._model(path) for path in self._candidates(importer, level, module))
+            self._modules[key] = next((model for model in found if model is not None), None)
+        return self._modules[key]
+
+    def _candidates(self, importer: str, level: int, module: str) -> list[str]:
         if level:
-            base = os.path.dirname(os.path.abspath(self.importer))
+            base = os.path.dirname(os.path.abspath(importer))
             for _ in range(level - 1):
                 base = os.path.dirname(base)
         else:
-            base = package_root(self.importer)
-        if not os.path.isabs(self.importer):
+            base = package_root(importer)
+            top = module.split(".")[0]
+            if not (os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py"))):
+                return []  # a third-party package (torch, triton): not a module of the project
+        if not os.path.isabs(importer):
             base = os.path.relpath(base)  # paths as the user wrote them: relative in, relative out
         parts = [p for p in module.split(".") if p]
         if not parts:
-            return [os.path.join(base, "__init__.py")]
-        stem = os.path.join(base, *parts)
+            return [os.path.normpath(os.path.join(base, "__init__.py"))]
+        stem = os.path.normpath(os.path.join(base, *parts))
         return [stem + ".py", os.path.join(stem, "__init__.py")]
 
     def _model(self, path: str) -> FileModel | None:

@@ -16,7 +16,7 @@ from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
 from kernlint.model.syntax import literal_value
-from kernlint.names import ImportTable, collect_imports
+from kernlint.names import ImportTable, collect_imports, dotted
 from kernlint.source import line_starts
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
@@ -73,25 +73,37 @@ class ModelBase:
         module of the project (`mm` after `from .kernels import mm`;
         `kernels.mm` after `from . import kernels` or `import
         pkg.kernels as kernels`), or None."""
-        if self.project is None:
-            return None
-        head, _, rest = target.partition(".")
-        source = self.imports.from_imports.get(head)
-        if source is not None:
-            level, module, name = source
-            found = (
-                self.project.imported_kernel(level, module, name)
-                if not rest
-                else self.project.imported_kernel(level, f"{module}.{name}" if module else name, rest)
-            )
-        elif rest and "." not in rest and head in self.imports.aliases:
-            found = self.project.imported_kernel(0, self.imports.aliases[head], rest)
-        else:
-            return None
+        source = self._import_source(target)
+        found = self.project.imported_kernel(*source) if self.project is not None and source else None
         if found is None:
             return None
         self._homes[id(found[0])] = found
         return found[0]
+
+    def imported_function(self, call: cst.Call) -> tuple[FunctionInfo, ModelBase] | None:
+        """The helper function of another module of the project that a call
+        reaches (spelled as for `imported_kernel`), with that module's model."""
+        target = dotted(call.func) if self.project is not None else None
+        # From-imports only: `import torch` / `torch.x(...)` is never a
+        # helper of the project, and every call would cost a lookup.
+        head = target.partition(".")[0] if target else ""
+        if not target or head not in self.imports.from_imports or target in self._function_by_qualname:
+            return None
+        source = self._import_source(target)
+        return self.project.imported_function(*source) if self.project is not None and source else None
+
+    def _import_source(self, target: str) -> tuple[int, str, str] | None:
+        """(level, module, name) of the definition a dotted name imports."""
+        head, _, rest = target.partition(".")
+        source = self.imports.from_imports.get(head)
+        if source is not None:
+            level, module, name = source
+            if not rest:
+                return source
+            return (level, f"{module}.{name}" if module else name, rest) if "." not in rest else None
+        if rest and "." not in rest and head in self.imports.aliases:
+            return (0, self.imports.aliases[head], rest)
+        return None
 
     @cached_property
     def _positions(self):

@@ -43,6 +43,21 @@ class View:
     dims: dict[int, int] | None
 
 
+KIND_WORDS = {"parameter": "nn.Parameter", "buffer": "buffer", "tensor": "tensor"}
+
+
+@dataclass(frozen=True)
+class HelperRelayout:
+    """`call` passes `argument` to a helper of another module (`helper`)
+    whose `copy` (at `where`, path:line) returns it transposed and copied."""
+
+    call: cst.Call
+    argument: cst.BaseExpression
+    helper: str
+    copy: str
+    where: str
+
+
 @dataclass(frozen=True)
 class TensorRole:
     """What a tensor is to the function that copies it. `kind`: "parameter"
@@ -53,6 +68,19 @@ class TensorRole:
     kind: str
     evidence: str
     origin: ParameterSource | None = None
+
+    def describe(self, tensor: str, function: FunctionInfo) -> str:
+        """What the tensor spelled `tensor` in `function` is, for a message."""
+        origin = self.origin
+        if self.kind == "weight":
+            return f"{self.evidence}, so it may be a constant weight (a guess from its name)"
+        if origin is None:
+            return f"`{tensor}` is an activation (not a module parameter)"
+        kind = KIND_WORDS.get(origin.tensor.kind, "tensor")
+        text = f"`{tensor}` is the {kind} `{origin.cls.name}.{origin.tensor.name}`"
+        if origin.scope is not function:
+            text += f", passed from {origin.scope.qualname}"
+        return text
 
     @property
     def is_weight(self) -> bool:
@@ -93,6 +121,41 @@ class LayoutFacts(HostFacts):
             if value is not None:
                 return self.transposing_view(function, value, before, depth + 1)
         return None
+
+    def returned_relayout(self, function: FunctionInfo) -> tuple[cst.Call, View, int] | None:
+        """A helper that returns a transposed copy of one of its parameters
+        (`return x.permute(order).contiguous()`, directly or through a
+        name): the copy, its view, and the parameter's position."""
+        node = function.node
+        if node is None:
+            return None
+        for ret in (n for n in walk(node.body) if isinstance(n, cst.Return) and n.value is not None):
+            value = strip_identity(ret.value)  # type: ignore[arg-type]
+            if isinstance(value, cst.Name):
+                value = self.assigned_value(function, value.value, ret, strict=True) or value
+            if not (isinstance(value, cst.Call) and call_name(value) == "contiguous"):
+                continue
+            view = self.transposing_view(function, value.func.value, value)  # type: ignore[attr-defined]
+            base = strip_identity(view.base) if view is not None else None
+            if view is not None and isinstance(base, cst.Name) and base.value in function.params:
+                if not self.is_round_trip(function, value, view):
+                    return value, view, function.params.index(base.value)
+        return None
+
+    def helper_relayout(self, function: FunctionInfo, call: cst.Call) -> HelperRelayout | None:
+        """A call, in `function`, of a helper from another module of the
+        project that returns a transposed copy of the argument it is given."""
+        found = self.imported_function(call)
+        returned = found[1].returned_relayout(found[0]) if found is not None else None  # type: ignore[attr-defined]
+        if found is None or returned is None:
+            return None
+        helper, home = found
+        copy, _, index = returned
+        args = positional(call)
+        if not 0 <= index < len(args):
+            return None
+        where = f"{home.path}:{home.line_of(copy)}"
+        return HelperRelayout(call, args[index], helper.qualname, home.code(copy), where)
 
     def copy_target(self, function: FunctionInfo, call: cst.Call) -> str | None:
         """The name a call's result is assigned to (`b = w.t().contiguous()` -> b)."""

@@ -10,8 +10,6 @@ from kernlint.model.layout import TensorRole, View, calls_in
 from kernlint.model.syntax import call_name, keyword, positional, strip_identity, view_base
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-KIND_WORDS = {"parameter": "nn.Parameter", "buffer": "buffer", "tensor": "tensor"}
-
 
 class PerCallRelayout(Rule):
     """
@@ -31,28 +29,28 @@ class PerCallRelayout(Rule):
     written per call, plus a launch). For an activation, the consumer can
     usually read the transposed view through its strides instead.
 
+    A helper of another module that returns a transposed copy of its
+    argument (`return x.permute(order).contiguous()`) is reported at the
+    call in the hot path, with the helper's file and line.
+
     Severity is `warning` when the fix is certain: the tensor is a module
-    parameter or buffer (also when it reaches a wrapper as an argument,
-    `wrapper(x, self.weight)`), or the copy feeds a kernel that takes its
-    strides (then the original with swapped strides is a zero-copy fix). It
-    is `info` otherwise, with confidence "medium": an activation whose
-    consumer needs the layout, or a tensor read as a weight only from its
-    name (`weight`, `w1`, a `weight` saved in `ctx.saved_tensors`; the
-    message says it is a guess). A clone of such a weight is reported too.
-    It stays silent in `__init__`, in one-time preparation methods (called
-    only from `__init__`, or named `prepare*`/`load*`/`quantize*`/`pack*`/
-    `_init*`/`setup*`/`from_*`), behind a cache (`if self._wt is None:`,
-    `functools.cache`), on `.contiguous()` of a tensor with no transpose in
-    sight (a no-op when it is contiguous), on identity transposes
-    (`transpose(1, 1)`), on a round trip (the copy is transposed back before
-    it is returned: the function takes transposed views of contiguous
-    storage, so the copy is a no-op for them), on a cast to the dtype the
-    parameter already has, on an upcast to fp32 that feeds a torch matmul
-    (KL016 reports that one), and on activations saved for backward
-    (`ctx.saved_tensors`, also in the helpers a `backward` calls), which a
-    gradient GEMM often needs in the other layout. Relayouts through a
-    reshape (`x.permute(...).reshape(...)`) count, and a function that calls
-    an autograd Function's `.apply` is a hot path.
+    parameter or buffer (also when it reaches a wrapper as an argument), or
+    the copy feeds a kernel that takes its strides (a zero-copy fix). It is
+    `info` otherwise, with confidence "medium": an activation whose consumer
+    needs the layout, or a tensor read as a weight only from its name
+    (`weight`, `w1`, a `weight` in `ctx.saved_tensors`; the message says it
+    is a guess), also for its clone. It stays silent in `__init__`, in
+    one-time preparation methods (called only from `__init__`, or named
+    `prepare*`/`load*`/`quantize*`/`pack*`/`_init*`/`setup*`/`from_*`),
+    behind a cache (`if self._wt is None:`, `functools.cache`), on
+    `.contiguous()` with no transpose in sight, on identity transposes, on a
+    round trip (the copy is transposed back before it is returned: a no-op
+    for the transposed views of contiguous storage the function is written
+    for), on a cast to the dtype the parameter has, on an fp32 upcast into a
+    torch matmul (KL016's), and on activations saved for backward (also in
+    the helpers a `backward` calls), which a gradient GEMM often needs in
+    the other layout. Relayouts through a reshape count, and a function that
+    calls an autograd Function's `.apply` is a hot path.
 
     ## Example
     ```python
@@ -394,7 +392,7 @@ class PerCallRelayout(Rule):
             for call in function.calls:
                 if id(call) in covered:
                     continue
-                report = self._relayout(model, function, call, covered)
+                report = self._relayout(model, function, call, covered) or self._in_helper(model, function, call)
                 if report is None:
                     report = self._recast(model, function, call, in_backward, covered)
                 if report is not None and not model.behind_cache(call, function):
@@ -416,7 +414,7 @@ class PerCallRelayout(Rule):
         strided = model.takes_copy_strides(function, call, view)
         expression = model.code(call)
         tensor = model.code(base)
-        what = _describe(role, tensor, function)
+        what = role.describe(tensor, function)
         if strided and role.kind != "parameter":
             what += "; the kernel it feeds takes its strides, so the copy is pure waste"
         message = f"`{expression}` in `{function.qualname}` copies a transposed `{tensor}` on every call; {what}"
@@ -427,6 +425,24 @@ class PerCallRelayout(Rule):
             plan=self._relayout_plan(model, function, call, view, base, role.origin),
             severity=Severity.WARNING if certain else Severity.INFO,
             confidence=None if role.kind == "parameter" else "high" if strided else "medium",
+        )
+
+    def _in_helper(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Report | None:
+        """The copy is made by a helper of another module this call reaches."""
+        found = model.helper_relayout(function, call)
+        role = model.tensor_role(function, found.argument) if found is not None else None
+        if found is None or role is None or role.kind == "saved":
+            return None
+        tensor, helper = model.code(found.argument), found.helper
+        return Report(
+            node=call,
+            message=f"`{model.code(call)}` in `{function.qualname}` copies a transposed `{tensor}` on every call: "
+            f"`{helper}` returns `{found.copy}` ({found.where}); {role.describe(tensor, function)}",
+            plan=f"Drop the copy: pass `{tensor}` itself and its strides, in `{helper}`'s order, to the consumer "
+            f"instead of `{helper}`'s result (a Triton kernel indexes the permuted view through its strides; "
+            f"torch ops accept strided views).",
+            severity=Severity.WARNING if role.kind == "parameter" else Severity.INFO,
+            confidence=None if role.kind == "parameter" else "medium",
         )
 
     def _relayout_plan(
@@ -499,7 +515,7 @@ class PerCallRelayout(Rule):
         tensor = model.code(base)
         message = (
             f"`{model.code(call)}` in `{function.qualname}` {what} `{tensor}` on every call; "
-            f"{_describe(TensorRole('parameter', '', origin), tensor, function)}"
+            f"{TensorRole('parameter', '', origin).describe(tensor, function)}"
         )
         name = origin.tensor.name
         if method == "clone":
@@ -534,25 +550,12 @@ class PerCallRelayout(Rule):
         return Report(
             node=call,
             message=f"`{model.code(call)}` in `{function.qualname}` clones `{tensor}` on every {where}; "
-            f"{_describe(role, tensor, function)}",
+            f"{role.describe(tensor, function)}",
             plan=f"Drop the clone of `{tensor}` if nothing writes to it in place (out-of-place ops such as "
             f"`torch.flip` already return a new tensor); a constant weight needs no per-call copy.",
             severity=Severity.INFO,
             confidence="medium",
         )
-
-
-def _describe(role: TensorRole, tensor: str, function: FunctionInfo) -> str:
-    origin = role.origin
-    if role.kind == "weight":
-        return f"{role.evidence}, so it may be a constant weight (a guess from its name)"
-    if origin is None:
-        return f"`{tensor}` is an activation (not a module parameter)"
-    kind = KIND_WORDS.get(origin.tensor.kind, "tensor")
-    text = f"`{tensor}` is the {kind} `{origin.cls.name}.{origin.tensor.name}`"
-    if origin.scope is not function:
-        text += f", passed from {origin.scope.qualname}"
-    return text
 
 
 def _view_suffix(model: FileModel, view: View) -> str:
