@@ -165,6 +165,13 @@ def plain_copy(inp):
 def round_trip(x):
     y = x.transpose(1, 2).contiguous()
     return y.transpose(1, 2)
+
+
+def by_stride(inp, dims):
+    stride = inp.stride()
+    kept = [d for d in range(inp.ndim) if d not in dims]
+    order = kept + sorted(dims, key=lambda d: stride[d], reverse=True)
+    return inp.permute(order).contiguous()
 """
 
 REDUCTION = """\
@@ -172,7 +179,7 @@ import torch
 import triton
 import triton.language as tl
 from .utils import shape
-from .utils.shape import dim_last, dim_last_named, plain_copy, round_trip
+from .utils.shape import by_stride, dim_last, dim_last_named, plain_copy, round_trip
 from .utils import reexported
 
 
@@ -212,6 +219,7 @@ def reduction_tree(tmp_path: Path, call: str) -> Path:
         ("shape.dim_last(inp, dim)", 3),
         ("dim_last_named(inp, dim)", 7),
         ("reexported(inp, dim)", 3),  # `from .shape import dim_last as reexported` in utils/__init__.py
+        ("by_stride(inp, [dim])", 24),
     ],
 )
 def test_a_helper_of_another_module_that_relayouts_its_argument_is_reported_at_the_call(
@@ -225,6 +233,29 @@ def test_a_helper_of_another_module_that_relayouts_its_argument_is_reported_at_t
     assert "`inp` is an activation" in finding.message
 
 
-@pytest.mark.parametrize("call", ["plain_copy(inp)", "round_trip(inp)", "inp"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "plain_copy(inp)",
+        "round_trip(inp)",
+        "inp",
+        # Every dim, ordered by stride: the tensor's own memory order, no copy.
+        "by_stride(inp, list(range(inp.ndim)))",
+        "by_stride(inp, range(inp.dim()))",
+        # A copy is due anyway when the input is not contiguous.
+        "inp if inp.is_contiguous() else inp.contiguous()\n    if not inp.is_contiguous():\n        x = dim_last(inp, dim)",
+    ],
+)
 def test_a_helper_that_makes_no_relayout_copy_is_not_reported(tmp_path: Path, call: str) -> None:
     assert codes(reduction_tree(tmp_path, call)) == []
+
+
+def test_an_absolute_import_from_a_folder_without_init_finds_the_package_above(tmp_path: Path) -> None:
+    """Folders without __init__.py are namespace packages: the package root
+    of a file there stops short of the package its absolute import names."""
+    tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"))
+    backend = tmp_path / "pkg" / "backend" / "vendor"  # no __init__.py in either
+    backend.mkdir(parents=True)
+    path = backend / "ops.py"
+    path.write_text(ops("from pkg.kernels import mm_kernel", "mm_kernel"))
+    assert codes(path) == [("KL003", 7, 5)]

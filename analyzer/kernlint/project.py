@@ -15,9 +15,10 @@ about its body (`FileModel.home_of`, `FileModel.imported_function`). Findings st
 - **Found from the disk, not the command line.** Relative imports resolve
   from the importer's package; absolute ones from the root of its package
   (the nearest ancestor folder without an `__init__.py`, which is also the
-  script's folder for a file outside any package), and only when that root
-  holds the module's top-level package (so `from torch import ...` costs
-  one stat, not a search). So a file's findings are
+  script's folder for a file outside any package), or, as folders without
+  `__init__.py` are namespace packages, from the nearest ancestor folder
+  that holds the module's top-level package; a package found nowhere up the
+  tree (torch, triton) is not a module of the project. So a file's findings are
   the same whether it is linted alone, as pre-commit does with changed
   files, or with its whole tree.
 - **The definition, not the imports of the definition.** Re-exports are
@@ -106,10 +107,10 @@ class Project:
             for _ in range(level - 1):
                 base = os.path.dirname(base)
         else:
-            base = package_root(importer)
-            top = module.split(".")[0]
-            if not (os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py"))):
+            found = import_root(importer, module.split(".")[0])
+            if found is None:
                 return []  # a third-party package (torch, triton): not a module of the project
+            base = found
         if not os.path.isabs(importer):
             base = os.path.relpath(base)  # paths as the user wrote them: relative in, relative out
         parts = [p for p in module.split(".") if p]
@@ -127,6 +128,27 @@ class Project:
         if key not in self._models:
             self._models[key] = _build(path)
         return self._models[key]
+
+
+def import_root(path: str, top: str) -> str | None:
+    """The folder an absolute import of package `top` resolves from: the
+    root of `path`'s package when `top` is there, else the nearest ancestor
+    folder holding `top` (folders without `__init__.py` are namespace
+    packages, so the package root alone can stop short); None for a
+    package outside the tree."""
+    root = package_root(path)
+    folders = [root]
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        folders.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for base in folders:
+        if os.path.isdir(os.path.join(base, top)) or os.path.isfile(os.path.join(base, top + ".py")):
+            return base
+    return None
 
 
 def package_root(path: str) -> str:

@@ -239,6 +239,22 @@ class HostFlowFacts(HostFacts, KernelFacts):
             current = parent
         return False
 
+    def only_if_strided(self, node: cst.CSTNode, function: FunctionInfo, tensor: cst.BaseExpression) -> bool:
+        """Inside the body of `if not t.is_contiguous():` for the tensor
+        `tensor`: a copy made there replaces one the code needs anyway."""
+        current: cst.CSTNode | None = node
+        while current is not None:
+            parent = self.parent(current, function)
+            if isinstance(parent, cst.If) and current is parent.body:
+                test = parent.test
+                if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                    inner = test.expression
+                    if isinstance(inner, cst.Call) and call_name(inner) == "is_contiguous":
+                        if self.code(inner.func.value) == self.code(tensor):  # type: ignore[attr-defined]
+                            return True
+            current = parent
+        return False
+
     def branch_tests(self, function: FunctionInfo) -> tuple[cst.BaseExpression, ...]:
         """The conditions Python evaluates to steer control flow in the
         function: `if`, `while`, `assert` and ternary tests."""

@@ -154,8 +154,36 @@ class LayoutFacts(HostFacts):
         args = positional(call)
         if not 0 <= index < len(args):
             return None
+        # A helper that orders the dims by stride (`sorted(dims, key=lambda
+        # d: stride[d])`), given every dim of the tensor, permutes it into
+        # its own memory order: a view of dense storage, no copy.
+        by_stride = ".stride(" in home.code(helper.node) if helper.node is not None else False
+        if by_stride and any(
+            self._every_dim(function, arg, args[index], call) for arg in args if arg is not args[index]
+        ):
+            return None
         where = f"{home.path}:{home.line_of(copy)}"
         return HelperRelayout(call, args[index], helper.qualname, home.code(copy), where)
+
+    def _every_dim(
+        self, function: FunctionInfo, node: cst.BaseExpression, tensor: cst.BaseExpression, before: cst.CSTNode
+    ) -> bool:
+        """`list(range(t.ndim))` / `range(t.dim())` (or a name bound to it
+        before `before`) for the tensor `tensor`."""
+        if isinstance(node, cst.Name):
+            node = self.assigned_value(function, node.value, before, strict=True) or node
+        while isinstance(node, cst.Call) and self.qualname(node.func) in ("list", "tuple") and len(node.args) == 1:
+            node = node.args[0].value
+        if not (isinstance(node, cst.Call) and self.qualname(node.func) == "range" and len(node.args) == 1):
+            return False
+        rank = node.args[0].value
+        if isinstance(rank, cst.Call) and call_name(rank) in ("dim", "ndimension") and not rank.args:
+            rank = rank.func
+        return (
+            isinstance(rank, cst.Attribute)
+            and rank.attr.value in ("ndim", "dim", "ndimension")
+            and self.code(rank.value) == self.code(tensor)
+        )
 
     def copy_target(self, function: FunctionInfo, call: cst.Call) -> str | None:
         """The name a call's result is assigned to (`b = w.t().contiguous()` -> b)."""

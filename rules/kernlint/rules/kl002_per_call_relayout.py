@@ -31,7 +31,9 @@ class PerCallRelayout(Rule):
 
     A helper of another module that returns a transposed copy of its
     argument (`return x.permute(order).contiguous()`) is reported at the
-    call in the hot path, with the helper's file and line.
+    call in the hot path, with the helper's file and line; not under `if
+    not x.is_contiguous():` (a copy is due anyway), nor when a helper that
+    orders the dims by stride is given every dim (memory order: no copy).
 
     Severity is `warning` when the fix is certain: the tensor is a module
     parameter or buffer (also when it reaches a wrapper as an argument), or
@@ -430,8 +432,10 @@ class PerCallRelayout(Rule):
     def _in_helper(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Report | None:
         """The copy is made by a helper of another module this call reaches."""
         found = model.helper_relayout(function, call)
-        role = model.tensor_role(function, found.argument) if found is not None else None
-        if found is None or role is None or role.kind == "saved":
+        if found is None or model.only_if_strided(call, function, found.argument):
+            return None  # under `if not x.is_contiguous():` the copy is needed anyway
+        role = model.tensor_role(function, found.argument)
+        if role.kind == "saved":
             return None
         tensor, helper = model.code(found.argument), found.helper
         return Report(
