@@ -149,6 +149,7 @@ def _autotuned_configs(module, M, N, K):
                     found.append(
                         f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
                         f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}"
+                        + (" K-masked" if kw.get("UNMASKED_K") is False else "")
                     )
     return ", ".join(found) if found else None
 
