@@ -22,6 +22,7 @@ import sys
 
 from kernlint.kernels.verify import _acceptance, validate_record
 
+MERGE_SUFFIX = " ; python -m kernlint.kernels.merge_records (these parts)"
 SAME = ("gpu", "driver", "cuda", "torch", "triton", "sm_count", "interpret")
 
 
@@ -53,9 +54,9 @@ def merge(records: list[dict]) -> dict:
         for note in record.get("notes") or []:
             if note not in notes and note not in own:
                 notes.append(note)
-        commands.append(record.get("command", ""))
+        commands.append(record.get("command", "").removesuffix(MERGE_SUFFIX))
         elapsed += record.get("elapsed_s") or 0.0
-        if "merge_records" in record.get("command", ""):
+        if record.get("command", "").endswith(MERGE_SUFFIX):
             continue  # an earlier merge: its parts' notes came with it
         copy = (record.get("settings") or {}).get("measured_copy_tb_s")
         pairs = sorted({item["pair"] for item in record["results"]})
@@ -64,7 +65,7 @@ def merge(records: list[dict]) -> dict:
     merged["results"] = sorted(results.values(), key=lambda r: (r["pair"], r["shape"]))
     merged["shapes"] = shapes
     merged["date"] = max(record["date"] for record in records)
-    merged["command"] = " ; ".join(commands) + " ; python -m kernlint.kernels.merge_records (these parts)"
+    merged["command"] = " ; ".join(commands) + MERGE_SUFFIX
     merged["elapsed_s"] = round(elapsed, 1)
     checks, acceptance_notes = _acceptance(merged["results"], shapes)
     merged["acceptance"] = checks

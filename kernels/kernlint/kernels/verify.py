@@ -25,7 +25,6 @@ register the command.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import importlib
 import importlib.util
@@ -331,8 +330,8 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
         after_launch = _launch_kind(variants["after"][1], launches_through)
         if after_launch == "launcher":
             variants["after_plain"] = (variants["after"][0], variants["after"][1], PLAIN)
-        runs: dict[str, dict[str, list]] = {name: {} for name in variants}
-        no_graph: set[str] = set()
+        runs = {name: {} for name in variants}  # name -> mode -> one ModeTime per repeat
+        no_graph = set()
 
         def timed(name, mode):
             rotating, first, launch = variants[name]
@@ -353,7 +352,10 @@ def _time_pair(torch, triton_testing, ref, before, after, dims, device, seed0):
                         continue
                     launch = variants[name][2]
                     try:
-                        with launch_mode(launch) if launch else contextlib.nullcontext():
+                        if launch:
+                            with launch_mode(launch):
+                                result = timed(name, mode)
+                        else:
                             result = timed(name, mode)
                     except RuntimeError as error:
                         if mode != "graph":
