@@ -5,8 +5,8 @@
 # the GPU machine: kernels/kernlint/kernels/measure_h100.sh PART OUTDIR
 #   PART: a | b | c | d | e | files  (the whole library, five leases)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
-#                                       timings broke a target and seed_all_fixes; eager2 the other
-#                                       pairs whose launch path changed)
+#                                       timings broke a target; eager2 the other pairs whose launch
+#                                       path changed, and seed_all_fixes)
 # then, here: python -m kernlint.kernels.merge_records OUT/part*.json -o kernels/kernlint/kernels/measurements/h100.json
 # (or, for a re-measured subset: merge_records kernels/kernlint/kernels/measurements/h100.json OUT/part_eager1.json ...
 #  -o kernels/kernlint/kernels/measurements/h100.json: the new results replace the old ones of their pairs and shapes).
@@ -25,8 +25,9 @@ case "$1" in
   d) verify d --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path --pair kl008_multipass_softmax ;;
   e) verify e --pair kl009_missing_l2_swizzle --pair kl010_unconditional_k_mask ;;
   eager1) verify eager1 --pair kl001_upcast_before_dot --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path \
-    --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile --pair seed_all_fixes ;;
-  eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle ;;
+    --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile ;;
+  eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle \
+    --pair seed_all_fixes ;;
   files)
     D=kernels/kernlint/kernels/measurements/verify_file
     for f in kernel kernel_fixed; do
