@@ -151,7 +151,8 @@ def _autotuned_configs(module, M, N, K):
                         f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}"
                         + (" K-masked" if kw.get("UNMASKED_K") is False else "")
                     )
-    return ", ".join(found) if found else None
+    # A launcher's kernel is also an Autotuner in the module: each config once.
+    return ", ".join(dict.fromkeys(found)) if found else None
 
 
 def _environment(torch, triton, interpret):

@@ -19,13 +19,14 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._launch import AutotunedLauncher, jit_function
-from kernlint.kernels.kl004_unfused_epilogue.after import _configs, int8_matmul_dequant_kernel, int8_matmul_grid
+from kernlint.kernels.kl004_unfused_epilogue import after as fused_gemm
 
-int8_matmul_dequant_body = jit_function(int8_matmul_dequant_kernel)
+# The fused GEMM's @triton.jit body, called inside this kernel.
+int8_matmul_dequant_body = jit_function(fused_gemm.int8_matmul_dequant_kernel)
 CHECK_BLOCK = tl.constexpr(1024)  # scale_x entries program 0 checks per step
 
 
-@triton.autotune(configs=_configs(), key=["M", "N", "K"])
+@triton.autotune(configs=fused_gemm._configs(), key=["M", "N", "K"])
 @triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
 @triton.jit
 def checked_int8_matmul_dequant_kernel(
@@ -83,7 +84,7 @@ def checked_int8_matmul_dequant_kernel(
     )
 
 
-checked_int8_matmul = AutotunedLauncher(checked_int8_matmul_dequant_kernel, int8_matmul_grid)
+checked_int8_matmul = AutotunedLauncher(checked_int8_matmul_dequant_kernel, fused_gemm.int8_matmul_grid)
 
 
 class ModelNew(nn.Module):
