@@ -36,3 +36,21 @@ def test_parts_from_another_gpu_are_refused() -> None:
     second["environment"]["gpu"] = "NVIDIA H200"
     with pytest.raises(ValueError, match="environment 'gpu'"):
         merge([first, second])
+
+
+def test_a_merged_record_is_a_part_and_new_parts_replace_what_they_remeasured() -> None:
+    whole = record()
+    part = copy.deepcopy(whole)
+    part["command"] = "kernlint verify --pair kl005_per_step_launch_loop --record part_eager1.json"
+    part["notes"] = []
+    part["results"] = [copy.deepcopy(r) for r in whole["results"] if r["pair"] == "kl005_per_step_launch_loop"]
+    part["results"][0]["after"]["graph_us"] = 1234.0
+    merged = merge([whole, part])
+    assert len(merged["results"]) == len(whole["results"])
+    [new] = [r for r in merged["results"] if r["pair"] == "kl005_per_step_launch_loop"]
+    assert new["after"]["graph_us"] == 1234.0
+    assert merged["command"].count("merge_records") == 1 and merged["command"].endswith("(these parts)")
+    parts = [n for n in merged["notes"] if n.startswith("part ")]
+    earlier = [n for n in whole["notes"] if n.startswith("part ")]
+    assert parts[: len(earlier)] == earlier
+    assert parts[-1].startswith(f"part {len(earlier) + 1} (kl005_per_step_launch_loop)")

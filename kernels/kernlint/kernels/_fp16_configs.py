@@ -23,12 +23,25 @@ FP16_GEMM_TILES = (
 GROUP_M = 8  # rows of tiles that share a column band of B in L2 (tutorial swizzle)
 
 
-def fp16_gemm_configs():
-    """The autotune configs (only the first under the interpreter)."""
+def fp16_gemm_configs(*, mask_choice: bool = False):
+    """The autotune configs (only the first under the interpreter).
+
+    With `mask_choice`, every tile comes twice, with UNMASKED_K True and
+    False: a kernel that drops its K mask where K allows it (EVEN_K) also
+    offers the autotuner the masked loop, so the mask-free kernel is only
+    chosen where it measures no slower (the space is a superset of a
+    kernel's without the choice).
+    """
     import triton
 
+    choices = (True, False) if mask_choice else (None,)
     configs = [
-        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, num_warps=warps, num_stages=stages)
+        triton.Config(
+            {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, **({} if unmasked is None else {"UNMASKED_K": unmasked})},
+            num_warps=warps,
+            num_stages=stages,
+        )
         for bm, bn, bk, warps, stages in FP16_GEMM_TILES
+        for unmasked in choices
     ]
     return configs[:1] if interpreting() else configs

@@ -7,6 +7,12 @@ that run together share A rows and B columns in L2: KL009's fix), an EVEN_K
 heuristic below the autotuner that drops the K mask when K divides BLOCK_K
 (KL010's fix), the weight read through strides as B = weight.T, one autotune
 space (kernlint.kernels._fp16_configs) shared with the pairs' `before`s.
+Each tile is offered to the autotuner twice, with the K mask dropped where K
+allows it and kept (UNMASKED_K), so the mask-free loop is chosen wherever it
+measures no slower; on the H100 the two have measured within a few percent
+of each other, either way, at 4096^3 and 8192^3.  The config is resolved once
+per problem and later calls launch the compiled kernel directly
+(kernlint.kernels._launch), at the host cost of a plain launch.
 """
 
 import torch
@@ -14,10 +20,16 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._fp16_configs import GROUP_M, fp16_gemm_configs
+from kernlint.kernels._launch import AutotunedLauncher
 
 
-@triton.autotune(configs=fp16_gemm_configs(), key=["M", "N", "K"])
-@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.autotune(configs=fp16_gemm_configs(mask_choice=True), key=["M", "N", "K"])
+@triton.heuristics(
+    {
+        "GROUP_M": lambda args: GROUP_M,
+        "EVEN_K": lambda args: args["UNMASKED_K"] and args["K"] % args["BLOCK_K"] == 0,
+    }
+)
 @triton.jit
 def fp16_matmul_kernel(
     a_ptr,
@@ -36,6 +48,7 @@ def fp16_matmul_kernel(
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
+    UNMASKED_K: tl.constexpr,  # autotuned: may the K loop drop its mask (EVEN_K)?
     EVEN_K: tl.constexpr,
 ):
     pid = tl.program_id(0)
@@ -76,32 +89,51 @@ def fp16_matmul_kernel(
     tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
-def fp16_linear(x, weight):
-    """fp16 [M, N] = x [M, K] @ weight [N, K].T"""
-    assert x.dtype == torch.float16 and weight.dtype == torch.float16
-    M, K = x.shape
-    N = weight.shape[0]
-    c = torch.empty((M, N), device=x.device, dtype=torch.float16)
+def fp16_matmul_grid(meta):
+    """One program per output tile."""
+    return (triton.cdiv(meta["M"], meta["BLOCK_M"]) * triton.cdiv(meta["N"], meta["BLOCK_N"]),)
 
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
-    fp16_matmul_kernel[grid](
-        x,
-        weight,
-        c,
-        M,
-        N,
-        K,
-        x.stride(0),
-        x.stride(1),
-        weight.stride(1),
-        weight.stride(0),  # B = weight.T, no copy
-        c.stride(0),
-        c.stride(1),
-        GROUP_M=GROUP_M,
-    )
-    return c
+class Fp16Linear:
+    """fp16 [M, N] = x [M, K] @ weight [N, K].T through one autotuned kernel with
+    `fp16_matmul_kernel`'s runtime parameters (each pair's `before` launches its
+    own kernel through one too, so a pair's times differ only by its kernels).
+
+    The config is resolved once per problem key (device, sizes, strides,
+    alignments); later calls launch the compiled kernel directly
+    (kernlint.kernels._launch).
+    """
+
+    def __init__(self, kernel):
+        self.launcher = AutotunedLauncher(kernel, fp16_matmul_grid)
+
+    def __call__(self, x, weight):
+        assert x.dtype == torch.float16 and weight.dtype == torch.float16
+        M, K = x.shape
+        N = weight.shape[0]
+        stride_am, stride_ak = x.stride()
+        stride_wn, stride_wk = weight.stride()
+        # Triton specializes a kernel on each integer argument and on each
+        # pointer's 16-byte alignment, so all of them are in the key.
+        key = (
+            x.get_device(),
+            M,
+            N,
+            K,
+            stride_am,
+            stride_ak,
+            stride_wn,
+            stride_wk,
+            x.data_ptr() & 15,
+            weight.data_ptr() & 15,
+        )
+        c = torch.empty((M, N), device=x.device, dtype=torch.float16)
+        # B = weight.T: read through swapped strides, no copy.
+        self.launcher(key, (x, weight, c, M, N, K, stride_am, stride_ak, stride_wk, stride_wn, N, 1))
+        return c
+
+
+fp16_linear = Fp16Linear(fp16_matmul_kernel)
 
 
 class ModelNew(nn.Module):

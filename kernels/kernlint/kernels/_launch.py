@@ -41,6 +41,16 @@ AUTOTUNER = "autotuner"  # `autotuned_fn[grid](...)` on every call, as the kerne
 MODES = (DIRECT, PLAIN, AUTOTUNER)
 
 _LAUNCHERS: list[AutotunedLauncher] = []
+# Calls of every AutotunedLauncher so far (one increment per call): lets a
+# harness ask whether a call goes through a launcher at all.
+_CALLS = [0]
+
+
+def launches_through(call: Callable[[], object]) -> bool:
+    """Whether `call()` launches anything through an `AutotunedLauncher` (it is called once)."""
+    before = _CALLS[0]
+    call()
+    return _CALLS[0] > before
 
 
 @contextlib.contextmanager
@@ -107,6 +117,7 @@ class AutotunedLauncher:
         _LAUNCHERS.append(self)
 
     def __call__(self, key: tuple, args: tuple) -> None:
+        _CALLS[0] += 1
         launch = self.resolved.get(key)
         if launch is None:
             self.resolved[key] = self._resolve(args)
@@ -161,7 +172,8 @@ class AutotunedLauncher:
             if all(launch.sizes.get(name) == value for name, value in sizes.items()):
                 kw, cfg = launch.meta, launch.config
                 found.append(
-                    f"{kw.get('BLOCK_M')}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
+                    f"{kw.get('BLOCK_M', kw.get('ROWS'))}x{kw.get('BLOCK_N')}x{kw.get('BLOCK_K')}"
                     f" split_k={kw.get('SPLIT_K', 1)} w{cfg.num_warps} s{cfg.num_stages}"
+                    + (" K-masked" if kw.get("UNMASKED_K") is False else "")
                 )
         return sorted(set(found))

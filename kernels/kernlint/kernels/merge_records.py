@@ -7,9 +7,11 @@ One run of the whole library does not fit in one lease of the GPU machine
 each a complete record of its pairs. The parts must come from the same GPU,
 driver, CUDA, torch and triton, or the merge refuses. Results are the union
 (a later part replaces an earlier one's (pair, shape)); shapes and notes are
-the union; the date is the last part's; the commands are all kept; the
-library's acceptance checks are recomputed over the merged results; the
-measured copy rate of each part is kept in the notes. No number is changed.
+the union, less each part's own acceptance notes; the date is the last
+part's; the commands are all kept; the library's acceptance checks are
+recomputed over the merged results; the measured copy rate of each part is
+kept in the notes. No number is changed. An earlier merged record may be a
+part: new parts then replace the (pair, shape) results they re-measured.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 
 from kernlint.kernels.verify import _acceptance, validate_record
 
+MERGE_SUFFIX = " ; python -m kernlint.kernels.merge_records (these parts)"
 SAME = ("gpu", "driver", "cuda", "torch", "triton", "sm_count", "interpret")
 
 
@@ -45,18 +48,24 @@ def merge(records: list[dict]) -> dict:
             results[(item["pair"], item["shape"])] = item
         for name, shape in (record.get("shapes") or {}).items():
             shapes.setdefault(name, shape)
+        # A part's acceptance notes are about its own results: the merged
+        # record's are recomputed below, so they are not carried over.
+        _, own = _acceptance(record["results"], record.get("shapes") or {})
         for note in record.get("notes") or []:
-            if note not in notes:
+            if note not in notes and note not in own:
                 notes.append(note)
-        commands.append(record.get("command", ""))
+        commands.append(record.get("command", "").removesuffix(MERGE_SUFFIX))
         elapsed += record.get("elapsed_s") or 0.0
+        if record.get("command", "").endswith(MERGE_SUFFIX):
+            continue  # an earlier merge: its parts' notes came with it
         copy = (record.get("settings") or {}).get("measured_copy_tb_s")
         pairs = sorted({item["pair"] for item in record["results"]})
-        notes.append(f"part {len(commands)} ({', '.join(pairs)}): measured device-to-device copy {copy} TB/s")
+        number = 1 + sum(note.startswith("part ") for note in notes)
+        notes.append(f"part {number} ({', '.join(pairs)}): measured device-to-device copy {copy} TB/s")
     merged["results"] = sorted(results.values(), key=lambda r: (r["pair"], r["shape"]))
     merged["shapes"] = shapes
     merged["date"] = max(record["date"] for record in records)
-    merged["command"] = " ; ".join(commands) + " ; python -m kernlint.kernels.merge_records (these parts)"
+    merged["command"] = " ; ".join(commands) + MERGE_SUFFIX
     merged["elapsed_s"] = round(elapsed, 1)
     checks, acceptance_notes = _acceptance(merged["results"], shapes)
     merged["acceptance"] = checks

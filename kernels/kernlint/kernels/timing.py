@@ -107,6 +107,18 @@ def _summarize(mode: str, repeats: list[list[float]]) -> ModeTime:
     )
 
 
+def merge(parts: list[ModeTime]) -> ModeTime:
+    """One mode's ModeTimes from separate runs (each run a repeat), pooled into one."""
+    if not parts or len({p.mode for p in parts}) != 1:
+        raise ValueError("merge needs ModeTimes of one mode")
+    return ModeTime(
+        parts[0].mode,
+        tuple(v for p in parts for v in p.samples_us),
+        tuple(v for p in parts for v in p.repeat_medians_us),
+        tuple(v for p in parts for v in p.repeat_means_us),
+    )
+
+
 def graph(fn: Callable[[], object], *, repeats: int = REPEATS, rep_ms: int = GRAPH_REP_MS) -> ModeTime:
     import triton.testing as tt
 

@@ -64,14 +64,22 @@ class SmallDotTile(Rule):
     ## Use instead
     ```python
     @triton.jit
-    def gemv(x_ptr, w_ptr, ...):
+    def gemv(x_ptr, w_ptr, ..., NUM_STAGES: tl.constexpr):
         ...
-        w = tl.load(w_ptrs)  # BLOCK_N x BLOCK_K
-        x = tl.load(x_ptrs)  # BLOCK_K
-        acc += tl.sum(w * x[None, :], axis=1)
+        for k in tl.range(0, K, BLOCK_K, num_stages=NUM_STAGES):
+            w = tl.load(w_ptrs)  # BLOCK_N x BLOCK_K
+            x = tl.load(x_ptrs)  # BLOCK_K
+            acc += tl.sum(w * x[None, :], axis=1)
+            ...
     ```
-    For a tile that is merely small (M = 8), raise it to 16 and mask the
-    padded rows.
+    Keep the K loop pipelined: Triton software-pipelines the loads of a
+    loop without `tl.dot` (asynchronous copies, several tiles in flight)
+    only when the loop asks for it with `tl.range(..., num_stages=N)`; a
+    plain `range` keeps one tile in flight, and a GEMV is bound by the bytes
+    it keeps in flight, so it loses to the 1-row `tl.dot`, whose operand
+    loads are pipelined by default. With several rows (M = 2-4), let one
+    program take all of them so each weight tile is read once. For a tile
+    that is merely small (M = 8), raise it to 16 and mask the padded rows.
 
     ## Fix safety
     No automatic fix: replacing `tl.dot` by a reduction changes the kernel's

@@ -1,12 +1,15 @@
 """INT8 GEMM in Triton with the dequant scales, the bias and the fp16 cast
 applied to the accumulator in its epilogue (KL004's fix): one kernel reads
-each input once and writes fp16 once. The GEMM is the same as before.py's."""
+each input once and writes fp16 once. The GEMM is the same as before.py's;
+its config is resolved once per problem and later calls launch the compiled
+kernel directly (kernlint.kernels._launch)."""
 
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._configs import int8_matmul_configs
+from kernlint.kernels._launch import AutotunedLauncher
 
 
 def _configs():
@@ -81,31 +84,42 @@ def int8_matmul_dequant_kernel(
     tl.store(c_ptrs, out.to(tl.float16), mask=mask_m[:, None] & mask_n[None, :])
 
 
+def int8_matmul_grid(meta):
+    """One program per output tile."""
+    return (triton.cdiv(meta["M"], meta["BLOCK_M"]) * triton.cdiv(meta["N"], meta["BLOCK_N"]),)
+
+
+# The config is resolved once per problem; later calls launch the compiled kernel directly.
+int8_matmul_dequant_launcher = AutotunedLauncher(int8_matmul_dequant_kernel, int8_matmul_grid)
+
+
 def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
     """fp16 [M, N] = dequant(x [M, K] int8 @ weight_int8 [N, K] int8 .T) + bias"""
     M, K = x.shape
     N = weight_int8.shape[0]
-    c = torch.empty((M, N), device=x.device, dtype=torch.float16)
-
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-
-    int8_matmul_dequant_kernel[grid](
-        x,
-        weight_int8,
-        scale_x,
-        scale_w,
-        bias,
-        c,
+    stride_am, stride_ak = x.stride()
+    stride_wn, stride_wk = weight_int8.stride()
+    # Triton specializes a kernel on each integer argument and on each
+    # pointer's 16-byte alignment, so all of them are in the key.
+    key = (
+        x.get_device(),
         M,
         N,
         K,
-        x.stride(0),
-        x.stride(1),
-        weight_int8.stride(1),
-        weight_int8.stride(0),
-        c.stride(0),
-        c.stride(1),
+        stride_am,
+        stride_ak,
+        stride_wn,
+        stride_wk,
+        x.data_ptr() & 15,
+        weight_int8.data_ptr() & 15,
+        scale_x.data_ptr() & 15,
+        scale_w.data_ptr() & 15,
+        bias.data_ptr() & 15,
+    )
+    c = torch.empty((M, N), device=x.device, dtype=torch.float16)
+    # B = weight.T: B[k, n] = weight[n, k], read through swapped strides, no copy.
+    int8_matmul_dequant_launcher(
+        key, (x, weight_int8, scale_x, scale_w, bias, c, M, N, K, stride_am, stride_ak, stride_wk, stride_wn, N, 1)
     )
     return c
 

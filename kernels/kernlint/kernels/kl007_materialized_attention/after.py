@@ -3,6 +3,8 @@
 One program per block of queries of one (batch, head) walks the keys and
 values in tiles, keeping a running row max, a rescaled running sum and the
 fp32 output accumulator on chip; the [S, S] scores never reach memory.
+The config is resolved once per problem and later calls launch the compiled
+kernel directly (kernlint.kernels._launch).
 """
 
 import math
@@ -12,6 +14,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._configs import interpreting
+from kernlint.kernels._launch import AutotunedLauncher
 
 _CONFIGS = [
     triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=3),
@@ -21,7 +24,8 @@ _CONFIGS = [
 ]
 
 
-@triton.autotune(configs=_CONFIGS[:1] if interpreting() else _CONFIGS, key=["S", "HEAD_DIM"])
+@triton.autotune(configs=_CONFIGS[:1] if interpreting() else _CONFIGS, key=["S", "D"])
+@triton.heuristics({"HEAD_DIM": lambda args: args["D"]})
 @triton.jit
 def _flash_attention(
     q_ptr,
@@ -29,6 +33,8 @@ def _flash_attention(
     v_ptr,
     o_ptr,
     S,
+    D,  # head dim; the kernel is compiled for it (HEAD_DIM)
+    BH,  # (batch, head) pairs: the grid's second axis
     qk_scale,
     stride_bh,
     stride_s,
@@ -65,11 +71,32 @@ def _flash_attention(
     )
 
 
+def flash_attention_grid(meta):
+    """One program per BLOCK_M queries of one (batch, head)."""
+    return (triton.cdiv(meta["S"], meta["BLOCK_M"]), meta["BH"])
+
+
+# The config is resolved once per problem; later calls launch the compiled kernel directly.
+flash_attention = AutotunedLauncher(_flash_attention, flash_attention_grid)
+
+
 class ModelNew(nn.Module):
     def forward(self, q, k, v):
         B, H, S, D = q.shape
         out = torch.empty_like(q)
         qk_scale = 1.4426950408889634 / math.sqrt(D)
-        grid = lambda META: (triton.cdiv(S, META["BLOCK_M"]), B * H)
-        _flash_attention[grid](q, k, v, out, S, qk_scale, S * D, D, HEAD_DIM=D)
+        # Triton specializes a kernel on each integer argument and on each
+        # pointer's 16-byte alignment, so all of them are in the key.
+        key = (
+            q.get_device(),
+            q.dtype,
+            S,
+            D,
+            B * H,
+            q.data_ptr() & 15,
+            k.data_ptr() & 15,
+            v.data_ptr() & 15,
+            out.data_ptr() & 15,
+        )
+        flash_attention(key, (q, k, v, out, S, D, B * H, qk_scale, S * D, D))
         return out

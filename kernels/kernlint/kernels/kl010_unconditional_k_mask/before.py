@@ -13,9 +13,11 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._fp16_configs import GROUP_M, fp16_gemm_configs
+from kernlint.kernels._fp16_gemm import Fp16Linear
 
 
 @triton.autotune(configs=fp16_gemm_configs(), key=["M", "N", "K"])
+@triton.heuristics({"GROUP_M": lambda args: GROUP_M})
 @triton.jit
 def fp16_matmul_masked_k_kernel(
     a_ptr,
@@ -69,32 +71,9 @@ def fp16_matmul_masked_k_kernel(
     tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
-def fp16_linear(x, weight):
-    """fp16 [M, N] = x [M, K] @ weight [N, K].T"""
-    assert x.dtype == torch.float16 and weight.dtype == torch.float16
-    M, K = x.shape
-    N = weight.shape[0]
-    c = torch.empty((M, N), device=x.device, dtype=torch.float16)
-
-    def grid(meta):
-        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-
-    fp16_matmul_masked_k_kernel[grid](
-        x,
-        weight,
-        c,
-        M,
-        N,
-        K,
-        x.stride(0),
-        x.stride(1),
-        weight.stride(1),
-        weight.stride(0),  # B = weight.T, no copy
-        c.stride(0),
-        c.stride(1),
-        GROUP_M=GROUP_M,
-    )
-    return c
+# Launched like the `after` kernel (config resolved once per problem), so
+# the pair's times differ only by the kernel.
+fp16_linear = Fp16Linear(fp16_matmul_masked_k_kernel)
 
 
 class ModelNew(nn.Module):
