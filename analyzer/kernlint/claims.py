@@ -8,6 +8,11 @@ Speedups are recomputed here from the before/after times in the record
 cannot claim a speedup its own times do not show.
 
 Records are read with importlib.resources and cached; torch is never imported.
+
+A record is true of the code it measured: each result carries the digest of
+its pair's sources then (kernlint.provenance). A claim whose pair has changed
+since, or whose record does not say what it measured, says so in its summary
+and carries `"current": false`, until the pair is measured again.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import functools
 import json
 from importlib import resources
 
+from kernlint.provenance import pair_digest
 from kernlint.registry import all_rules
 
 MEASUREMENTS_PACKAGE = "kernlint.kernels"
@@ -129,17 +135,27 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
         for mode, label in MODES
         if s[mode] is not None and s[mode] < 1.0 / PAYS
     ]
+    measured = {r.get("source_sha256") for r in record.get("results", []) if r.get("pair") == pair}
+    current = _current_digest(pair)
+    stale = current is not None and measured != {current}
     where = ", ".join(f"{s['name']} {s['dims']}" for s in shapes)
     plural = "shape" if len(shapes) == 1 else "shapes"
     axes = " as MxKxN" if all(s["mxkxn"] for s in shapes) else ""
     summary = (
-        ("does not pay (under 5% in every mode at every shape): " if not pays else "")
+        (
+            f"measured on an earlier version of the pair (its code changed since; "
+            f"`kernlint verify --pair {pair}` measures it again): "
+            if stale
+            else ""
+        )
+        + ("does not pay (under 5% in every mode at every shape): " if not pays else "")
         + ", ".join(parts)
         + (f"; slower: {', '.join(slower)}" if slower and pays else "")
         + f" on {gpu} over {len(shapes)} {plural} ({where}{axes}; pair {pair}, record {path})"
     )
     return {
         "measured": True,
+        "current": not stale,
         "pays": pays,
         "summary": summary,
         "gpu": gpu,
@@ -149,6 +165,11 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
         **ranges,
         "shapes": [{k: v for k, v in s.items() if k != "mxkxn"} for s in shapes],
     }
+
+
+@functools.cache
+def _current_digest(pair: str) -> str | None:
+    return pair_digest(pair)
 
 
 def _pairs_in(record: dict) -> dict[str, frozenset[str]]:

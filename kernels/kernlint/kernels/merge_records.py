@@ -12,15 +12,23 @@ part's; the commands are all kept; the library's acceptance checks are
 recomputed over the merged results; the measured copy rate of each part is
 kept in the notes. No number is changed. An earlier merged record may be a
 part: new parts then replace the (pair, shape) results they re-measured.
+
+`--sources-at COMMIT` fills the `source_sha256` of results measured before
+records carried it (kernlint.provenance), from the pair's sources in that
+git commit: the one whose working tree was measured. A note says so.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 
 from kernlint.kernels.verify import _acceptance, validate_record
+from kernlint.provenance import pair_digest
+
+LIBRARY_IN_REPO = "kernels/kernlint/kernels"
 
 MERGE_SUFFIX = " ; python -m kernlint.kernels.merge_records (these parts)"
 SAME = ("gpu", "driver", "cuda", "torch", "triton", "sm_count", "interpret")
@@ -73,10 +81,40 @@ def merge(records: list[dict]) -> dict:
     return merged
 
 
+def fill_sources(record: dict, commit: str) -> int:
+    """Set the missing `source_sha256` of each result to its pair's digest in
+    `commit`; returns how many were filled."""
+
+    def read(relative: str) -> str | None:
+        shown = subprocess.run(
+            ["git", "show", f"{commit}:{LIBRARY_IN_REPO}/{relative}"], capture_output=True, text=True, check=False
+        )
+        return shown.stdout if shown.returncode == 0 else None
+
+    digests: dict[str, str | None] = {}
+    filled = 0
+    for item in record["results"]:
+        if item.get("source_sha256"):
+            continue
+        if item["pair"] not in digests:
+            digests[item["pair"]] = pair_digest(item["pair"], read)
+        if digests[item["pair"]] is None:
+            raise ValueError(f"pair {item['pair']} is not in commit {commit}")
+        item["source_sha256"] = digests[item["pair"]]
+        filled += 1
+    if filled:
+        record["notes"].append(
+            f"source_sha256 of {filled} results measured before records carried it: the pairs' sources in "
+            f"commit {commit} (merge_records --sources-at)"
+        )
+    return filled
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="+")
     parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--sources-at", metavar="COMMIT", help="fill missing source digests from this git commit")
     args = parser.parse_args(argv)
     try:
         records = []
@@ -84,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             with open(path, encoding="utf-8") as handle:
                 records.append(json.load(handle))
         merged = merge(records)
+        if args.sources_at:
+            fill_sources(merged, args.sources_at)
         validate_record(merged)
     except (OSError, ValueError, KeyError) as error:
         print(f"merge_records: {error}", file=sys.stderr)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import click
+from kernlint.provenance import pair_digest
 
 
 def _f(v, fmt="{:.1f}"):
@@ -40,6 +41,14 @@ def _host_cost_table(record):
     return out
 
 
+def changed_since_measured(record: dict) -> list[str]:
+    """The record's pairs whose current code differs from what was measured."""
+    pairs = sorted({r["pair"] for r in record["results"]})
+    return [
+        p for p in pairs if {r.get("source_sha256") for r in record["results"] if r["pair"] == p} != {pair_digest(p)}
+    ]
+
+
 def render_markdown(record: dict, source: str | None = None) -> str:
     env = record["environment"]
     out = []
@@ -60,6 +69,14 @@ def render_markdown(record: dict, source: str | None = None) -> str:
             f"weights are not timed out of L2. Speedup = before / after. Error = "
             f"{record['settings']['error_metric']}; tolerance {record['settings']['tolerance']}, "
             f"{record['settings']['trials']} trials of fresh random inputs."
+        )
+    changed = changed_since_measured(record)
+    if changed:
+        out.append("")
+        out.append(
+            "**Changed since measured** (kernlint.provenance: the pair's code no longer matches the digest "
+            "recorded with its results, so its rows describe the earlier code; "
+            "`kernlint verify --pair PAIR` measures it again): " + ", ".join(f"`{p}`" for p in changed) + "."
         )
     out.append("")
     out.append(

@@ -1,0 +1,80 @@
+"""A claim is true of the code it measured: records carry each pair's source
+digest (kernlint.provenance), and a pair changed since its measurement says
+so in its claim and in the rendered table."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib import resources
+
+from kernlint import claims
+from kernlint.kernels.render import changed_since_measured
+from kernlint.provenance import pair_digest, pair_sources
+
+LIBRARY = {
+    "demo/__init__.py": "RULES = ('KL001',)\n",
+    "demo/before.py": "from kernlint.kernels._shared import gemm\n\ndef run(x):\n    return gemm(x, 1)\n",
+    "demo/after.py": "from kernlint.kernels import _shared\n\ndef run(x):\n    return _shared.gemm(x, 2)\n",
+    "demo/reference.py": "from kernlint.kernels.problem import *  # noqa: F403\n",
+    "_shared.py": '"""Shared GEMM."""\nfrom kernlint.kernels._deeper import tile\n\ndef gemm(x, k):\n    return tile(x) * k\n',
+    "_deeper.py": "def tile(x):\n    return x\n",
+    "problem.py": "SHAPES = {'seed': 1}\n",
+    "unrelated.py": "X = 1\n",
+}
+
+
+def reader(files: dict[str, str]):
+    return files.get
+
+
+def test_a_pair_is_made_of_its_folder_and_the_library_modules_it_imports_transitively() -> None:
+    assert sorted(pair_sources("demo", reader(LIBRARY))) == [
+        "_deeper.py",
+        "_shared.py",
+        "demo/__init__.py",
+        "demo/after.py",
+        "demo/before.py",
+        "demo/reference.py",
+        "problem.py",
+    ]
+
+
+def test_the_digest_moves_with_the_code_not_with_its_formatting_or_docstrings() -> None:
+    base = pair_digest("demo", reader(LIBRARY))
+    reworded = {**LIBRARY, "_shared.py": LIBRARY["_shared.py"].replace("Shared GEMM.", "The GEMM all pairs share.")}
+    reformatted = {**LIBRARY, "_deeper.py": "def tile( x ):\n\n    # the tile\n    return (x)\n"}
+    deeper = {**LIBRARY, "_deeper.py": "def tile(x):\n    return x + 0\n"}
+    unrelated = {**LIBRARY, "unrelated.py": "X = 2\n"}
+    assert base is not None and len(base) == 64
+    assert pair_digest("demo", reader(reworded)) == base
+    assert pair_digest("demo", reader(reformatted)) == base
+    assert pair_digest("demo", reader(unrelated)) == base
+    assert pair_digest("demo", reader(deeper)) != base
+    assert pair_digest("missing", reader(LIBRARY)) is None
+
+
+def _record() -> dict:
+    text = resources.files("kernlint.kernels").joinpath("measurements", "h100.json").read_text()
+    return json.loads(text)
+
+
+def test_a_claim_says_when_its_pair_changed_since_it_was_measured() -> None:
+    record = _record()
+    pair = "kl008_multipass_softmax"
+    current = copy.deepcopy(record)
+    for result in current["results"]:
+        result["source_sha256"] = pair_digest(result["pair"])
+    stale = copy.deepcopy(current)
+    for result in stale["results"]:
+        if result["pair"] == pair:
+            result["source_sha256"] = "0" * 64
+    fresh_claim = claims._claim("record.json", current, pair)
+    stale_claim = claims._claim("record.json", stale, pair)
+    assert fresh_claim is not None and stale_claim is not None
+    assert fresh_claim["current"] is True and stale_claim["current"] is False
+    prefix = f"measured on an earlier version of the pair (its code changed since; `kernlint verify --pair {pair}`"
+    assert stale_claim["summary"].startswith(prefix)
+    assert stale_claim["summary"].endswith(fresh_claim["summary"])
+    assert changed_since_measured(current) == []
+    assert changed_since_measured(stale) == [pair]
