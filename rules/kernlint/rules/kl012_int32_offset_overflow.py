@@ -482,12 +482,14 @@ def _inner_to_promoted(model: FileModel, kernel: Kernel, address: Address, produ
     inside one slice of the promoted dimension, below `t.stride(j)`, itself
     a 32-bit argument."""
     inner = model.stride_dims(kernel, product.arguments[0]) if len(product.arguments) == 1 else None
-    for other in address.products if inner else ():
+    if inner is None:
+        return False
+    for other in address.products:
         outer = model.stride_dims(kernel, other.arguments[0]) if other.promoted and len(other.arguments) == 1 else None
         if (
             outer
             and outer.keys() == inner.keys()
-            and all(outer[k][0] == v[0] and outer[k][1] < v[1] for k, v in inner.items())
+            and all(o[0] == inner[k][0] and o[1] < inner[k][1] for k, o in outer.items())
         ):
             return True
     return False
