@@ -144,5 +144,10 @@ def test_a_kernel_that_names_its_cache_reports_only_the_cache() -> None:
 def test_rotary_position_embeddings_are_no_embedding_table() -> None:
     source = LOGITS.replace("logits_ptr", "x_ptr").replace("def ce(", "def apply_rotary_pos_emb(")
     assert kl012(source) == []
+    assert kl012(source.replace("apply_rotary_pos_emb", "rope_emb")) == []
     table = kl012(source.replace("apply_rotary_pos_emb", "embedding_rows"))
     assert [(f.span.line, f.span.column) for f in table] == [(8, 25)]
+    # `rope` as a word only: `property_emb` is an embedding table.
+    assert [(f.span.line, f.span.column) for f in kl012(source.replace("apply_rotary_pos_emb", "property_emb"))] == [
+        (8, 25)
+    ]

@@ -24,7 +24,7 @@ CACHE_SUBSTRINGS = ("kv_cache", "kvcache", "k_cache", "v_cache", "paged")
 CACHE_WORDS = frozenset({"kv", "cache", "past"})
 # A rotary or learned position embedding holds one row per position, not per
 # vocabulary entry: `emb` in `apply_rotary_pos_emb` is no embedding table.
-POSITIONAL = ("rotary", "rope", "pos_emb", "position")
+POSITIONAL = ("rotary", "pos_emb", "position")
 SEVERAL = "it is indexed over several program-id dimensions times runtime strides (batch x heads x rows)"
 COUNT_NAMES = frozenset({"m", "b", "bs", "batch", "batch_size", "n_rows", "nrows", "rows", "num_rows"})
 SIZE_CALLS = frozenset({"randn", "rand", "empty", "zeros", "ones", "full", "randint", "empty_strided"})
@@ -467,8 +467,8 @@ def _large_name(name: str, cache_names: bool = True) -> bool:
     KV-cache names count only with `cache_names`."""
     lowered = name.lower()
     words = set(re.split(r"_+", lowered))
-    if any(p in lowered for p in POSITIONAL):
-        words -= {"emb", "wte"}
+    if "rope" in words or any(p in lowered for p in POSITIONAL):
+        words -= {"emb"}
         lowered = lowered.replace("embed", "")
     if any(s in lowered for s in LARGE_SUBSTRINGS) or LARGE_WORDS & words:
         return True
