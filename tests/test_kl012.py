@@ -81,3 +81,73 @@ def test_batch_and_head_strides_report_the_scalar_products_only() -> None:
         """)
     assert [(f.span.line, f.span.column) for f in found] == [(9, 20)]
     assert "`pid_b * stride_b`" in found[0].message and "more such" not in found[0].message
+
+
+ROPE = """
+import triton
+import triton.language as tl
+@triton.jit
+def rope(q_ptr, row_stride, head_stride, D: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    head = tl.program_id(1)
+    d = tl.arange(0, D)
+    ptrs = q_ptr + row * row_stride + head * head_stride + d
+    tl.store(ptrs, tl.load(ptrs) * 2)
+def run(q):
+    rope[(q.shape[0] * q.shape[1], q.shape[2])](q, q.stride(1), q.stride(2), D=64)
+"""
+
+
+def test_a_head_product_inside_a_promoted_row_is_silent_an_outer_one_is_not() -> None:
+    assert kl012(ROPE) == []
+    swapped = kl012(ROPE.replace("q.stride(1), q.stride(2)", "q.stride(2), q.stride(1)"))
+    assert [(f.span.line, f.span.column) for f in swapped] == [(9, 39)]
+    assert "`head * head_stride`" in swapped[0].message
+    unknown = kl012(ROPE.replace("q.stride(1), q.stride(2)", "q.stride(1), head_dim"))
+    assert [(f.span.line, f.span.column) for f in unknown] == [(9, 39)]
+
+
+LOSS = """
+import triton
+import triton.language as tl
+@triton.jit
+def bwd(dloss_ptr, stride_b, stride_l, D: tl.constexpr):
+    b, l = tl.program_id(0), tl.program_id(1)
+    tl.store(dloss_ptr + b * stride_b + l * stride_l, 0.0)
+"""
+
+
+def test_one_element_per_program_is_silent_a_row_per_program_is_not() -> None:
+    assert kl012(LOSS) == []
+    row = kl012(LOSS.replace("l * stride_l, 0.0)", "l * stride_l + tl.arange(0, D), 0.0)"))
+    assert [(f.span.line, f.span.column) for f in row] == [(7, 26)]
+
+
+CACHE = """
+import triton
+import triton.language as tl
+@triton.jit
+def write_kv_cache(kv_ptr, kv_cache_ptr, slot_ptr, stride_tok, D: tl.constexpr):
+    tok = tl.program_id(0)
+    d = tl.arange(0, D)
+    tl.store(kv_cache_ptr + tl.load(slot_ptr + tok) * D + d, tl.load(kv_ptr + tok * stride_tok + d))
+"""
+
+
+def test_a_kernel_that_names_its_cache_reports_only_the_cache() -> None:
+    assert kl012(CACHE) == []
+    unnamed = kl012(CACHE.replace("kv_cache_ptr", "out_ptr"))
+    assert [(f.span.line, f.span.column) for f in unnamed] == [(8, 74)]
+    assert "`kv_ptr` names a tensor" in unnamed[0].message
+
+
+def test_rotary_position_embeddings_are_no_embedding_table() -> None:
+    source = LOGITS.replace("logits_ptr", "x_ptr").replace("def ce(", "def apply_rotary_pos_emb(")
+    assert kl012(source) == []
+    assert kl012(source.replace("apply_rotary_pos_emb", "rope_emb")) == []
+    table = kl012(source.replace("apply_rotary_pos_emb", "embedding_rows"))
+    assert [(f.span.line, f.span.column) for f in table] == [(8, 25)]
+    # `rope` as a word only: `property_emb` is an embedding table.
+    assert [(f.span.line, f.span.column) for f in kl012(source.replace("apply_rotary_pos_emb", "property_emb"))] == [
+        (8, 25)
+    ]

@@ -116,6 +116,26 @@ class HostFacts(ModelBase):
     def host_argument(self, kernel: Kernel, param: str) -> list[tuple[cst.BaseExpression, Launch]]:
         return [(launch.arguments[param], launch) for launch in self.launches_of(kernel) if param in launch.arguments]
 
+    def stride_dims(self, kernel: Kernel, param: str) -> dict[int, tuple[str, int]] | None:
+        """When every launch of the kernel passes `t.stride(k)` (a named
+        tensor, a literal dimension) for `param`: the (t, k) of each launch,
+        keyed by the launch's id. None otherwise, or when nothing launches it."""
+        launches = self.launches_of(kernel)
+        found: dict[int, tuple[str, int]] = {}
+        for argument, launch in self.host_argument(kernel, param):
+            if not (
+                isinstance(argument, cst.Call)
+                and isinstance(argument.func, cst.Attribute)
+                and argument.func.attr.value == "stride"
+                and isinstance(argument.func.value, cst.Name)
+                and len(argument.args) == 1
+                and argument.args[0].keyword is None
+                and isinstance(argument.args[0].value, cst.Integer)
+            ):
+                return None
+            found[id(launch)] = (argument.func.value.value, int(argument.args[0].value.value, 0))
+        return found if found and len(found) == len(launches) else None
+
     def is_preparation(self, function: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
         """A method that runs once, not per call: `__init__`, one named like
         preparation (`prepare*`, `load*`, `quantize*`, `pack*`, `_init*`,

@@ -351,6 +351,16 @@ class OffsetFacts(KernelFacts):
         return self._kernel_index(kernel).addresses
 
     @kernel_fact
+    def one_element_per_program(self, kernel: Kernel, address: Address) -> bool:
+        """The address is one element per program-id tuple: its offset has no
+        offsets vector (`tl.arange`) and no gathered index, only program-id
+        values times strides (`dloss_ptr + b * stride_b + l * stride_l`)."""
+        if address.block_pointer:
+            return False
+        pointer = keyword(address.call, "pointer") or next(iter(positional(address.call)), None)
+        return pointer is not None and not {ARANGE, LOADED} & self.offset_provenance(kernel, pointer)
+
+    @kernel_fact
     def offset_provenance(self, kernel: Kernel, node: cst.BaseExpression) -> frozenset[str]:
         """Where an integer expression of the kernel comes from: PID, ARANGE,
         RUNTIME, LOADED, PROMOTED (see the module's constants)."""

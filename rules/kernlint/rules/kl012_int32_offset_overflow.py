@@ -15,20 +15,16 @@ INT32_LIMIT = 2**31
 # Names of tensors that can outgrow 2**31 elements on their own: vocab-sized
 # logits, KV caches, embedding tables. Matched on the pointer parameter, the
 # stride/size arguments of the product and the kernel's name.
-LARGE_SUBSTRINGS = (
-    "logit",
-    "vocab",
-    "cross_entropy",
-    "crossentropy",
-    "embed",
-    "kv_cache",
-    "kvcache",
-    "k_cache",
-    "v_cache",
-    "paged",
-    "lm_head",
-)
-LARGE_WORDS = frozenset({"kv", "cache", "past", "wte", "emb"})
+LARGE_SUBSTRINGS = ("logit", "vocab", "cross_entropy", "crossentropy", "embed", "lm_head")
+LARGE_WORDS = frozenset({"wte", "emb"})
+# The KV-cache names, apart: a kernel that names its cache (`key_cache`,
+# `kv_cache_ptr`) says which tensor is the cache, so its other tensors (the
+# new tokens' keys and values, `kv_c`) and its own name are no evidence.
+CACHE_SUBSTRINGS = ("kv_cache", "kvcache", "k_cache", "v_cache", "paged")
+CACHE_WORDS = frozenset({"kv", "cache", "past"})
+# A rotary or learned position embedding holds one row per position, not per
+# vocabulary entry: `emb` in `apply_rotary_pos_emb` is no embedding table.
+POSITIONAL = ("rotary", "pos_emb", "position")
 SEVERAL = "it is indexed over several program-id dimensions times runtime strides (batch x heads x rows)"
 COUNT_NAMES = frozenset({"m", "b", "bs", "batch", "batch_size", "n_rows", "nrows", "rows", "num_rows"})
 SIZE_CALLS = frozenset({"randn", "rand", "empty", "zeros", "ones", "full", "randint", "empty_strided"})
@@ -62,7 +58,13 @@ class Int32OffsetOverflow(Rule):
     strided 2-D tensors with no sign of being large (a GEMM's `offs_m[:, None]
     * stride_am`), on weights of known small size, on block-pointer offsets
     and strides (Triton computes those in 64 bits), and on program ids from
-    helpers that return int64 (`tle.program_id`).
+    helpers that return int64 (`tle.program_id`). Across several program-id
+    dimensions it also spares a product whose stride is `t.stride(k)` at
+    every launch beside a promoted one on `t.stride(j)`, j < k (a head index
+    times the head stride inside a promoted batch x sequence row), and an
+    address of one element per program-id tuple (a per-token loss). Rotary
+    or position embeddings are no embedding table, and in a kernel that names
+    its cache (`key_cache`) only that pointer counts as the cache.
 
     A kernel is reported once, at its first int32 product (the message
     lists the others), so one line silences it for the whole kernel:
@@ -201,6 +203,64 @@ class Int32OffsetOverflow(Rule):
                 tl.store(logits_ptr + row * stride + cols, x, mask=cols < n_cols)
             """
         ),
+        # Batch x sequence promoted; the head index times the head stride left in
+        # int32 stays inside one row (`q.stride(2)` is inner to `q.stride(1)`).
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def rope(q_ptr, row_stride, head_stride, D: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                head = tl.program_id(1)
+                d = tl.arange(0, D)
+                ptrs = q_ptr + row * row_stride + head * head_stride + d
+                tl.store(ptrs, tl.load(ptrs) * 2)
+            def run(q):
+                rope[(q.shape[0] * q.shape[1], q.shape[2])](q, q.stride(1), q.stride(2), D=64)
+            """
+        ),
+        # One element per (batch, token): a per-token loss gradient is as small as the grid.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def token_loss_bwd(dloss_ptr, dx_ptr, stride_b, stride_l, L, D: tl.constexpr):
+                b, l = tl.program_id(0), tl.program_id(1)
+                dloss = tl.load(dloss_ptr + b * stride_b + l * stride_l)
+                row = b.to(tl.int64) * L + l
+                d = tl.arange(0, D)
+                tl.store(dx_ptr + row * D + d, tl.zeros((D,), tl.float32) + dloss)
+            """
+        ),
+        # A rotary position embedding: one row of cos per position, no embedding table.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def apply_rotary_pos_emb(q_ptr, cos_ptr, stride_tok, stride_pos, D: tl.constexpr):
+                tok = tl.program_id(0)
+                d = tl.arange(0, D)
+                cos = tl.load(cos_ptr + tok * stride_pos + d)
+                tl.store(q_ptr + tok * stride_tok + d, tl.load(q_ptr + tok * stride_tok + d) * cos)
+            """
+        ),
+        # A kernel that names its cache: the new token's keys are no cache, and the
+        # cache is addressed through the gathered slot.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def write_kv_cache(kv_ptr, kv_cache_ptr, slot_ptr, stride_tok, D: tl.constexpr):
+                tok = tl.program_id(0)
+                slot = tl.load(slot_ptr + tok)
+                d = tl.arange(0, D)
+                tl.store(kv_cache_ptr + slot * D + d, tl.load(kv_ptr + tok * stride_tok + d))
+            """
+        ),
     ]
     INVALID = [
         # Vocab-sized logits in a cross-entropy kernel, `ptr += row * stride`.
@@ -298,6 +358,69 @@ class Int32OffsetOverflow(Rule):
             line=7,
             column=15,
         ),
+        # The head promoted but not the batch x sequence row: the outer product wraps.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def rope(q_ptr, row_stride, head_stride, D: tl.constexpr):
+                row = tl.program_id(0)
+                head = tl.program_id(1).to(tl.int64)
+                d = tl.arange(0, D)
+                ptrs = q_ptr + row * row_stride + head * head_stride + d
+                tl.store(ptrs, tl.load(ptrs) * 2)
+            def run(q):
+                rope[(q.shape[0] * q.shape[1], q.shape[2])](q, q.stride(1), q.stride(2), D=64)
+            """,
+            line=9,
+            column=20,
+        ),
+        # Beside its per-token scalar, the kernel reads a row per (batch, token).
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def token_loss_bwd(dloss_ptr, x_ptr, stride_b, stride_l, stride_xb, stride_xl, D: tl.constexpr):
+                b, l = tl.program_id(0), tl.program_id(1)
+                dloss = tl.load(dloss_ptr + b * stride_b + l * stride_l)
+                d = tl.arange(0, D)
+                ptrs = x_ptr + b * stride_xb + l * stride_xl + d
+                tl.store(ptrs, tl.load(ptrs) * dloss)
+            """,
+            line=9,
+            column=20,
+        ),
+        # A position-embedding kernel that also gathers token embeddings (`wte`).
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def add_pos_emb(wte_ptr, out_ptr, ids_ptr, stride_w, D: tl.constexpr):
+                tok = tl.program_id(0)
+                d = tl.arange(0, D)
+                row = tl.load(ids_ptr + tok)
+                tl.store(out_ptr + d, tl.load(wte_ptr + tok * stride_w + d))
+            """,
+            line=9,
+            column=45,
+        ),
+        # A kernel that names its cache and addresses it by the program id.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def write_kv_cache(kv_ptr, kv_cache_ptr, stride_tok, stride_slot, D: tl.constexpr):
+                tok = tl.program_id(0)
+                d = tl.arange(0, D)
+                tl.store(kv_cache_ptr + tok * stride_slot + d, tl.load(kv_ptr + tok * stride_tok + d))
+            """,
+            line=8,
+            column=29,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -314,6 +437,11 @@ class Int32OffsetOverflow(Rule):
                         continue
                     if structural and ARANGE in model.offset_provenance(kernel, product.index):
                         # Rows of one batch/head: bounded once the batch and head offsets are 64-bit.
+                        continue
+                    if structural and (
+                        _inner_to_promoted(model, kernel, address, product)
+                        or model.one_element_per_program(kernel, address)
+                    ):
                         continue
                     pointers = [p for p in address.pointers if not _known_small(model, kernel, p)]
                     if not pointers:
@@ -334,9 +462,37 @@ def _count_name(name: str) -> bool:
     return lowered in COUNT_NAMES or lowered.startswith("num_") or lowered.endswith(("_rows", "_programs"))
 
 
-def _large_name(name: str) -> bool:
+def _large_name(name: str, cache_names: bool = True) -> bool:
+    """`name` is that of a tensor that can outgrow 2**31 elements; the
+    KV-cache names count only with `cache_names`."""
     lowered = name.lower()
-    return any(s in lowered for s in LARGE_SUBSTRINGS) or bool(LARGE_WORDS & set(re.split(r"_+", lowered)))
+    words = set(re.split(r"_+", lowered))
+    if "rope" in words or any(p in lowered for p in POSITIONAL):
+        words -= {"emb"}
+        lowered = lowered.replace("embed", "")
+    if any(s in lowered for s in LARGE_SUBSTRINGS) or LARGE_WORDS & words:
+        return True
+    return cache_names and (any(s in lowered for s in CACHE_SUBSTRINGS) or bool(CACHE_WORDS & words))
+
+
+def _inner_to_promoted(model: FileModel, kernel: Kernel, address: Address, product: OffsetProduct) -> bool:
+    """Every launch binds the product's stride to `t.stride(k)` and the
+    stride of a promoted product of the same address to `t.stride(j)`,
+    j < k: the int32 product (a head index times the head stride) stays
+    inside one slice of the promoted dimension, below `t.stride(j)`, itself
+    a 32-bit argument."""
+    inner = model.stride_dims(kernel, product.arguments[0]) if len(product.arguments) == 1 else None
+    if inner is None:
+        return False
+    for other in address.products:
+        outer = model.stride_dims(kernel, other.arguments[0]) if other.promoted and len(other.arguments) == 1 else None
+        if (
+            outer
+            and outer.keys() == inner.keys()
+            and all(o[0] == inner[k][0] and o[1] < inner[k][1] for k, o in outer.items())
+        ):
+            return True
+    return False
 
 
 def _evidence(model: FileModel, kernel: Kernel, address: Address) -> str | None:
@@ -351,13 +507,15 @@ def _evidence(model: FileModel, kernel: Kernel, address: Address) -> str | None:
     }
     if len(scalars) >= 2:
         return SEVERAL
-    named = [p for p in address.pointers if _large_name(p)]
+    # A kernel that names its cache: only the pointers that say `cache` are it.
+    cache = any("cache" in p.name.lower() for p in kernel.params if not p.constexpr)
+    named = [p for p in address.pointers if _large_name(p, not cache or "cache" in p.lower())]
     if named:
         return f"`{named[0]}` names a tensor that can be that large (logits, KV cache or embedding table)"
-    arguments = [a for p in address.products for a in p.arguments if _large_name(a)]
+    arguments = [a for p in address.products for a in p.arguments if _large_name(a, not cache)]
     if arguments:
         return f"its size argument `{arguments[0]}` names a tensor that can be that large"
-    if _large_name(kernel.name):
+    if _large_name(kernel.name, not cache):
         return f"`{kernel.name}` works on tensors that can be that large (logits, KV cache or embedding table)"
     return None
 
