@@ -19,6 +19,8 @@ SHAPE_CALLS = frozenset({"size", "dim", "numel", "stride"})
 
 # How a launch argument's value is decided (see `argument_origin`).
 FIXED, PER_DTYPE, DIMENSION, CHOSEN = "fixed", "per-dtype", "dimension", "chosen"
+# A problem dimension rounded up to a legal tile (`max(16, next_power_of_2(h))`).
+PADDED = "padded dimension"
 
 
 class TuningFacts(HostFacts):
@@ -41,8 +43,13 @@ class TuningFacts(HostFacts):
     def argument_origin(self, scope: FunctionInfo, node: cst.BaseExpression, depth: int = 0) -> str:
         """FIXED: a literal or constant; PER_DTYPE: a lookup keyed only on a
         dtype (`CONFIGS[x.dtype]["BLOCK_M"]`); DIMENSION: a problem size
-        itself (`d` from `b, m, h, d = q.shape`, `x.size(1)`); CHOSEN: anything else (a branch, a size-keyed table, a
-        function), which is how a tuned config is picked."""
+        itself (`d` from `b, m, h, d = q.shape`, `x.size(1)`); PADDED: a
+        dimension rounded up to a power of two (`max(16,
+        triton.next_power_of_2(h))`), which the caller reads by what the
+        constexpr is (a head count padded for tl.dot, or a BLOCK_N spanning
+        all of N); CHOSEN: anything else (a branch, a size-keyed table, a
+        function, a cap like `min(64, next_power_of_2(M))`), which is how a
+        tuned config is picked."""
         if self.constant_value(node, scope) is not None:
             return FIXED
         if depth > 6:
@@ -59,7 +66,9 @@ class TuningFacts(HostFacts):
         if isinstance(node, cst.Call):
             if call_name(node) in SHAPE_CALLS:
                 return DIMENSION
-            return CHOSEN  # `next_power_of_2(N)` too: a tile sized to the problem
+            if self._rounds_up_a_dimension(scope, node, depth):
+                return PADDED
+            return CHOSEN  # a branch, a table, `min(64, next_power_of_2(M))`: picked per problem
         if isinstance(node, cst.Attribute) and node.attr.value in ("ndim",):
             return DIMENSION
         if isinstance(node, cst.Name):
@@ -71,6 +80,19 @@ class TuningFacts(HostFacts):
             if not values and node.value in scope.params:
                 return DIMENSION if node.value.upper() in ("M", "N", "K", "D", "H") else CHOSEN
         return CHOSEN
+
+    def _rounds_up_a_dimension(self, scope: FunctionInfo, call: cst.Call, depth: int) -> bool:
+        """`triton.next_power_of_2(h)` of a problem dimension, or `max(16,
+        that)`: the dimension padded up to a legal tile. A cap (`min(64,
+        ...)`) adapts the tile to small problems, which is a choice."""
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        name = self.qualname(call.func) or ""
+        if name.split(".")[-1] == "next_power_of_2" and len(args) == 1:
+            return self.argument_origin(scope, args[0], depth + 1) in (DIMENSION, PADDED)
+        if name == "max" and len(args) == 2:
+            origins = {self.argument_origin(scope, a, depth + 1) for a in args}
+            return FIXED in origins and bool(origins & {DIMENSION, PADDED})
+        return False
 
     def _is_dtype(self, scope: FunctionInfo, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.Attribute) and node.attr.value == "dtype":

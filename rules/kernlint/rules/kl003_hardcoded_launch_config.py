@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
-from kernlint.model.tuning import CHOSEN, DIMENSION
+from kernlint.model.tuning import CHOSEN, DIMENSION, PADDED
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
@@ -236,7 +236,21 @@ class HardcodedLaunchConfig(Rule):
                 row_sum[(1,)](x, y, N, BLOCK=256, num_warps=8, num_stages=2)
             """
         ),
+        # A tile capped for small problems is picked per problem.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, M, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+                a = tl.load(a_ptr + tl.arange(0, BLOCK_M)[:, None] + tl.arange(0, BLOCK_K)[None, :])
+                acc = tl.dot(a, tl.trans(a))
+            def launch(a, M):
+                mm[(1,)](a, M, BLOCK_M=min(64, triton.next_power_of_2(M)), BLOCK_K=32)
+            """
+        ),
     ]
+
     INVALID = [
         # The seed's shape: literals at the launch.
         Invalid(
@@ -363,6 +377,21 @@ class HardcodedLaunchConfig(Rule):
             line=13,
             column=5,
         ),
+        # A head count padded up for tl.dot is a dimension, not a choice: BLOCK is still fixed.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def attn(q_ptr, H: tl.constexpr, BLOCK: tl.constexpr):
+                q = tl.load(q_ptr + tl.arange(0, H)[:, None] + tl.arange(0, BLOCK)[None, :])
+                acc = tl.dot(q, tl.trans(q))
+            def launch(q, h):
+                attn[(q.shape[0],)](q, H=max(16, triton.next_power_of_2(h)), BLOCK=16, num_warps=8)
+            """,
+            line=9,
+            column=5,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -397,10 +426,10 @@ class HardcodedLaunchConfig(Rule):
                     continue  # not passed: set elsewhere (or a launch error)
             else:
                 origin = model.argument_origin(launch.caller, argument)
-                if origin == CHOSEN:
-                    return None  # picked per problem: a branch, a size-keyed table, a function
-                if origin == DIMENSION:
-                    continue  # a problem size itself (`D=d`), not a tuning choice
+                if origin == CHOSEN or (origin == PADDED and _role(name) is not None):
+                    return None  # picked per problem: a branch, a table, a function, BLOCK_N spanning N
+                if origin in (DIMENSION, PADDED):
+                    continue  # a problem size itself (`D=d`, a head count padded for tl.dot), not a choice
                 value = model.constant_value(argument, launch.caller)
                 if value is None:
                     value = f"{model.code(argument)} (per dtype)"
