@@ -11,7 +11,7 @@ from functools import cached_property
 import libcst as cst
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
-from kernlint.model.syntax import names_in, walk
+from kernlint.model.syntax import children, names_in, walk
 
 
 class GuardFacts(HostFacts):
@@ -70,7 +70,7 @@ def _index_guards(kernel: Kernel) -> dict[int, tuple[str, ...]]:
             if node.orelse is not None:
                 stack.append((node.orelse, inner))
             continue
-        stack.extend((child, guards) for child in node.children)
+        stack.extend((child, guards) for child in children(node))
     return index
 
 

@@ -15,7 +15,15 @@ import libcst as cst
 from kernlint.model.dtypes import METHOD_CASTS
 from kernlint.model.facts import FunctionInfo, Launch, ParameterSource
 from kernlint.model.host import HostFacts
-from kernlint.model.syntax import VIEW_ATTRIBUTES, VIEW_METHODS, call_name, positional, strip_identity, walk
+from kernlint.model.syntax import (
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+    call_name,
+    children,
+    positional,
+    strip_identity,
+    walk,
+)
 
 # torch.transpose(w, ...) and friends: functions that return a reordered view.
 TORCH_VIEWS = frozenset({f"torch.{name}" for name in VIEW_METHODS})
@@ -332,7 +340,7 @@ def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
         child = stack.pop()
         if isinstance(child, cst.Call):
             yield child
-        stack.extend(child.children)
+        stack.extend(children(child))
 
 
 def stride_of(value: cst.BaseExpression, target: str | None) -> int | None:

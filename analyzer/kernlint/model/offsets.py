@@ -18,7 +18,7 @@ from itertools import product as cartesian
 import libcst as cst
 from kernlint.model.facts import TL, Kernel
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import keyword, positional, walk
+from kernlint.model.syntax import children, keyword, positional, walk
 
 # Provenance of an integer value inside a kernel.
 PID = "program_id"  # derived from tl.program_id (an int32 tile index)
@@ -197,7 +197,7 @@ class _KernelIndex:
             elif isinstance(child, (cst.Lambda, cst.Comparison)):
                 continue  # a comparison is a mask, not an offset
             else:
-                stack.extend(child.children)
+                stack.extend(children(child))
         return frozenset(flags)
 
     # -- addresses --
@@ -255,7 +255,7 @@ class _KernelIndex:
             if isinstance(child, cst.Subscript):
                 stack.append((child.value, in_factor))
                 continue
-            stack.extend((c, in_factor) for c in child.children)
+            stack.extend((c, in_factor) for c in children(child))
         return frozenset(products), frozenset(pointers)
 
     def name_reach(self, name: str) -> tuple[frozenset[int], frozenset[str]]:
@@ -472,7 +472,7 @@ class OffsetFacts(KernelFacts):
                 continue
             if isinstance(child, (cst.Lambda, cst.Comparison)):
                 continue
-            stack.extend((c, axis, depth + 1) for c in child.children)
+            stack.extend((c, axis, depth + 1) for c in children(child))
         return tuple(found)
 
 

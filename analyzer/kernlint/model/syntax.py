@@ -4,6 +4,7 @@ call shapes, views, walking. Every part of the model and the rules share them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import libcst as cst
@@ -103,7 +104,7 @@ def walk(nodes) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
 def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
@@ -119,7 +120,60 @@ def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
         elif isinstance(child, cst.Arg):
             stack.append(child.value)
         else:
-            stack.extend(reversed(child.children))
+            stack.extend(reversed(children(child)))
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children`, in the same (source) order, without its cost:
+    libcst computes `children` by rebuilding the node through a visitor,
+    which made walking a tree cost several parses (issue 14). Here each
+    node class's child fields are read once and then fetched directly."""
+    fields = _CHILD_FIELDS.get(type(node), _UNKNOWN)
+    if fields is _UNKNOWN:
+        fields = _child_fields(node)
+    if fields is None:
+        return list(node.children)
+    return _read_children(node, fields)
+
+
+def _read_children(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        kind = _VALUE_KIND.get(type(value))
+        if kind is None:
+            kind = _VALUE_KIND[type(value)] = _NODE if isinstance(value, cst.CSTNode) else _OTHER
+        if kind == _NODE:
+            found.append(value)
+        elif kind == _SEQUENCE:
+            found.extend(value)
+    return found
+
+
+_NODE, _SEQUENCE, _OTHER = 1, 2, 0
+_VALUE_KIND: dict[type, int] = {tuple: _SEQUENCE, list: _SEQUENCE, type(None): _OTHER, str: _OTHER}
+# Per node class: the fields that hold children, in the order libcst visits
+# them; None when that order could not be read (then `node.children`).
+_CHILD_FIELDS: dict[type, tuple[str, ...] | None] = {}
+_UNKNOWN = ("?",)
+
+
+def _child_fields(node: cst.CSTNode) -> tuple[str, ...] | None:
+    """The child fields of `node`'s class in visiting order. libcst visits
+    children in `_visit_and_replace_children`, one `visit_*(self, "field",
+    ...)` call per field in source order, so the field names appear among
+    its constants in that order. The order is checked once against
+    `node.children`; a class whose order cannot be read keeps `children`."""
+    cls = type(node)
+    code = getattr(cls._visit_and_replace_children, "__code__", None)
+    order: tuple[str, ...] | None = None
+    if code is not None and dataclasses.is_dataclass(cls):
+        names = {field.name for field in dataclasses.fields(cls)}
+        order = tuple(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in names))
+        if [id(c) for c in _read_children(node, order)] != [id(c) for c in node.children]:
+            order = None
+    _CHILD_FIELDS[cls] = order
+    return order
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:
