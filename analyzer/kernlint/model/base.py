@@ -14,10 +14,10 @@ import libcst as cst
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
+from kernlint.model.positions import Positions
 from kernlint.model.syntax import literal_value
 from kernlint.names import ImportTable, collect_imports
-from kernlint.source import line_starts
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 
 class ModelBase:
@@ -40,35 +40,20 @@ class ModelBase:
         Collector(self).collect()
 
     @cached_property
-    def _positions(self):
-        # Positions cost a full code-generation pass; most files in a
+    def _positions(self) -> Positions:
+        # Positions cost a code-generation pass; most files in a
         # repository have no kernels and never need one.
-        return self._wrapper.resolve(PositionProvider)
+        return Positions(self.module, self.source)
 
     def span(self, node: cst.CSTNode) -> Span:
-        code_range: CodeRange = self._positions[node]
-        return Span(
-            code_range.start.line,
-            code_range.start.column + 1,
-            code_range.end.line,
-            code_range.end.column + 1,
-        )
+        return self._positions.span(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self._positions[node].start.line
+        return self._positions.line(node)
 
     def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
         """Character offsets of a node in `source`, for fixes."""
-        span = self.span(node)
-        starts = self._line_starts
-        return (
-            starts[span.line - 1] + span.column - 1,
-            starts[span.end_line - 1] + span.end_column - 1,
-        )
-
-    @cached_property
-    def _line_starts(self) -> list[int]:
-        return line_starts(self.source)
+        return self._positions.offsets(node)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -5,6 +5,7 @@ call shapes, views, walking. Every part of the model and the rules share them.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterator
 
 import libcst as cst
@@ -107,6 +108,37 @@ def walk(nodes) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(node)))
 
 
+def visit(root: cst.CSTNode, visitor: object) -> None:
+    """Run a libcst-style visitor over `root`: `visit_<Class>(node)` before
+    a node's children (False skips them), `leave_<Class>(node)` after them,
+    in source order as `root.visit(visitor)` would, but over `children`
+    (layout tokens are not visited) and without libcst's visitor machinery,
+    which costs about a parse per traversal (issue 14)."""
+    methods = _VISITOR_METHODS.setdefault(type(visitor), {})
+    stack: list = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is tuple:  # (leave method, node)
+            node[0](visitor, node[1])
+            continue
+        found = methods.get(type(node))
+        if found is None:
+            name = type(node).__name__
+            found = methods[type(node)] = (
+                getattr(type(visitor), f"visit_{name}", None),
+                getattr(type(visitor), f"leave_{name}", None),
+            )
+        enter, leave = found
+        if leave is not None:
+            stack.append((leave, node))
+        if enter is None or enter(visitor, node) is not False:
+            stack.extend(reversed(children(node)))
+
+
+# Per visitor class: node class -> its (visit_, leave_) methods or None.
+_VISITOR_METHODS: dict[type, dict[type, tuple]] = {}
+
+
 def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
     """Names that are read in an expression: `x.shape` yields x, not shape;
     `f(k=v)` yields f and v, not k."""
@@ -124,19 +156,18 @@ def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`node.children`, in the same (source) order, without its cost:
-    libcst computes `children` by rebuilding the node through a visitor,
-    which made walking a tree cost several parses (issue 14). Here each
-    node class's child fields are read once and then fetched directly."""
-    fields = _CHILD_FIELDS.get(type(node), _UNKNOWN)
-    if fields is _UNKNOWN:
-        fields = _child_fields(node)
+    """The children of a node that carry syntax, in source order: those of
+    `node.children` less the layout tokens (whitespace, comments, brackets,
+    commas, colons; see TRIVIA), which no fact reads. libcst computes
+    `children` by rebuilding the node through a visitor, which made walking
+    a tree cost several parses (issue 14); here each node class's child
+    fields are read once and then fetched directly."""
+    fields = _SYNTAX_FIELDS.get(type(node))
     if fields is None:
-        return list(node.children)
-    return _read_children(node, fields)
-
-
-def _read_children(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+        _learn(node)
+        fields = _SYNTAX_FIELDS[type(node)]
+        if fields is None:
+            return [child for child in node.children if not isinstance(child, TRIVIA)]
     found: list[cst.CSTNode] = []
     for name in fields:
         value = getattr(node, name)
@@ -150,15 +181,56 @@ def _read_children(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNo
     return found
 
 
+def all_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Exactly `node.children` (layout tokens included), at the cost of
+    `children`."""
+    if type(node) not in _CHILD_FIELDS:
+        _learn(node)
+    fields = _CHILD_FIELDS[type(node)]
+    return list(node.children) if fields is None else _read(node, fields)
+
+
+# Nodes that only lay code out: never a name, a call or an operation.
+TRIVIA = (
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.Dot,
+    cst.Colon,
+    cst.Semicolon,
+    cst.AssignEqual,
+)
+
 _NODE, _SEQUENCE, _OTHER = 1, 2, 0
 _VALUE_KIND: dict[type, int] = {tuple: _SEQUENCE, list: _SEQUENCE, type(None): _OTHER, str: _OTHER}
 # Per node class: the fields that hold children, in the order libcst visits
-# them; None when that order could not be read (then `node.children`).
+# them, all of them and those that can hold syntax (not only TRIVIA); None
+# when that order could not be read (then `node.children`).
 _CHILD_FIELDS: dict[type, tuple[str, ...] | None] = {}
-_UNKNOWN = ("?",)
+_SYNTAX_FIELDS: dict[type, tuple[str, ...] | None] = {}
 
 
-def _child_fields(node: cst.CSTNode) -> tuple[str, ...] | None:
+def _read(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found.extend(value)
+    return found
+
+
+def _learn(node: cst.CSTNode) -> None:
     """The child fields of `node`'s class in visiting order. libcst visits
     children in `_visit_and_replace_children`, one `visit_*(self, "field",
     ...)` call per field in source order, so the field names appear among
@@ -167,13 +239,28 @@ def _child_fields(node: cst.CSTNode) -> tuple[str, ...] | None:
     cls = type(node)
     code = getattr(cls._visit_and_replace_children, "__code__", None)
     order: tuple[str, ...] | None = None
+    syntax: tuple[str, ...] | None = None
     if code is not None and dataclasses.is_dataclass(cls):
-        names = {field.name for field in dataclasses.fields(cls)}
-        order = tuple(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in names))
-        if [id(c) for c in _read_children(node, order)] != [id(c) for c in node.children]:
+        types = {field.name: field.type for field in dataclasses.fields(cls)}
+        order = tuple(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in types))
+        if [id(c) for c in _read(node, order)] != [id(c) for c in node.children]:
             order = None
+        else:
+            syntax = tuple(name for name in order if not _only_trivia(types[name]))
     _CHILD_FIELDS[cls] = order
-    return order
+    _SYNTAX_FIELDS[cls] = syntax
+
+
+def _only_trivia(annotation: object) -> bool:
+    """Whether a field's type admits nothing but TRIVIA (or no node)."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, cst.CSTNode) or issubclass(annotation, TRIVIA)
+    arguments = getattr(annotation, "__args__", None)
+    if arguments is None:
+        return False  # a forward reference or an unknown form: keep it
+    if getattr(annotation, "__origin__", None) is typing.Literal:
+        return True
+    return all(_only_trivia(argument) for argument in arguments)
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:
