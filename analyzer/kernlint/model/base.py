@@ -197,14 +197,34 @@ class ModelBase:
         candidates = self._assignments_to(scope, name)
         if not candidates:
             return None
-        if before is not None and before in self._positions:
-            line = self.line_of(before)
-            earlier = [c for c in candidates if self.line_of(c[1]) < line]
-            if earlier:
-                return earlier[-1][0]
-            if strict:
-                return None
+        if before is not None and (strict or len(candidates) > 1):  # else the one candidate, wherever it is
+            positions = self.positions_within(scope, before)
+            if positions is not None:
+                line = positions.line(before)
+                earlier = [c for c in candidates if positions.line(c[1]) < line]
+                if earlier:
+                    return earlier[-1][0]
+                if strict:
+                    return None
         return candidates[-1][0]
+
+    def positions_within(self, function: FunctionInfo, node: cst.CSTNode) -> Positions | None:
+        """Positions that order `node` among the other nodes of `function`
+        as the file's positions do (lines, and spans on one line; see
+        Positions.within), or None when the node is not in the file. Only
+        that function's code is generated, unless the file's positions are
+        already known: most functions never need the whole file's."""
+        if "_positions" not in self.__dict__ and function.node is not None:
+            local = self._positions_within.get(id(function))
+            if local is None:
+                local = self._positions_within[id(function)] = Positions.within(self.module, function.node)
+            if node in local:
+                return local
+        return self._positions if node in self._positions else None
+
+    @cached_property
+    def _positions_within(self) -> dict[int, Positions]:
+        return {}
 
     def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
         """The value of an expression that is fixed in the source: a literal,

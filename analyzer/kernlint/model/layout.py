@@ -117,9 +117,11 @@ class LayoutFacts(HostFacts):
         if target is None or view.dims is None:
             return False
         inverse = {old: new for new, old in view.dims.items()}
-        line = self.line_of(call)
+        positions = self.positions_within(function, call)
+        assert positions is not None
+        line = positions.line(call)
         for other in function.calls:
-            if other is call or self.line_of(other) <= line:
+            if other is call or positions.line(other) <= line:
                 continue
             later = self._direct_view(other)
             if later is None or later.dims is None:

@@ -304,6 +304,14 @@ class _KernelIndex:
                         found |= self._runtime_arguments(value, depth + 1)
         return found
 
+    def _in_source_order(self, keys: frozenset[int]) -> list[int]:
+        if len(keys) < 2:
+            return list(keys)
+        function = self.kernel.function
+        positions = self.model.positions_within(function, self.multiplies[next(iter(keys))])
+        assert positions is not None
+        return sorted(keys, key=lambda k: positions.span(self.multiplies[k]))
+
     @cached_property
     def addresses(self) -> tuple[Address, ...]:
         found: list[Address] = []
@@ -311,7 +319,7 @@ class _KernelIndex:
         for call, pointer, block in self.address_calls:
             reached, pointers = self.reach(pointer)
             mine: list[OffsetProduct] = []
-            for key in sorted(reached, key=lambda k: self.model.span(self.multiplies[k])):
+            for key in self._in_source_order(reached):
                 if key not in products:
                     products[key] = self.product(self.multiplies[key])
                 if products[key] is not None:

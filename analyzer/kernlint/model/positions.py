@@ -36,6 +36,20 @@ class Positions:
             # last statement ends at the start of a line past the source.
             self._starts.append(len(source) + len(module.default_newline))
 
+    @classmethod
+    def within(cls, module: cst.Module, root: cst.CSTNode) -> Positions:
+        """Positions counted from the start of `root` (a function), from
+        the code generated for it alone, at the cost of that code only.
+        Its lines are the file's less a constant and its columns lack the
+        indentation of the blocks around `root`: spans compare (and sort)
+        as the file's do among the nodes under `root`."""
+        state = _OffsetState(module.default_indent, module.default_newline, keep_text=True)
+        root._codegen(state)
+        positions = cls.__new__(cls)
+        positions._ranges = state.ranges
+        positions._starts = line_starts("".join(state.tokens))
+        return positions
+
     def __contains__(self, node: cst.CSTNode) -> bool:
         return id(node) in self._ranges
 
@@ -62,33 +76,34 @@ class _OffsetState(CodegenState):
     records each node's (start, end) offsets, the syntactic range where the
     node declares one, else the range of all the code it generated."""
 
-    def __init__(self, default_indent: str, default_newline: str) -> None:
+    def __init__(self, default_indent: str, default_newline: str, keep_text: bool = False) -> None:
         super().__init__(default_indent, default_newline)
+        self.keep_text = keep_text
         self.offset = 0
         self.indent_widths: list[int] = [0]
         self.ranges: dict[int, tuple[int, int]] = {}
         self.starts: list[int] = []
 
     def increase_indent(self, value: str) -> None:
+        self.indent_tokens.append(value)
         self.indent_widths.append(self.indent_widths[-1] + len(value))
 
     def decrease_indent(self) -> None:
+        self.indent_tokens.pop()
         self.indent_widths.pop()
 
     def add_indent_tokens(self) -> None:
         if self.indent_widths[-1]:
             self.offset += self.indent_widths[-1]
-            self._saw_token()
+            if self.keep_text or not self.tokens:
+                self.tokens.extend(self.indent_tokens)
 
     def add_token(self, value: str) -> None:
         self.offset += len(value)
-        self._saw_token()
-
-    def _saw_token(self) -> None:
         # Module._codegen_impl asks whether any token was emitted (an empty
         # file still ends in a newline); one is enough to answer.
-        if not self.tokens:
-            self.tokens.append("")
+        if self.keep_text or not self.tokens:
+            self.tokens.append(value)
 
     def pop_trailing_newline(self) -> None:
         pass  # after every range is recorded: nothing to undo
