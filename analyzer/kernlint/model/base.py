@@ -59,7 +59,17 @@ class ModelBase:
         return self.module.code_for_node(node)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
-        return self.imports.resolve(node)
+        # Asked about a million times per thousand files, mostly of the same
+        # call heads (`tl.load` in every rule): remembered per node.
+        cache = self._qualnames
+        if node in cache:
+            return cache[node]
+        name = cache[node] = self.imports.resolve(node)
+        return name
+
+    @cached_property
+    def _qualnames(self) -> dict[cst.CSTNode, str | None]:
+        return {}
 
     def is_call_to(self, node: cst.CSTNode, *qualnames: str) -> bool:
         return isinstance(node, cst.Call) and self.qualname(node.func) in qualnames
