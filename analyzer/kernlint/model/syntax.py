@@ -4,9 +4,10 @@ call shapes, views, walking. Every part of the model and the rules share them.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -160,25 +161,65 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     `node.children` less the layout tokens (whitespace, comments, brackets,
     commas, colons; see TRIVIA), which no fact reads. libcst computes
     `children` by rebuilding the node through a visitor, which made walking
-    a tree cost several parses (issue 14); here each node class's child
-    fields are read once and then fetched directly."""
-    fields = _SYNTAX_FIELDS.get(type(node))
+    a tree cost several parses (issue 14); here each node class gets a
+    reader of its child fields, made once."""
+    reader = _READERS.get(node.__class__)
+    if reader is None:
+        reader = _make_reader(node)
+    return reader(node)
+
+
+def _make_reader(node: cst.CSTNode) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
+    """A function returning `children(node)` for nodes of this class, in
+    Python written for the class's fields (a field that always holds one
+    node is read as such; a sequence is spread; an optional one tested)."""
+    cls = type(node)
+    _learn(node)
+    fields = _SYNTAX_FIELDS[cls]
     if fields is None:
-        _learn(node)
-        fields = _SYNTAX_FIELDS[type(node)]
-        if fields is None:
-            return [child for child in node.children if not isinstance(child, TRIVIA)]
-    found: list[cst.CSTNode] = []
-    for name in fields:
-        value = getattr(node, name)
-        kind = _VALUE_KIND.get(type(value))
-        if kind is None:
-            kind = _VALUE_KIND[type(value)] = _NODE if isinstance(value, cst.CSTNode) else _OTHER
-        if kind == _NODE:
-            found.append(value)
-        elif kind == _SEQUENCE:
-            found.extend(value)
-    return found
+        reader: Callable[[cst.CSTNode], list[cst.CSTNode]] = lambda n: [  # noqa: E731
+            c for c in n.children if not isinstance(c, TRIVIA)
+        ]
+    else:
+        kinds = {f.name: _field_kind(f.type) for f in dataclasses.fields(cls)}
+        if all(kinds[name] != "optional" for name in fields):
+            items = ", ".join(f"node.{name}" if kinds[name] == "one" else f"*node.{name}" for name in fields)
+            code = f"def read(node):\n    return [{items}]\n"
+        else:
+            lines = ["def read(node):", "    found = []"]
+            for name in fields:
+                if kinds[name] == "one":
+                    lines.append(f"    found.append(node.{name})")
+                elif kinds[name] == "many":
+                    lines.append(f"    found.extend(node.{name})")
+                else:
+                    lines += [
+                        f"    value = node.{name}",
+                        "    if value.__class__ is tuple or value.__class__ is list:",
+                        "        found.extend(value)",
+                        "    elif value is not None and value.__class__ is not MaybeSentinel:",
+                        "        found.append(value)",
+                    ]
+            code = "\n".join([*lines, "    return found", ""])
+        namespace: dict[str, object] = {"MaybeSentinel": cst.MaybeSentinel}
+        exec(compile(code, f"<children of {cls.__name__}>", "exec"), namespace)  # noqa: S102 - generated above
+        reader = namespace["read"]  # type: ignore[assignment]
+    _READERS[cls] = reader
+    return reader
+
+
+def _field_kind(annotation: object) -> str:
+    """ "one" for a field that always holds one node, "many" for a sequence
+    of nodes, "optional" for anything else (a node or None, a node or a
+    sentinel, a node or a sequence)."""
+    if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
+        return "one"
+    if typing.get_origin(annotation) is collections.abc.Sequence:
+        return "many"
+    return "optional"
+
+
+_READERS: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = {}
 
 
 def all_children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -210,8 +251,6 @@ TRIVIA = (
     cst.AssignEqual,
 )
 
-_NODE, _SEQUENCE, _OTHER = 1, 2, 0
-_VALUE_KIND: dict[type, int] = {tuple: _SEQUENCE, list: _SEQUENCE, type(None): _OTHER, str: _OTHER}
 # Per node class: the fields that hold children, in the order libcst visits
 # them, all of them and those that can hold syntax (not only TRIVIA); None
 # when that order could not be read (then `node.children`).
