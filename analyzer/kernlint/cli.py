@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import errno
-import importlib
 import json
 import os
 import sys
@@ -420,15 +419,14 @@ def schema_command(name: str) -> None:
 # Commands imported only when named (or listed by --help): `kernlint verify`
 # brings in torch-side helpers (multiprocessing, statistics) that every
 # `kernlint check` would otherwise pay for at start-up (issue 14).
-LAZY_COMMANDS = {"verify": ("kernlint.kernels.verify_file", "verify_command")}
+LAZY_COMMANDS = ("verify",)
 
 
 def _register_lazy(name: str) -> None:
     if name not in LAZY_COMMANDS or name in main.commands:
         return
-    module, attribute = LAZY_COMMANDS[name]
     try:
-        command = getattr(importlib.import_module(module), attribute)
+        from kernlint.kernels.verify_file import verify_command
     except ImportError:
         return
-    main.add_command(command, name)
+    main.add_command(verify_command, "verify")
