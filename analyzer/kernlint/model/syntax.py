@@ -117,27 +117,32 @@ def visit(root: cst.CSTNode, visitor: object) -> None:
     which costs about a parse per traversal (issue 14)."""
     methods = _VISITOR_METHODS.setdefault(type(visitor), {})
     stack: list = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
-        if type(node) is tuple:  # (leave method, node)
+        node = pop()
+        kind = node.__class__
+        if kind is tuple:  # (leave method, node)
             node[0](visitor, node[1])
             continue
-        found = methods.get(type(node))
-        if found is None:
-            name = type(node).__name__
-            found = methods[type(node)] = (
-                getattr(type(visitor), f"visit_{name}", None),
-                getattr(type(visitor), f"leave_{name}", None),
-            )
-        enter, leave = found
-        if leave is not None:
-            stack.append((leave, node))
-        if enter is None or enter(visitor, node) is not False:
-            stack.extend(reversed(children(node)))
+        found = methods.get(kind, _UNSEEN)
+        if found is _UNSEEN:
+            name = kind.__name__
+            enter, leave = getattr(type(visitor), f"visit_{name}", None), getattr(type(visitor), f"leave_{name}", None)
+            found = methods[kind] = (enter, leave) if enter is not None or leave is not None else None
+        if found is not None:
+            enter, leave = found
+            if leave is not None:
+                push((leave, node))
+            if enter is not None and enter(visitor, node) is False:
+                continue
+        reader = _READERS.get(kind)
+        extend(reversed(reader(node) if reader is not None else children(node)))
 
 
-# Per visitor class: node class -> its (visit_, leave_) methods or None.
-_VISITOR_METHODS: dict[type, dict[type, tuple]] = {}
+# Per visitor class: node class -> its (visit_, leave_) methods, or None
+# when it has neither.
+_VISITOR_METHODS: dict[type, dict[type, tuple | None]] = {}
+_UNSEEN = ()
 
 
 def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
@@ -146,12 +151,11 @@ def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
     stack: list[cst.CSTNode] = [node]
     while stack:
         child = stack.pop()
-        if isinstance(child, cst.Name):
-            yield child
-        elif isinstance(child, cst.Attribute):
-            stack.append(child.value)
-        elif isinstance(child, cst.Arg):
-            stack.append(child.value)
+        kind = type(child)  # exact types: libcst's node classes have no subclasses
+        if kind is cst.Name:
+            yield child  # type: ignore[misc]
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(child.value)  # type: ignore[attr-defined]
         else:
             stack.extend(reversed(children(child)))
 
