@@ -121,11 +121,14 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
             "if a:\n pass\n" + "elif a:\n pass\n" * 100_000,
             "cannot analyze this file: too deeply nested: Python's own parser gives up on this file",
         ),
-        # CPython accepts it; libcst's recursive visitors run out even with
-        # the raised limit: reported, not crashed. (It names torch: a file
-        # that does not is only parsed by CPython, see the pre-check.)
+        # CPython accepts it and kernlint's traversals are iterative, but
+        # placing a finding generates the file's code, which libcst does
+        # recursively: it runs out even with the raised limit, reported, not
+        # crashed. (It names triton: a file that names neither torch nor
+        # triton is only parsed by CPython, see the pre-check.)
         (
-            "import torch\nx = " + " and ".join(["a"] * 100_000) + "\n",
+            "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n"
+            "x = " + " and ".join(["a"] * 100_000) + "\n",
             "cannot analyze this file: too deeply nested to analyze (the recursion limit was reached)",
         ),
     ],
@@ -134,6 +137,14 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
 def test_nesting_too_deep_to_analyze_is_kl000(source: str, message: str) -> None:
     result = lint_source("deep.py", source)
     assert [(f.code, f.span.line, f.message) for f in result.findings] == [("KL000", 1, message)]
+
+
+def test_deep_nesting_without_a_finding_is_analyzed() -> None:
+    """The model's traversals are iterative (issue 14): a 100,000-term `and`
+    chain, which libcst's recursive visitor could not walk, is analyzed,
+    and nothing is reported (there is nothing to report)."""
+    result = lint_source("deep.py", "import torch\nx = " + " and ".join(["a"] * 100_000) + "\n")
+    assert result.findings == ()
 
 
 @pytest.mark.parametrize(

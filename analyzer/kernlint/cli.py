@@ -24,9 +24,22 @@ class DefaultToCheck(click.Group):
     subcommand's name needs the explicit form."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (
+            args[0] not in self.commands
+            and args[0] not in LAZY_COMMANDS
+            and args[0] not in ("--help", "-h", "--version")
+        ):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for name in LAZY_COMMANDS:
+            _register_lazy(name)
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        _register_lazy(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         name, command, rest = super().resolve_command(ctx, args)
@@ -403,12 +416,17 @@ def schema_command(name: str) -> None:
     click.echo(json.dumps(schemas.load(name), indent=2))
 
 
-def _register_verify() -> None:
+# Commands imported only when named (or listed by --help): `kernlint verify`
+# brings in torch-side helpers (multiprocessing, statistics) that every
+# `kernlint check` would otherwise pay for at start-up (issue 14).
+LAZY_COMMANDS = ("verify",)
+
+
+def _register_lazy(name: str) -> None:
+    if name not in LAZY_COMMANDS or name in main.commands:
+        return
     try:
         from kernlint.kernels.verify_file import verify_command
     except ImportError:
         return
     main.add_command(verify_command, "verify")
-
-
-_register_verify()

@@ -15,10 +15,10 @@ import libcst as cst
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
+from kernlint.model.positions import Positions
 from kernlint.model.syntax import literal_value
 from kernlint.names import ImportTable, collect_imports, dotted
-from kernlint.source import line_starts
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 if TYPE_CHECKING:
     from kernlint.project import Project
@@ -106,41 +106,36 @@ class ModelBase:
         return None
 
     @cached_property
-    def _positions(self):
-        # Positions cost a full code-generation pass; most files in a
+    def _positions(self) -> Positions:
+        # Positions cost a code-generation pass; most files in a
         # repository have no kernels and never need one.
-        return self._wrapper.resolve(PositionProvider)
+        return Positions(self.module, self.source)
 
     def span(self, node: cst.CSTNode) -> Span:
-        code_range: CodeRange = self._positions[node]
-        return Span(
-            code_range.start.line,
-            code_range.start.column + 1,
-            code_range.end.line,
-            code_range.end.column + 1,
-        )
+        return self._positions.span(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self._positions[node].start.line
+        return self._positions.line(node)
 
     def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
         """Character offsets of a node in `source`, for fixes."""
-        span = self.span(node)
-        starts = self._line_starts
-        return (
-            starts[span.line - 1] + span.column - 1,
-            starts[span.end_line - 1] + span.end_column - 1,
-        )
-
-    @cached_property
-    def _line_starts(self) -> list[int]:
-        return line_starts(self.source)
+        return self._positions.offsets(node)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
-        return self.imports.resolve(node)
+        # Asked about a million times per thousand files, mostly of the same
+        # call heads (`tl.load` in every rule): remembered per node.
+        cache = self._qualnames
+        if node in cache:
+            return cache[node]
+        name = cache[node] = self.imports.resolve(node)
+        return name
+
+    @cached_property
+    def _qualnames(self) -> dict[cst.CSTNode, str | None]:
+        return {}
 
     def is_call_to(self, node: cst.CSTNode, *qualnames: str) -> bool:
         return isinstance(node, cst.Call) and self.qualname(node.func) in qualnames
@@ -278,14 +273,34 @@ class ModelBase:
         candidates = self._assignments_to(scope, name)
         if not candidates:
             return None
-        if before is not None and before in self._positions:
-            line = self.line_of(before)
-            earlier = [c for c in candidates if self.line_of(c[1]) < line]
-            if earlier:
-                return earlier[-1][0]
-            if strict:
-                return None
+        if before is not None and (strict or len(candidates) > 1):  # else the one candidate, wherever it is
+            positions = self.positions_within(scope, before)
+            if positions is not None:
+                line = positions.line(before)
+                earlier = [c for c in candidates if positions.line(c[1]) < line]
+                if earlier:
+                    return earlier[-1][0]
+                if strict:
+                    return None
         return candidates[-1][0]
+
+    def positions_within(self, function: FunctionInfo, node: cst.CSTNode) -> Positions | None:
+        """Positions that order `node` among the other nodes of `function`
+        as the file's positions do (lines, and spans on one line; see
+        Positions.within), or None when the node is not in the file. Only
+        that function's code is generated, unless the file's positions are
+        already known: most functions never need the whole file's."""
+        if "_positions" not in self.__dict__ and function.node is not None:
+            local = self._positions_within.get(id(function))
+            if local is None:
+                local = self._positions_within[id(function)] = Positions.within(self.module, function.node)
+            if node in local:
+                return local
+        return self._positions if node in self._positions else None
+
+    @cached_property
+    def _positions_within(self) -> dict[int, Positions]:
+        return {}
 
     def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
         """The value of an expression that is fixed in the source: a literal,

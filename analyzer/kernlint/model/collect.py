@@ -21,14 +21,14 @@ from kernlint.model.facts import (
     Launch,
     ModuleTensor,
 )
-from kernlint.model.syntax import is_main_guard, keyword, literal_value, positional, walk
+from kernlint.model.syntax import is_main_guard, keyword, literal_value, positional, visit, walk
 from kernlint.names import dotted
 
 if TYPE_CHECKING:
     from kernlint.model.base import ModelBase
 
 
-class Collector(cst.CSTVisitor):
+class Collector:
     """The one traversal that fills a FileModel."""
 
     def __init__(self, model: ModelBase) -> None:
@@ -43,7 +43,8 @@ class Collector(cst.CSTVisitor):
         self.rebinds: list[tuple[str, str]] = []
 
     def collect(self) -> None:
-        self.model.module.visit(self)
+        # Not module.visit(self): libcst's visitor costs about a parse.
+        visit(self.model.module, self)
         self._find_kernels()
         for alias, target in self.rebinds:
             if target in self.model.kernels and alias not in self.model.kernels:

@@ -247,7 +247,6 @@ class DtypeFacts(HostFacts, KernelFacts):
 
     def _call_dtype(self, call: cst.Call, scope: FunctionInfo, depth: int) -> DtypeFact | None:
         name = self.qualname(call.func)
-        line = self.line_of(call)
         explicit = self.torch_dtype(keyword(call, "dtype"))
         if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             data = next(iter(positional(call)), None) or keyword(call, "data")
@@ -260,26 +259,28 @@ class DtypeFacts(HostFacts, KernelFacts):
         ):
             factory = name.split(".")[-1]
             if explicit is not None:
-                return DtypeFact(explicit, f"created with dtype=torch.{explicit} at line {line}", "creation")
+                return DtypeFact(
+                    explicit, f"created with dtype=torch.{explicit} at line {self.line_of(call)}", "creation"
+                )
             if factory.endswith("_like") and positional(call):
                 return self.dtype_of(positional(call)[0], scope, depth + 1)
             if factory == "randint":
-                return DtypeFact("int64", f"torch.randint default at line {line}", "creation")
+                return DtypeFact("int64", f"torch.randint default at line {self.line_of(call)}", "creation")
             if factory in FLOAT_FACTORIES and factory != "tensor":
-                return DtypeFact("float32", f"torch.{factory} default at line {line}", "creation")
+                return DtypeFact("float32", f"torch.{factory} default at line {self.line_of(call)}", "creation")
             return None
         method = call_name(call)
         if method is None:
             return None
         receiver = call.func.value  # type: ignore[attr-defined]
         if method in METHOD_CASTS and not call.args:
-            return DtypeFact(METHOD_CASTS[method], f".{method}() at line {line}", "cast")
+            return DtypeFact(METHOD_CASTS[method], f".{method}() at line {self.line_of(call)}", "cast")
         if method in ("to", "type"):
             target = explicit
             for arg in positional(call):
                 target = target or self.torch_dtype(arg)
             if target is not None:
-                return DtypeFact(target, f".{method}(torch.{target}) at line {line}", "cast")
+                return DtypeFact(target, f".{method}(torch.{target}) at line {self.line_of(call)}", "cast")
             return self.dtype_of(receiver, scope, depth + 1)
         if method in DTYPE_PRESERVING:
             return self.dtype_of(receiver, scope, depth + 1)

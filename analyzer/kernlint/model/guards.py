@@ -12,7 +12,7 @@ import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
-from kernlint.model.syntax import names_in, walk
+from kernlint.model.syntax import children, names_in, walk
 
 
 class GuardFacts(HostFacts):
@@ -72,7 +72,7 @@ def _index_guards(kernel: Kernel) -> dict[int, tuple[str, ...]]:
             if node.orelse is not None:
                 stack.append((node.orelse, inner))
             continue
-        stack.extend((child, guards) for child in node.children)
+        stack.extend((child, guards) for child in children(node))
     return index
 
 

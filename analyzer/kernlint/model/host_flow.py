@@ -26,7 +26,7 @@ from kernlint.model.host_syntax import (
     _tests_cpu,
 )
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import call_name, keyword, literal_value, names_in, positional
+from kernlint.model.syntax import call_name, children, keyword, literal_value, names_in, positional
 from kernlint.model.torch_api import (
     ALLOCATION_FUNCTIONS,
     ALLOCATION_METHODS,
@@ -112,7 +112,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
         # Depth first with children pushed in reverse: nodes pop in source
         # order, so loops, tests and assignments are listed in order without
         # resolving positions (a code-generation pass over the whole file).
-        stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(reversed(root.children))
+        stack: list[cst.CSTNode] = [root.body] if isinstance(root, cst.FunctionDef) else list(reversed(children(root)))
         for node in stack:
             parents[id(node)] = root
         while stack:
@@ -130,10 +130,10 @@ class HostFlowFacts(HostFacts, KernelFacts):
                 if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
                     shape_names.update(_target_names(target))
             self._record_sizes(node, sizes, assignments, type_tested)
-            children = node.children
-            for child in children:
+            below = children(node)
+            for child in below:
                 parents[id(child)] = node
-            stack.extend(reversed(children))
+            stack.extend(reversed(below))
         ordered = loop_nodes
         size_names = frozenset(n.value for size in sizes for n in names_in(size))
         sized = (

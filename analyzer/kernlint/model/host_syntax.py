@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 from kernlint.model.facts import FunctionInfo
-from kernlint.model.syntax import statements
+from kernlint.model.syntax import children, statements
 
 
 def _short(text: str, limit: int = 24) -> str:
@@ -127,7 +127,7 @@ def _walk_no_scopes(root):
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         yield node
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
 def _returns(function: cst.FunctionDef):

@@ -20,10 +20,12 @@ from kernlint.model.base import ModelBase
 from kernlint.model.facts import ClassInfo, FunctionInfo
 from kernlint.model.syntax import (
     call_name,
+    children,
     keyword,
     literal_value,
     names_in,
     positional,
+    statements,
     walk,
 )
 
@@ -510,9 +512,13 @@ class HostValueFacts(ModelBase):
         if parents is None:
             parents = {}
             if function.node is not None:
-                for node in walk(function.node.body):
-                    for child in node.children:
+                stack = statements(function.node.body)
+                while stack:
+                    node = stack.pop()
+                    below = children(node)
+                    for child in below:
                         parents[id(child)] = node
+                    stack.extend(below)
             self._parent_index[id(function)] = parents
         return parents
 

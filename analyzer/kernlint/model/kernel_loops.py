@@ -18,7 +18,7 @@ import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import keyword, names_in, positional, walk
+from kernlint.model.syntax import keyword, names_in, positional, visit, walk
 
 # Calls whose value spans a block of elements: a load from an address built
 # with them reads a tile.
@@ -113,7 +113,7 @@ class _KernelIndex:
     guards: dict[str, list[cst.BaseExpression]]  # name -> tests of the `if`s around its assignments
 
 
-class _BodyWalker(cst.CSTVisitor):
+class _BodyWalker:
     """One pass over a kernel body: loops with their nesting and block,
     assignments (tuple targets and loop targets included), loads with their
     target names, `if` guards."""
@@ -261,7 +261,7 @@ class KernelLoopFacts(KernelFacts):
         if index is not None:
             return index
         walker = _BodyWalker(self, kernel)
-        kernel.node.visit(walker)
+        visit(kernel.node, walker)
         loops: list[KernelLoop] = []
         for number, raw in enumerate(walker.raw_loops):
             loads = tuple(
@@ -420,7 +420,7 @@ class KernelLoopFacts(KernelFacts):
             blocks = {}
             if function.node is not None:
                 finder = _CallBlocks()
-                function.node.body.visit(finder)
+                visit(function.node.body, finder)
                 blocks = finder.blocks
             self._call_blocks[id(function)] = blocks
         return len({blocks.get(id(call)) for call in calls}) == 1
@@ -439,7 +439,7 @@ class KernelLoopFacts(KernelFacts):
         return frozenset(found)
 
 
-class _CallBlocks(cst.CSTVisitor):
+class _CallBlocks:
     """The innermost statement block of each call of a function body."""
 
     def __init__(self) -> None:

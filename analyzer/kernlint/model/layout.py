@@ -15,7 +15,15 @@ import libcst as cst
 from kernlint.model.dtypes import METHOD_CASTS
 from kernlint.model.facts import FunctionInfo, Launch, ParameterSource
 from kernlint.model.host import HostFacts
-from kernlint.model.syntax import VIEW_ATTRIBUTES, VIEW_METHODS, call_name, positional, strip_identity, walk
+from kernlint.model.syntax import (
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+    call_name,
+    children,
+    positional,
+    strip_identity,
+    walk,
+)
 
 # torch.transpose(w, ...) and friends: functions that return a reordered view.
 TORCH_VIEWS = frozenset({f"torch.{name}" for name in VIEW_METHODS})
@@ -200,9 +208,11 @@ class LayoutFacts(HostFacts):
         if target is None or view.dims is None:
             return False
         inverse = {old: new for new, old in view.dims.items()}
-        line = self.line_of(call)
+        positions = self.positions_within(function, call)
+        assert positions is not None
+        line = positions.line(call)
         for other in function.calls:
-            if other is call or self.line_of(other) <= line:
+            if other is call or positions.line(other) <= line:
                 continue
             later = self._direct_view(other)
             if later is None or later.dims is None:
@@ -423,7 +433,7 @@ def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
         child = stack.pop()
         if isinstance(child, cst.Call):
             yield child
-        stack.extend(child.children)
+        stack.extend(children(child))
 
 
 def stride_of(value: cst.BaseExpression, target: str | None) -> int | None:

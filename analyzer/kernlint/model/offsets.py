@@ -19,7 +19,7 @@ import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TL, Kernel
 from kernlint.model.kernel import KernelFacts
-from kernlint.model.syntax import keyword, positional, walk
+from kernlint.model.syntax import children, keyword, positional, walk
 
 # Provenance of an integer value inside a kernel.
 PID = "program_id"  # derived from tl.program_id (an int32 tile index)
@@ -198,7 +198,7 @@ class _KernelIndex:
             elif isinstance(child, (cst.Lambda, cst.Comparison)):
                 continue  # a comparison is a mask, not an offset
             else:
-                stack.extend(child.children)
+                stack.extend(children(child))
         return frozenset(flags)
 
     # -- addresses --
@@ -256,7 +256,7 @@ class _KernelIndex:
             if isinstance(child, cst.Subscript):
                 stack.append((child.value, in_factor))
                 continue
-            stack.extend((c, in_factor) for c in child.children)
+            stack.extend((c, in_factor) for c in children(child))
         return frozenset(products), frozenset(pointers)
 
     def name_reach(self, name: str) -> tuple[frozenset[int], frozenset[str]]:
@@ -305,6 +305,14 @@ class _KernelIndex:
                         found |= self._runtime_arguments(value, depth + 1)
         return found
 
+    def _in_source_order(self, keys: frozenset[int]) -> list[int]:
+        if len(keys) < 2:
+            return list(keys)
+        function = self.kernel.function
+        positions = self.model.positions_within(function, self.multiplies[next(iter(keys))])
+        assert positions is not None
+        return sorted(keys, key=lambda k: positions.span(self.multiplies[k]))
+
     @cached_property
     def addresses(self) -> tuple[Address, ...]:
         found: list[Address] = []
@@ -312,7 +320,7 @@ class _KernelIndex:
         for call, pointer, block in self.address_calls:
             reached, pointers = self.reach(pointer)
             mine: list[OffsetProduct] = []
-            for key in sorted(reached, key=lambda k: self.model.span(self.multiplies[k])):
+            for key in self._in_source_order(reached):
                 if key not in products:
                     products[key] = self.product(self.multiplies[key])
                 if products[key] is not None:
@@ -488,7 +496,7 @@ class OffsetFacts(KernelFacts):
                 continue
             if isinstance(child, (cst.Lambda, cst.Comparison)):
                 continue
-            stack.extend((c, axis, depth + 1) for c in child.children)
+            stack.extend((c, axis, depth + 1) for c in children(child))
         return tuple(found)
 
 

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
-from kernlint.model.syntax import call_name, positional
+from kernlint.model.syntax import call_name, children, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # Tensor methods that copy a value to the host and wait for the GPU.
@@ -450,7 +450,7 @@ def _has_call(test: cst.CSTNode, found: list[tuple[cst.CSTNode, str]]) -> bool:
         node = stack.pop()
         if id(node) in ids:
             return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False
 
 
@@ -460,5 +460,5 @@ def _has_sync(model: FileModel, node: cst.CSTNode) -> bool:
         current = stack.pop()
         if isinstance(current, cst.Call) and call_name(current) in SYNC_METHODS:
             return True
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False
