@@ -18,7 +18,6 @@ from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
 from kernlint.model.positions import Positions
 from kernlint.model.syntax import literal_value
 from kernlint.names import ImportTable, collect_imports, dotted
-from libcst.metadata import MetadataWrapper
 
 if TYPE_CHECKING:
     from kernlint.project import Project
@@ -49,8 +48,9 @@ class ModelBase:
         # Where kernels this file imports are found (None: the file alone).
         self.project = project
         self._homes: dict[int, tuple[Kernel, ModelBase]] = {}  # id(imported kernel) -> (kernel, its model)
-        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.module = self._wrapper.module
+        # Positions come from kernlint.model.positions, not libcst's metadata
+        # (whose import alone costs a tenth of a small file's run).
+        self.module = module
         self.imports: ImportTable = collect_imports(self.module)
         self.top = FunctionInfo("<module>", "<module>", None)
         self.functions: list[FunctionInfo] = []
