@@ -12,7 +12,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from kernlint.model.positions import Positions
+from kernlint.model.positions import Positions, SourceOrder
 from kernlint.model.syntax import TRIVIA, all_children, children, visit
 from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -75,7 +75,7 @@ def test_positions_are_position_provider(name: str, text: str) -> None:
         assert positions.line(node) == code_range.start.line
 
 
-def test_positions_within_a_method_order_as_the_file() -> None:
+def test_source_order_within_a_method_sorts_as_the_files_spans() -> None:
     text = textwrap.dedent(
         """
         class A:
@@ -90,12 +90,15 @@ def test_positions_within_a_method_order_as_the_file() -> None:
     module = cst.parse_module(text)
     method = next(n for n in _nodes(module) if isinstance(n, cst.FunctionDef))
     products = [n for n in _nodes(method) if isinstance(n, cst.BinaryOperation)]
-    whole, local = Positions(module, text), Positions.within(module, method)
+    whole, order = Positions(module, text), SourceOrder(method)
     assert len(products) == 5
-    assert sorted(products, key=whole.span) == sorted(products, key=local.span)
-    assert [whole.line(p) - local.line(p) for p in products] == [2] * 5
-    assert [whole.line(p) for p in sorted(products, key=whole.span)] == [4, 4, 4, 6, 8]
-    assert module.body[0] not in local
+    assert sorted(products, key=whole.span) == sorted(products, key=order.key)
+    assert [whole.line(p) for p in sorted(products, key=order.key)] == [4, 4, 4, 6, 8]
+    ordered = sorted(products, key=order.key)
+    outer, nested = ordered[1], ordered[2]  # `a * (x * 3)` contains `x * 3`
+    assert order.before(ordered[0], outer) and order.before(nested, ordered[3])
+    assert not order.before(outer, nested) and not order.before(nested, outer)
+    assert module.body[0] not in order
 
 
 class _Recorder:

@@ -111,6 +111,8 @@ class AttentionFacts(HostValueFacts):
                 query, key = self.matmul_operands(scores)  # type: ignore[misc]
                 if any(self._is_weight(function, n) for n in (query, key, other)):
                     continue
+                if self._root(other) in (self._root(query), self._root(key)):
+                    continue  # `softmax(x @ w.t()) @ w`: one weight both ways (a loss gradient), not q, k and v
                 seen.add(id(scores))
                 chains.append(AttentionChain(scores, softmax, output, query, key, other))
                 break
@@ -156,6 +158,16 @@ class AttentionFacts(HostValueFacts):
             if name == "torch.where" and self._imported(node.func) and len(args) == 3:
                 return self._trace(scope, args[1], found, depth + 1) or self._trace(scope, args[2], found, depth + 1)
         return None
+
+    def _root(self, node: cst.BaseExpression) -> str:
+        """The tensor under transposing views (`w.t()`, `w.T`, `w.transpose(0, 1)`), as written."""
+        while True:
+            if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
+                node = node.value
+            elif isinstance(node, cst.Call) and call_name(node) in ("t", "transpose", "permute", "contiguous"):
+                node = node.func.value  # type: ignore[attr-defined]
+            else:
+                return self.code(node)
 
     def _is_weight(self, scope: FunctionInfo, node: cst.BaseExpression) -> bool:
         """A module parameter or buffer (`self.W`, `self.W.t()`): the

@@ -15,7 +15,7 @@ import libcst as cst
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
-from kernlint.model.positions import Positions
+from kernlint.model.positions import Positions, SourceOrder
 from kernlint.model.syntax import literal_value
 from kernlint.names import ImportTable, collect_imports, dotted
 
@@ -274,32 +274,31 @@ class ModelBase:
         if not candidates:
             return None
         if before is not None and (strict or len(candidates) > 1):  # else the one candidate, wherever it is
-            positions = self.positions_within(scope, before)
-            if positions is not None:
-                line = positions.line(before)
-                earlier = [c for c in candidates if positions.line(c[1]) < line]
+            order = self.source_order(scope, before)
+            if order is not None:
+                earlier = [c for c in candidates if c[1] in order and order.before(c[1], before)]
                 if earlier:
                     return earlier[-1][0]
                 if strict:
                     return None
         return candidates[-1][0]
 
-    def positions_within(self, function: FunctionInfo, node: cst.CSTNode) -> Positions | None:
-        """Positions that order `node` among the other nodes of `function`
-        as the file's positions do (lines, and spans on one line; see
-        Positions.within), or None when the node is not in the file. Only
-        that function's code is generated, unless the file's positions are
-        already known: most functions never need the whole file's."""
-        if "_positions" not in self.__dict__ and function.node is not None:
-            local = self._positions_within.get(id(function))
-            if local is None:
-                local = self._positions_within[id(function)] = Positions.within(self.module, function.node)
-            if node in local:
-                return local
-        return self._positions if node in self._positions else None
+    def source_order(self, function: FunctionInfo, node: cst.CSTNode) -> SourceOrder | None:
+        """The source order of `function`'s nodes when `node` is one of
+        them, else of the module's (None when the node is not in the file):
+        one walk, no code generation (model.positions.SourceOrder)."""
+        for root in (function.node, self.module):
+            if root is None:
+                continue
+            order = self._source_orders.get(id(root))
+            if order is None:
+                order = self._source_orders[id(root)] = SourceOrder(root)
+            if node in order:
+                return order
+        return None
 
     @cached_property
-    def _positions_within(self) -> dict[int, Positions]:
+    def _source_orders(self) -> dict[int, SourceOrder]:
         return {}
 
     def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:

@@ -208,11 +208,10 @@ class LayoutFacts(HostFacts):
         if target is None or view.dims is None:
             return False
         inverse = {old: new for new, old in view.dims.items()}
-        positions = self.positions_within(function, call)
-        assert positions is not None
-        line = positions.line(call)
+        order = self.source_order(function, call)
+        assert order is not None
         for other in function.calls:
-            if other is call or positions.line(other) <= line:
+            if other is call or other not in order or not order.before(call, other):
                 continue
             later = self._direct_view(other)
             if later is None or later.dims is None:

@@ -309,9 +309,9 @@ class _KernelIndex:
         if len(keys) < 2:
             return list(keys)
         function = self.kernel.function
-        positions = self.model.positions_within(function, self.multiplies[next(iter(keys))])
-        assert positions is not None
-        return sorted(keys, key=lambda k: positions.span(self.multiplies[k]))
+        order = self.model.source_order(function, self.multiplies[next(iter(keys))])
+        assert order is not None
+        return sorted(keys, key=lambda k: order.key(self.multiplies[k]))
 
     @cached_property
     def addresses(self) -> tuple[Address, ...]:

@@ -18,6 +18,7 @@ from bisect import bisect_right
 
 import libcst as cst
 from kernlint.findings import Span
+from kernlint.model.syntax import children
 from kernlint.source import line_starts
 from libcst._nodes.internal import CodegenState
 
@@ -35,20 +36,6 @@ class Positions:
             # the file's last one only after the ranges are recorded: the
             # last statement ends at the start of a line past the source.
             self._starts.append(len(source) + len(module.default_newline))
-
-    @classmethod
-    def within(cls, module: cst.Module, root: cst.CSTNode) -> Positions:
-        """Positions counted from the start of `root` (a function), from
-        the code generated for it alone, at the cost of that code only.
-        Its lines are the file's less a constant and its columns lack the
-        indentation of the blocks around `root`: spans compare (and sort)
-        as the file's do among the nodes under `root`."""
-        state = _OffsetState(module.default_indent, module.default_newline, keep_text=True)
-        root._codegen(state)
-        positions = cls.__new__(cls)
-        positions._ranges = state.ranges
-        positions._starts = line_starts("".join(state.tokens))
-        return positions
 
     def __contains__(self, node: cst.CSTNode) -> bool:
         return id(node) in self._ranges
@@ -147,3 +134,41 @@ class _Syntactic:
         start = ranges[id(self.start_node)][0] if self.start_node is not None else self.start
         end = ranges[id(self.end_node)][1] if self.end_node is not None else self.state.offset
         ranges[id(self.node)] = (start, end)
+
+
+class SourceOrder:
+    """Where the nodes under one root lie relative to each other, without
+    generating code: each node's interval of syntax leaves (the first and
+    last leaf under it, numbered in source order, which `children` keeps).
+    One walk of the root; comparing two nodes then costs two lookups, where
+    lines and spans cost a code-generation pass (issue 14).
+
+    `before(a, b)`: `a` ends before `b` starts (so neither contains the
+    other). `key(node)` sorts nodes as their spans do: by where they start,
+    then by where they end."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        ranges: dict[int, tuple[int, int]] = {}
+        leaf = 0
+        stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            kids = children(node)
+            if not kids:
+                ranges[id(node)] = (leaf, leaf)
+                leaf += 1
+            elif done:
+                ranges[id(node)] = (ranges[id(kids[0])][0], ranges[id(kids[-1])][1])
+            else:
+                stack.append((node, True))
+                stack.extend((kid, False) for kid in reversed(kids))
+        self._ranges = ranges
+
+    def __contains__(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._ranges
+
+    def before(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        return self._ranges[id(first)][1] < self._ranges[id(second)][0]
+
+    def key(self, node: cst.CSTNode) -> tuple[int, int]:
+        return self._ranges[id(node)]

@@ -87,6 +87,20 @@ class MaterializedAttention(Rule):
                 return F.scaled_dot_product_attention(q, k, v, is_causal=True)
             """
         ),
+        # One weight both ways (logits, then the gradient of a loss through them): not q, k and v.
+        # The softmax reads the logits of line 5: the statement it is in has not assigned yet.
+        Valid(
+            """
+            import torch
+            def loss_grad(x, w, t):
+                logits = (x @ w.t()).float()
+                logits = logits / t
+                logits = (
+                    torch.log_softmax(logits, -1) - torch.softmax(logits, -1)
+                ) / t
+                return logits.to(x.dtype) @ w
+            """
+        ),
         # A projection by a module parameter feeding a softmax, then a weight: not attention.
         Valid(
             """
