@@ -19,6 +19,7 @@ and returns its text or None; by default it reads the installed library, and
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import os
@@ -33,6 +34,7 @@ _FROM_PACKAGE = re.compile(r"^\s*from\s+kernlint\.kernels\s+import\s+\(?([\w\s,]
 _PAIR_FILES = ("__init__.py", "before.py", "after.py", "reference.py")
 
 
+@functools.lru_cache(maxsize=1)
 def library_folder() -> str | None:
     """The folder of the installed kernel library, found without importing it."""
     try:
@@ -90,15 +92,21 @@ def pair_digest(pair: str, read: Reader = read_installed) -> str | None:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=256)
 def _code_of(text: str) -> str:
     """The code a source runs, not how it is written: its syntax tree with
     docstrings dropped, so reformatting or rewording a comment or docstring
-    leaves the digest alone while any change to what runs moves it."""
+    leaves the digest alone while any change to what runs moves it. (Kept
+    per text: the library's shared modules are part of most pairs.)"""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
-    for node in ast.walk(tree):
+    # Docstrings open the bodies of modules, classes and functions, which are
+    # statements: only statement lists are searched, not every expression.
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
         body = getattr(node, "body", None)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
             first = body[0]
@@ -108,4 +116,8 @@ def _code_of(text: str) -> str:
                 and isinstance(first.value.value, str)
             ):
                 node.body = body[1:] or [ast.Pass()]
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list):
+                pending.extend(statements)
     return ast.dump(tree, include_attributes=False)
