@@ -38,10 +38,13 @@ about its body (`FileModel.home_of`, `FileModel.imported_function`). Findings st
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
+from dataclasses import dataclass
 
 from kernlint.model import FileModel, FunctionInfo, Kernel, build_model
-from kernlint.source import SourceError, decode, file_digest, parse
+from kernlint.source import SourceError, decode, parse
 
 # Bigger modules are not modelled for an importer (the linted file itself is
 # bounded by max-file-size).
@@ -56,7 +59,7 @@ class Project:
     def __init__(self, importer: str, models: dict[tuple[str, str], FileModel | None] | None = None) -> None:
         self.importer = importer
         self.reads: dict[str, str] = {}  # path -> digest of what was read ("" = absent)
-        self._modules: dict[tuple[str, int, str], FileModel | None] = {}  # (importer, level, module) -> model
+        self._modules: dict[tuple[str, int, str], tuple[str, Outline] | None] = {}  # (importer, level, module)
         # Shared between the files one process lints: (path, digest) -> model.
         self._models = _MODELS if models is None else models
 
@@ -64,41 +67,55 @@ class Project:
         """The kernel that `from <level dots><module> import <name>` binds,
         with the model of the file that defines it; None when the module is
         not a file of the project or `<name>` is not a kernel there."""
-        found = self._definition(self.importer, level, module, name)
+        found = self._definition(self.importer, level, module, name, "jit")
         kernel = found[1].kernels.get(found[0]) if found is not None else None
         return (kernel, found[1]) if kernel is not None and found is not None else None
 
-    def imported_function(self, level: int, module: str, name: str) -> tuple[FunctionInfo, FileModel] | None:
+    def imported_function(
+        self, level: int, module: str, name: str, containing: str = ""
+    ) -> tuple[FunctionInfo, FileModel] | None:
         """The top-level function (not a kernel) that the import binds, with
-        its file's model: a helper whose body decides what a call does."""
-        found = self._definition(self.importer, level, module, name)
+        its file's model: a helper whose body decides what a call does. A
+        module whose text lacks `containing` is not modelled (a question
+        about `.contiguous()` copies needs no model of a module without one)."""
+        found = self._definition(self.importer, level, module, name, containing)
         if found is None or found[0] in found[1].kernels:
             return None
         function = found[1].function(found[0])
         return (function, found[1]) if function is not None else None
 
     def _definition(
-        self, importer: str, level: int, module: str, name: str, hops: int = 0
+        self, importer: str, level: int, module: str, name: str, containing: str, hops: int = 0
     ) -> tuple[str, FileModel] | None:
         """The module that defines `name` and its name there, following
         re-exports (`from .shape_utils import dim_compress` in a package's
         `__init__.py`) up to MAX_REEXPORTS hops, each relative to the module
-        that makes it."""
-        model = self._module_model(importer, level, module)
-        if model is None:
+        that makes it. Modules are outlined with Python's own parser (ten
+        times faster than libcst); only the defining one is modelled, and
+        only when its text holds `containing`."""
+        found = self._module(importer, level, module)
+        if found is None:
             return None
-        if name in model.kernels or model.function(name) is not None:
-            return name, model
-        source = model.imports.from_imports.get(name)
+        path, outline = found
+        if name in outline.defines:
+            if containing not in outline.text:
+                return None
+            model = self._model(path, outline)
+            return (name, model) if model is not None else None
+        source = outline.reexports.get(name)
         if source is None or hops >= MAX_REEXPORTS:
             return None
-        return self._definition(model.path, *source, hops=hops + 1)
+        return self._definition(path, *source, containing, hops=hops + 1)
 
-    def _module_model(self, importer: str, level: int, module: str) -> FileModel | None:
+    def _module(self, importer: str, level: int, module: str) -> tuple[str, Outline] | None:
         key = (importer, level, module)
         if key not in self._modules:
-            found = (self._model(path) for path in self._candidates(importer, level, module))
-            self._modules[key] = next((model for model in found if model is not None), None)
+            self._modules[key] = None
+            for path in self._candidates(importer, level, module):
+                outline = self._outline(path)
+                if outline is not None:
+                    self._modules[key] = (path, outline)
+                    break
         return self._modules[key]
 
     def _candidates(self, importer: str, level: int, module: str) -> list[str]:
@@ -119,15 +136,65 @@ class Project:
         stem = os.path.normpath(os.path.join(base, *parts))
         return [stem + ".py", os.path.join(stem, "__init__.py")]
 
-    def _model(self, path: str) -> FileModel | None:
-        digest = file_digest(path)
+    def _outline(self, path: str) -> Outline | None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            self.reads[path] = ""  # absent: a result that looked for it depends on its absence
+            return None
+        digest = hashlib.sha256(data).hexdigest()
         self.reads[path] = digest
-        if not digest:
+        if len(data) > MAX_MODULE_BYTES:
             return None
         key = (os.path.realpath(path), digest)
+        if key not in _OUTLINES:
+            _OUTLINES[key] = _outline(data)
+        return _OUTLINES[key]
+
+    def _model(self, path: str, outline: Outline) -> FileModel | None:
+        key = (os.path.realpath(path), self.reads[path])
         if key not in self._models:
-            self._models[key] = _build(path)
+            self._models[key] = _build(path, outline.text)
         return self._models[key]
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the top level of a module defines and imports, from Python's
+    `ast`: enough to follow a name to the module that defines it."""
+
+    text: str
+    defines: frozenset[str]  # functions, classes and names assigned at the top level
+    reexports: dict[str, tuple[int, str, str]]  # local name -> (level, module, name) of a from-import
+
+
+def _outline(data: bytes) -> Outline | None:
+    try:
+        text = decode(data)
+        tree = ast.parse(text)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    defines: set[str] = set()
+    reexports: dict[str, tuple[int, str, str]] = {}
+    statements: list[ast.stmt] = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defines.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defines.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    reexports[alias.asname or alias.name] = (node.level, node.module or "", alias.name)
+        elif isinstance(node, (ast.If, ast.Try)):  # `if TYPE_CHECKING:`, `try: import ...`
+            statements.extend(node.body)
+            statements.extend(node.orelse)
+            if isinstance(node, ast.Try):
+                statements.extend(s for handler in node.handlers for s in handler.body)
+    return Outline(text, frozenset(defines), reexports)
 
 
 def import_root(path: str, top: str) -> str | None:
@@ -162,17 +229,14 @@ def package_root(path: str) -> str:
     return folder
 
 
-def _build(path: str) -> FileModel | None:
+def _build(path: str, text: str) -> FileModel | None:
     try:
-        if os.path.getsize(path) > MAX_MODULE_BYTES:
-            return None
-        with open(path, "rb") as handle:
-            text = decode(handle.read())
         return build_model(path, text, parse(text))
-    except (OSError, SourceError, RecursionError):
+    except (SourceError, RecursionError):
         return None
     except Exception:  # noqa: BLE001 - a module we cannot model is one we did not find
         return None
 
 
 _MODELS: dict[tuple[str, str], FileModel | None] = {}
+_OUTLINES: dict[tuple[str, str], Outline | None] = {}

@@ -80,9 +80,10 @@ class ModelBase:
         self._homes[id(found[0])] = found
         return found[0]
 
-    def imported_function(self, call: cst.Call) -> tuple[FunctionInfo, ModelBase] | None:
+    def imported_function(self, call: cst.Call, containing: str = "") -> tuple[FunctionInfo, ModelBase] | None:
         """The helper function of another module of the project that a call
-        reaches (spelled as for `imported_kernel`), with that module's model."""
+        reaches (spelled as for `imported_kernel`), with that module's model;
+        only from a module whose text holds `containing`."""
         target = dotted(call.func) if self.project is not None else None
         # From-imports only: `import torch` / `torch.x(...)` is never a
         # helper of the project, and every call would cost a lookup.
@@ -90,7 +91,7 @@ class ModelBase:
         if not target or head not in self.imports.from_imports or target in self._function_by_qualname:
             return None
         source = self._import_source(target)
-        return self.project.imported_function(*source) if self.project is not None and source else None
+        return self.project.imported_function(*source, containing) if self.project is not None and source else None
 
     def _import_source(self, target: str) -> tuple[int, str, str] | None:
         """(level, module, name) of the definition a dotted name imports."""

@@ -153,7 +153,7 @@ class LayoutFacts(HostFacts):
     def helper_relayout(self, function: FunctionInfo, call: cst.Call) -> HelperRelayout | None:
         """A call, in `function`, of a helper from another module of the
         project that returns a transposed copy of the argument it is given."""
-        found = self.imported_function(call)
+        found = self.imported_function(call, ".contiguous(")
         returned = found[1].returned_relayout(found[0]) if found is not None else None  # type: ignore[attr-defined]
         if found is None or returned is None:
             return None
