@@ -60,6 +60,7 @@ class Project:
         self.importer = importer
         self.reads: dict[str, str] = {}  # path -> digest of what was read ("" = absent)
         self._modules: dict[tuple[str, int, str], tuple[str, Outline] | None] = {}  # (importer, level, module)
+        self._definitions: dict[tuple[str, int, str, str, str], tuple[str, FileModel] | None] = {}
         # Shared between the files one process lints: (path, digest) -> model.
         self._models = _MODELS if models is None else models
 
@@ -93,12 +94,20 @@ class Project:
         that makes it. Modules are outlined with Python's own parser (ten
         times faster than libcst); only the defining one is modelled, and
         only when its text holds `containing`."""
+        key = (importer, level, module, name, containing)
+        if key not in self._definitions:
+            self._definitions[key] = self._find_definition(importer, level, module, name, containing, hops)
+        return self._definitions[key]
+
+    def _find_definition(
+        self, importer: str, level: int, module: str, name: str, containing: str, hops: int
+    ) -> tuple[str, FileModel] | None:
         found = self._module(importer, level, module)
         if found is None:
             return None
         path, outline = found
         if name in outline.defines:
-            if containing not in outline.text:
+            if containing not in outline.source_of(name):
                 return None
             model = self._model(path, outline)
             return (name, model) if model is not None else None
@@ -167,6 +176,16 @@ class Outline:
     text: str
     defines: frozenset[str]  # functions, classes and names assigned at the top level
     reexports: dict[str, tuple[int, str, str]]  # local name -> (level, module, name) of a from-import
+    lines: dict[str, tuple[int, int]]  # name -> (first, last) line of a function or class
+
+    def source_of(self, name: str) -> str:
+        """The text of the definition of `name` (a function's or class's
+        lines), or the whole module for a name assigned at the top level
+        (`kernel = triton.jit(fn)` reads `fn` from elsewhere in it)."""
+        span = self.lines.get(name)
+        if span is None:
+            return self.text
+        return "\n".join(self.text.splitlines()[span[0] - 1 : span[1]])
 
 
 def _outline(data: bytes) -> Outline | None:
@@ -177,11 +196,14 @@ def _outline(data: bytes) -> Outline | None:
         return None
     defines: set[str] = set()
     reexports: dict[str, tuple[int, str, str]] = {}
+    lines: dict[str, tuple[int, int]] = {}
     statements: list[ast.stmt] = list(tree.body)
     while statements:
         node = statements.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defines.add(node.name)
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            lines[node.name] = (first, node.end_lineno or node.lineno)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             defines.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
@@ -194,7 +216,7 @@ def _outline(data: bytes) -> Outline | None:
             statements.extend(node.orelse)
             if isinstance(node, ast.Try):
                 statements.extend(s for handler in node.handlers for s in handler.body)
-    return Outline(text, frozenset(defines), reexports)
+    return Outline(text, frozenset(defines), reexports, lines)
 
 
 def import_root(path: str, top: str) -> str | None:
