@@ -26,6 +26,7 @@ first.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.connection
@@ -33,7 +34,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,8 @@ def run_jobs(
     `on_unfinished(job, why)` instead, where `why` is "timeout" or the
     cause of death. Results are in the order of `jobs`."""
     if timeout <= 0 or not jobs:
-        return [execute(job, settings) for job in jobs]
+        with _lean_gc():
+            return [execute(job, settings) for job in jobs]
     context = _context()
     count = max(1, min(len(jobs), workers or os.cpu_count() or 1, MAX_WORKERS))
     _warm_up()
@@ -224,6 +226,18 @@ GC_THRESHOLDS = (10_000, 20, 20)
 def _tune_gc() -> None:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+@contextlib.contextmanager
+def _lean_gc() -> Iterator[None]:
+    """The workers' collector settings, in this process, for the block."""
+    saved = gc.get_threshold()
+    _tune_gc()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+        gc.unfreeze()
 
 
 def _crash_result(job: Job, error: BaseException) -> JobResult:
