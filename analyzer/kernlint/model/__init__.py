@@ -5,7 +5,10 @@ kernels and their launch sites; the questions are grouped by the kind of
 fact, one module each, so a newcomer finds where a fact is computed from
 the file names alone:
 
-- syntax.py: libcst shapes (literals, keyword arguments, views, walking);
+- syntax.py: libcst shapes (literals, keyword arguments, views, walking
+  through per-class child readers, an iterative visitor);
+- positions.py: lines and spans from one lean code-generation pass, and
+  source order without one (SourceOrder);
 - facts.py: the data (FunctionInfo, Kernel, Launch, ModuleTensor, DtypeFact...);
 - base.py: positions, names, scopes, the call graph, assigned values;
 - host.py: hot paths, module tensors and parameter lifecycles, bindings,
@@ -36,7 +39,10 @@ the file names alone:
 - torch_api.py: tables of PyTorch names (numbers, non-tensors, dtypes).
 
 Rules receive one FileModel and ask it; they never walk the tree for a fact
-another rule also needs.
+another rule also needs. A kernel or helper the file imports from another
+module of its project (kernlint.project) comes with that module's model:
+questions about a kernel's body (`@kernel_fact` methods) are answered there
+(`home_of`), so rules ask the same way about local and imported kernels.
 """
 
 from __future__ import annotations
