@@ -56,13 +56,11 @@ MAX_REEXPORTS = 3
 class Project:
     """The modules a linted file's imports reach, read on demand."""
 
-    def __init__(self, importer: str, models: dict[tuple[str, str], FileModel | None] | None = None) -> None:
+    def __init__(self, importer: str) -> None:
         self.importer = importer
         self.reads: dict[str, str] = {}  # path -> digest of what was read ("" = absent)
         self._modules: dict[tuple[str, int, str], tuple[str, Outline] | None] = {}  # (importer, level, module)
         self._definitions: dict[tuple[str, int, str, str, str], tuple[str, FileModel] | None] = {}
-        # Shared between the files one process lints: (path, digest) -> model.
-        self._models = _MODELS if models is None else models
 
     def imported_kernel(self, level: int, module: str, name: str) -> tuple[Kernel, FileModel] | None:
         """The kernel that `from <level dots><module> import <name>` binds,
@@ -163,9 +161,9 @@ class Project:
 
     def _model(self, path: str, outline: Outline) -> FileModel | None:
         key = (os.path.realpath(path), self.reads[path])
-        if key not in self._models:
-            self._models[key] = _build(path, outline.text)
-        return self._models[key]
+        if key not in _MODELS:
+            _MODELS[key] = _build(path, outline.text)
+        return _MODELS[key]
 
 
 @dataclass(frozen=True)
@@ -254,11 +252,10 @@ def package_root(path: str) -> str:
 def _build(path: str, text: str) -> FileModel | None:
     try:
         return build_model(path, text, parse(text))
-    except (SourceError, RecursionError):
-        return None
-    except Exception:  # noqa: BLE001 - a module we cannot model is one we did not find
+    except Exception:  # noqa: BLE001 - a module we cannot model (RecursionError included) is one we did not find
         return None
 
 
+# Shared between the files one process lints, by (real path, digest).
 _MODELS: dict[tuple[str, str], FileModel | None] = {}
 _OUTLINES: dict[tuple[str, str], Outline | None] = {}

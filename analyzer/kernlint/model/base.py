@@ -80,7 +80,7 @@ class ModelBase:
         self._homes[id(found[0])] = found
         return found[0]
 
-    def imported_function(self, call: cst.Call, containing: str = "") -> tuple[FunctionInfo, ModelBase] | None:
+    def imported_function(self: Model, call: cst.Call, containing: str = "") -> tuple[FunctionInfo, Model] | None:
         """The helper function of another module of the project that a call
         reaches (spelled as for `imported_kernel`), with that module's model;
         only from a module whose text holds `containing`."""
@@ -91,7 +91,8 @@ class ModelBase:
         if not target or head not in self.imports.from_imports or target in self._function_by_qualname:
             return None
         source = self._import_source(target)
-        return self.project.imported_function(*source, containing) if self.project is not None and source else None
+        found = self.project.imported_function(*source, containing) if self.project is not None and source else None
+        return (found[0], cast(Model, found[1])) if found is not None else None
 
     def _import_source(self, target: str) -> tuple[int, str, str] | None:
         """(level, module, name) of the definition a dotted name imports."""

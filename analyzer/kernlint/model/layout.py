@@ -55,6 +55,18 @@ KIND_WORDS = {"parameter": "nn.Parameter", "buffer": "buffer", "tensor": "tensor
 
 
 @dataclass(frozen=True)
+class ReturnedRelayout:
+    """A helper returns a transposed copy (`copy`, as written, at `where`,
+    path:line) of its parameter number `index`; `by_stride`: it orders the
+    dims by stride (`sorted(dims, key=lambda d: stride[d])`)."""
+
+    copy: str
+    index: int
+    where: str
+    by_stride: bool
+
+
+@dataclass(frozen=True)
 class HelperRelayout:
     """`call` passes `argument` to a helper of another module (`helper`)
     whose `copy` (at `where`, path:line) returns it transposed and copied."""
@@ -130,10 +142,20 @@ class LayoutFacts(HostFacts):
                 return self.transposing_view(function, value, before, depth + 1)
         return None
 
-    def returned_relayout(self, function: FunctionInfo) -> tuple[cst.Call, View, int] | None:
+    def returned_relayout(self, function: FunctionInfo) -> ReturnedRelayout | None:
         """A helper that returns a transposed copy of one of its parameters
         (`return x.permute(order).contiguous()`, directly or through a
-        name): the copy, its view, and the parameter's position."""
+        name); worked out once per helper, whatever the number of calls."""
+        key = id(function)
+        if key not in self._returned_relayouts:
+            self._returned_relayouts[key] = self._find_returned_relayout(function)
+        return self._returned_relayouts[key]
+
+    @cached_property
+    def _returned_relayouts(self) -> dict[int, ReturnedRelayout | None]:
+        return {}
+
+    def _find_returned_relayout(self, function: FunctionInfo) -> ReturnedRelayout | None:
         node = function.node
         if node is None:
             return None
@@ -147,31 +169,31 @@ class LayoutFacts(HostFacts):
             base = strip_identity(view.base) if view is not None else None
             if view is not None and isinstance(base, cst.Name) and base.value in function.params:
                 if not self.is_round_trip(function, value, view):
-                    return value, view, function.params.index(base.value)
+                    return ReturnedRelayout(
+                        self.code(value),
+                        function.params.index(base.value),
+                        f"{self.path}:{self.line_of(value)}",
+                        ".stride(" in self.code(node),
+                    )
         return None
 
     def helper_relayout(self, function: FunctionInfo, call: cst.Call) -> HelperRelayout | None:
         """A call, in `function`, of a helper from another module of the
         project that returns a transposed copy of the argument it is given."""
         found = self.imported_function(call, ".contiguous(")
-        returned = found[1].returned_relayout(found[0]) if found is not None else None  # type: ignore[attr-defined]
-        if found is None or returned is None:
-            return None
-        helper, home = found
-        copy, _, index = returned
+        returned = found[1].returned_relayout(found[0]) if found is not None else None
         args = positional(call)
-        if not 0 <= index < len(args):
+        if found is None or returned is None or not 0 <= returned.index < len(args):
             return None
-        # A helper that orders the dims by stride (`sorted(dims, key=lambda
-        # d: stride[d])`), given every dim of the tensor, permutes it into
-        # its own memory order: a view of dense storage, no copy.
-        by_stride = ".stride(" in home.code(helper.node) if helper.node is not None else False
-        if by_stride and any(
-            self._every_dim(function, arg, args[index], call) for arg in args if arg is not args[index]
+        tensor = args[returned.index]
+        # A helper that orders the dims by stride, given every dim of the
+        # tensor, permutes it into its own memory order: a view of dense
+        # storage, no copy.
+        if returned.by_stride and any(
+            self._every_dim(function, arg, tensor, call) for arg in args if arg is not tensor
         ):
             return None
-        where = f"{home.path}:{home.line_of(copy)}"
-        return HelperRelayout(call, args[index], helper.qualname, home.code(copy), where)
+        return HelperRelayout(call, tensor, found[0].qualname, returned.copy, returned.where)
 
     def _every_dim(
         self, function: FunctionInfo, node: cst.BaseExpression, tensor: cst.BaseExpression, before: cst.CSTNode
