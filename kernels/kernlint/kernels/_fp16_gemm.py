@@ -20,7 +20,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._fp16_configs import GROUP_M, fp16_gemm_configs
-from kernlint.kernels._launch import AutotunedLauncher
+from kernlint.kernels._launch import AutotunedLauncher, specialization_key
 
 
 @triton.autotune(configs=fp16_gemm_configs(mask_choice=True), key=["M", "N", "K"])
@@ -113,20 +113,7 @@ class Fp16Linear:
         N = weight.shape[0]
         stride_am, stride_ak = x.stride()
         stride_wn, stride_wk = weight.stride()
-        # Triton specializes a kernel on each integer argument and on each
-        # pointer's 16-byte alignment, so all of them are in the key.
-        key = (
-            x.get_device(),
-            M,
-            N,
-            K,
-            stride_am,
-            stride_ak,
-            stride_wn,
-            stride_wk,
-            x.data_ptr() & 15,
-            weight.data_ptr() & 15,
-        )
+        key = specialization_key(x.get_device(), (M, N, K, stride_am, stride_ak, stride_wn, stride_wk), (x, weight))
         c = torch.empty((M, N), device=x.device, dtype=torch.float16)
         # B = weight.T: read through swapped strides, no copy.
         self.launcher(key, (x, weight, c, M, N, K, stride_am, stride_ak, stride_wk, stride_wn, N, 1))

@@ -32,7 +32,7 @@ import triton
 import triton.language as tl
 from kernlint.kernels._configs import int8_matmul_configs, prune_configs
 from kernlint.kernels._epilogue import dequant_bias_store, split_k_workspace
-from kernlint.kernels._launch import AutotunedLauncher
+from kernlint.kernels._launch import AutotunedLauncher, specialization_key
 
 
 @triton.autotune(
@@ -150,22 +150,8 @@ class Int8MatmulDequant:
         assert bias.dtype == torch.float16
         M, K = x.shape
         stride_am, stride_ak = x.stride()
-        # Triton specializes a kernel on each integer argument and on each
-        # pointer's 16-byte alignment, so all of them are in the key.
-        key = (
-            x.get_device(),
-            M,
-            N,
-            K,
-            stride_am,
-            stride_ak,
-            stride_bk,
-            stride_bn,
-            x.data_ptr() & 15,
-            b.data_ptr() & 15,
-            scale_x.data_ptr() & 15,
-            scale_w.data_ptr() & 15,
-            bias.data_ptr() & 15,
+        key = specialization_key(
+            x.get_device(), (M, N, K, stride_am, stride_ak, stride_bk, stride_bn), (x, b, scale_x, scale_w, bias)
         )
         workspace = self.workspaces.get(key)
         if workspace is None:

@@ -12,7 +12,7 @@ by their kernels.
 """
 
 import torch
-from kernlint.kernels._launch import AutotunedLauncher
+from kernlint.kernels._launch import AutotunedLauncher, specialization_key
 
 
 class Int8Gemv:
@@ -27,22 +27,10 @@ class Int8Gemv:
         N = weight_int8.shape[0]
         stride_xm, stride_xk = x.stride()
         stride_wn, stride_wk = weight_int8.stride()
-        # Triton specializes a kernel on each integer argument and on each
-        # pointer's 16-byte alignment, so all of them are in the key.
-        key = (
+        key = specialization_key(
             x.get_device(),
-            M,
-            N,
-            K,
-            stride_xm,
-            stride_xk,
-            stride_wn,
-            stride_wk,
-            x.data_ptr() & 15,
-            weight_int8.data_ptr() & 15,
-            scale_x.data_ptr() & 15,
-            scale_w.data_ptr() & 15,
-            bias.data_ptr() & 15,
+            (M, N, K, stride_xm, stride_xk, stride_wn, stride_wk),
+            (x, weight_int8, scale_x, scale_w, bias),
         )
         out = torch.empty((M, N), device=x.device, dtype=torch.float16)
         self.launcher(

@@ -68,6 +68,13 @@ def launch_mode(mode: str) -> Iterator[None]:
             launcher.mode = old
 
 
+def specialization_key(device: int, values: tuple[Any, ...], tensors: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key of a resolved launch: the device, the integer arguments (and
+    whatever else picks the kernel, a dtype), and each pointer's 16-byte
+    alignment, which is everything Triton specializes a compiled kernel on."""
+    return (device, *values, *[t.data_ptr() & 15 for t in tensors])
+
+
 def jit_function(kernel: Any) -> Any:
     """The `@triton.jit` function under any autotune/heuristics wrappers."""
     while isinstance(kernel, (Autotuner, Heuristics)):

@@ -9,7 +9,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._configs import int8_matmul_configs
-from kernlint.kernels._launch import AutotunedLauncher
+from kernlint.kernels._launch import AutotunedLauncher, specialization_key
 
 
 def _configs():
@@ -99,22 +99,8 @@ def int8_matmul_dequant(x, weight_int8, scale_x, scale_w, bias):
     N = weight_int8.shape[0]
     stride_am, stride_ak = x.stride()
     stride_wn, stride_wk = weight_int8.stride()
-    # Triton specializes a kernel on each integer argument and on each
-    # pointer's 16-byte alignment, so all of them are in the key.
-    key = (
-        x.get_device(),
-        M,
-        N,
-        K,
-        stride_am,
-        stride_ak,
-        stride_wn,
-        stride_wk,
-        x.data_ptr() & 15,
-        weight_int8.data_ptr() & 15,
-        scale_x.data_ptr() & 15,
-        scale_w.data_ptr() & 15,
-        bias.data_ptr() & 15,
+    key = specialization_key(
+        x.get_device(), (M, N, K, stride_am, stride_ak, stride_wn, stride_wk), (x, weight_int8, scale_x, scale_w, bias)
     )
     c = torch.empty((M, N), device=x.device, dtype=torch.float16)
     # B = weight.T: B[k, n] = weight[n, k], read through swapped strides, no copy.

@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-from kernlint.kernels._launch import AutotunedLauncher, jit_function
+from kernlint.kernels._launch import AutotunedLauncher, jit_function, specialization_key
 from kernlint.kernels.kl004_unfused_epilogue import after as fused_gemm
 
 # The fused GEMM's @triton.jit body, called inside this kernel.
@@ -103,22 +103,10 @@ class ModelNew(nn.Module):
         N = self.weight_int8.shape[0]
         stride_am, stride_ak = x.stride()
         stride_wn, stride_wk = self.weight_int8.stride()
-        # Triton specializes a kernel on each integer argument and on each
-        # pointer's 16-byte alignment, so all of them are in the key.
-        key = (
+        key = specialization_key(
             x.get_device(),
-            M,
-            N,
-            K,
-            stride_am,
-            stride_ak,
-            stride_wn,
-            stride_wk,
-            x.data_ptr() & 15,
-            self.weight_int8.data_ptr() & 15,
-            scale_x.data_ptr() & 15,
-            self.scale_w.data_ptr() & 15,
-            self.bias.data_ptr() & 15,
+            (M, N, K, stride_am, stride_ak, stride_wn, stride_wk),
+            (x, self.weight_int8, scale_x, self.scale_w, self.bias),
         )
         c = torch.empty((M, N), device=x.device, dtype=torch.float16)
         checked_int8_matmul(

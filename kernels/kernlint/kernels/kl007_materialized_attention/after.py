@@ -14,7 +14,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 from kernlint.kernels._configs import interpreting
-from kernlint.kernels._launch import AutotunedLauncher
+from kernlint.kernels._launch import AutotunedLauncher, specialization_key
 
 _CONFIGS = [
     triton.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_warps=4, num_stages=3),
@@ -85,18 +85,6 @@ class ModelNew(nn.Module):
         B, H, S, D = q.shape
         out = torch.empty_like(q)
         qk_scale = 1.4426950408889634 / math.sqrt(D)
-        # Triton specializes a kernel on each integer argument and on each
-        # pointer's 16-byte alignment, so all of them are in the key.
-        key = (
-            q.get_device(),
-            q.dtype,
-            S,
-            D,
-            B * H,
-            q.data_ptr() & 15,
-            k.data_ptr() & 15,
-            v.data_ptr() & 15,
-            out.data_ptr() & 15,
-        )
+        key = specialization_key(q.get_device(), (q.dtype, S, D, B * H), (q, k, v, out))
         flash_attention(key, (q, k, v, out, S, D, B * H, qk_scale, S * D, D))
         return out
