@@ -78,3 +78,14 @@ def test_a_claim_says_when_its_pair_changed_since_it_was_measured() -> None:
     assert stale_claim["summary"].endswith(fresh_claim["summary"])
     assert changed_since_measured(current) == []
     assert changed_since_measured(stale) == [pair]
+
+
+def test_the_code_form_is_the_same_on_every_python_version() -> None:
+    # Python 3.12 gives every def a `type_params` field that 3.11 lacks; a
+    # digest made on the GPU machine (3.12) must match one made here (3.11).
+    from kernlint.provenance import _code_of
+
+    assert _code_of('def f(x: int) -> int:\n    """Doc."""\n    return x\n') == (
+        "Module(body=[FunctionDef(name='f', args=arguments(args=[arg(arg='x', annotation=Name(id='int', ctx=Load()))]),"
+        " body=[Return(value=Name(id='x', ctx=Load()))], returns=Name(id='int', ctx=Load()))])"
+    )

@@ -120,4 +120,23 @@ def _code_of(text: str) -> str:
             statements = getattr(node, field, None)
             if isinstance(statements, list):
                 pending.extend(statements)
-    return ast.dump(tree, include_attributes=False)
+    return _canonical(tree)
+
+
+def _canonical(node: object) -> str:
+    """`ast.dump` without positions and without empty fields. Python versions
+    add fields that are empty in code older than them (3.12's `type_params`
+    on every def and class), and `ast.dump` prints them, so the same file
+    dumped by the GPU machine's Python 3.12 and this machine's 3.11 differed.
+    Leaving out None and [] fields gives one form on every version."""
+    if isinstance(node, ast.AST):
+        fields = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None or value == []:
+                continue
+            fields.append(f"{name}={_canonical(value)}")
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return f"[{', '.join(_canonical(item) for item in node)}]"
+    return repr(node)

@@ -16,6 +16,9 @@ part: new parts then replace the (pair, shape) results they re-measured.
 `--sources-at COMMIT` fills the `source_sha256` of results measured before
 records carried it (kernlint.provenance), from the pair's sources in that
 git commit: the one whose working tree was measured. A note says so.
+`--redigest-at COMMIT` sets every result's digest that way, for when the
+digest itself changed form (kernlint.provenance); the measured tree must be
+that commit's.
 """
 
 from __future__ import annotations
@@ -81,9 +84,9 @@ def merge(records: list[dict]) -> dict:
     return merged
 
 
-def fill_sources(record: dict, commit: str) -> int:
-    """Set the missing `source_sha256` of each result to its pair's digest in
-    `commit`; returns how many were filled."""
+def fill_sources(record: dict, commit: str, every: bool = False) -> int:
+    """Set the missing `source_sha256` of each result (`every`: of all
+    results) to its pair's digest in `commit`; returns how many were set."""
 
     def read(relative: str) -> str | None:
         shown = subprocess.run(
@@ -94,7 +97,7 @@ def fill_sources(record: dict, commit: str) -> int:
     digests: dict[str, str | None] = {}
     filled = 0
     for item in record["results"]:
-        if item.get("source_sha256"):
+        if item.get("source_sha256") and not every:
             continue
         if item["pair"] not in digests:
             digests[item["pair"]] = pair_digest(item["pair"], read)
@@ -102,7 +105,12 @@ def fill_sources(record: dict, commit: str) -> int:
             raise ValueError(f"pair {item['pair']} is not in commit {commit}")
         item["source_sha256"] = digests[item["pair"]]
         filled += 1
-    if filled:
+    if filled and every:
+        record["notes"].append(
+            f"source_sha256 of all {filled} results recomputed from the pairs' sources in commit {commit}, the "
+            "tree measured, after the digest's form changed (merge_records --redigest-at)"
+        )
+    elif filled:
         record["notes"].append(
             f"source_sha256 of {filled} results measured before records carried it: the pairs' sources in "
             f"commit {commit} (merge_records --sources-at)"
@@ -115,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("parts", nargs="+")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--sources-at", metavar="COMMIT", help="fill missing source digests from this git commit")
+    parser.add_argument(
+        "--redigest-at", metavar="COMMIT", help="recompute every source digest from this git commit (the tree measured)"
+    )
     args = parser.parse_args(argv)
     try:
         records = []
@@ -124,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         merged = merge(records)
         if args.sources_at:
             fill_sources(merged, args.sources_at)
+        if args.redigest_at:
+            fill_sources(merged, args.redigest_at, every=True)
         validate_record(merged)
     except (OSError, ValueError, KeyError) as error:
         print(f"merge_records: {error}", file=sys.stderr)
