@@ -122,13 +122,14 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
             "cannot analyze this file: too deeply nested: Python's own parser gives up on this file",
         ),
         # CPython accepts it and kernlint's traversals are iterative, but
-        # placing a finding generates the file's code, which libcst does
-        # recursively: it runs out even with the raised limit, reported, not
-        # crashed. (It names triton: a file that names neither torch nor
-        # triton is only parsed by CPython, see the pre-check.)
+        # placing a finding generates the code of the statement it is in,
+        # which libcst does recursively: it runs out even with the raised
+        # limit, reported, not crashed. (It names triton: a file that names
+        # neither torch nor triton is only parsed by CPython, see the
+        # pre-check.)
         (
-            "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n"
-            "x = " + " and ".join(["a"] * 100_000) + "\n",
+            "import triton.language as tl\n"
+            "x = tl.dot(a, b, allow_tf32=True) and " + " and ".join(["a"] * 100_000) + "\n",
             "cannot analyze this file: too deeply nested to analyze (the recursion limit was reached)",
         ),
     ],
@@ -137,6 +138,17 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
 def test_nesting_too_deep_to_analyze_is_kl000(source: str, message: str) -> None:
     result = lint_source("deep.py", source)
     assert [(f.code, f.span.line, f.message) for f in result.findings] == [("KL000", 1, message)]
+
+
+def test_a_deep_statement_without_findings_does_not_stop_the_others() -> None:
+    # Positions are generated only for the statements that report, so the
+    # 100,000-term `and` chain is never generated.
+    source = (
+        "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n"
+        "x = " + " and ".join(["a"] * 100_000) + "\n"
+    )
+    result = lint_source("deep.py", source)
+    assert [(f.code, f.span.line, f.span.column) for f in result.findings] == [("KL014", 3, 25)]
 
 
 def test_deep_nesting_without_a_finding_is_analyzed() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from kernlint.findings import Span
 from kernlint.model.positions import Positions, SourceOrder
 from kernlint.model.syntax import TRIVIA, all_children, children, visit
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -31,6 +32,8 @@ ODD = [
     "class A:\n    class B:\n        @d(1)\n        def m(self, *a, k=2, **kw) -> int:\n            x = [i for i in y if i]; y = x\n",
     "from . import (a, b as c)\nfrom m import *\nf(*a, **k)[1:2, ::3] @ g\nlambda: (yield)\n",
     'x = f"{a!r:>{w}}" + """\nmulti\nline\n""" + b"\\n"\n',
+    # Identical top-level statements: their code occurs twice in the file.
+    "y = g(1)\n\ny = g(1)\ndef h():\n    return g(1)\ny = g(1)",
 ]
 
 
@@ -73,6 +76,46 @@ def test_positions_are_position_provider(name: str, text: str) -> None:
             code_range.end.column + 1,
         ), type(node).__name__
         assert positions.line(node) == code_range.start.line
+
+
+@pytest.mark.parametrize(("name", "text"), _sources(), ids=[name for name, _ in _sources()])
+def test_positions_asked_statement_by_statement_in_any_order_are_position_provider(name: str, text: str) -> None:
+    # Positions generates one top-level statement when a node in it is
+    # first asked about (with a hint or without); asking in reverse source
+    # order, the last statement first, must give the same spans.
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    defs = {id(n): n for n in _nodes(module) if isinstance(n, cst.FunctionDef)}
+    positions = Positions(module, text, hint=lambda node: next(iter(defs.values()), None))
+    for node in reversed(_nodes(module)):
+        if isinstance(node, TRIVIA):
+            continue
+        code_range = expected[node]
+        span = positions.span(node)
+        assert (span.line, span.column, span.end_line, span.end_column) == (
+            code_range.start.line,
+            code_range.start.column + 1,
+            code_range.end.line,
+            code_range.end.column + 1,
+        ), type(node).__name__
+
+
+def test_positions_generate_only_the_statement_asked_about() -> None:
+    text = "import a\n\ndef f():\n    return a.b(1)\n\nclass C:\n    def m(self):\n        return 2\n"
+    module = cst.parse_module(text)
+    method = next(n for n in _nodes(module) if isinstance(n, cst.FunctionDef) and n.name.value == "m")
+    two = next(n for n in _nodes(method) if isinstance(n, cst.Integer))
+    generated: list[str] = []
+    positions = Positions(module, text, hint=lambda node: method if node is two else None)
+    original = positions._generate
+
+    def generate(statement: cst.BaseStatement) -> None:
+        generated.append(type(statement).__name__)
+        original(statement)
+
+    positions._generate = generate  # type: ignore[method-assign]
+    assert positions.span(two) == Span(8, 16, 8, 17)
+    assert generated == ["ClassDef"]
 
 
 def test_source_order_within_a_method_sorts_as_the_files_spans() -> None:

@@ -10,7 +10,7 @@ from importlib import resources
 
 from kernlint import claims
 from kernlint.kernels.render import changed_since_measured
-from kernlint.provenance import pair_digest, pair_sources
+from kernlint.provenance import is_current, pair_bytes_digest, pair_digest, pair_sources
 
 LIBRARY = {
     "demo/__init__.py": "RULES = ('KL001',)\n",
@@ -68,7 +68,7 @@ def test_a_claim_says_when_its_pair_changed_since_it_was_measured() -> None:
     stale = copy.deepcopy(current)
     for result in stale["results"]:
         if result["pair"] == pair:
-            result["source_sha256"] = "0" * 64
+            result["source_sha256"] = result["source_bytes_sha256"] = "0" * 64
     fresh_claim = claims._claim("record.json", current, pair)
     stale_claim = claims._claim("record.json", stale, pair)
     assert fresh_claim is not None and stale_claim is not None
@@ -89,3 +89,19 @@ def test_the_code_form_is_the_same_on_every_python_version() -> None:
         "Module(body=[FunctionDef(name='f', args=arguments(args=[arg(arg='x', annotation=Name(id='int', ctx=Load()))]),"
         " body=[Return(value=Name(id='x', ctx=Load()))], returns=Name(id='int', ctx=Load()))])"
     )
+
+
+def test_equal_text_is_current_without_parsing_and_a_reformat_is_current_by_its_code(monkeypatch) -> None:
+    from kernlint import provenance
+
+    code, text = pair_digest("demo", reader(LIBRARY)), pair_bytes_digest("demo", reader(LIBRARY))
+    reformatted = {**LIBRARY, "_deeper.py": "def tile( x ):\n    return (x)\n"}
+    parsed: list[str] = []
+    real_code_of = provenance._code_of.__wrapped__
+    monkeypatch.setattr(provenance, "_code_of", lambda source: parsed.append(source) or real_code_of(source))
+    assert text != pair_bytes_digest("demo", reader(reformatted))
+    assert is_current("demo", {code}, {text}, reader(LIBRARY)) and parsed == []
+    assert is_current("demo", {code}, {text}, reader(reformatted)) and parsed != []
+    assert is_current("demo", {code}, {None}, reader(LIBRARY))  # a record without text digests: by the code
+    assert not is_current("demo", {"0" * 64}, {"1" * 64}, reader(LIBRARY))
+    assert not is_current("demo", {code, "0" * 64}, {text}, reader(LIBRARY))  # results of two versions

@@ -21,7 +21,7 @@ import functools
 import json
 from importlib import resources
 
-from kernlint.provenance import pair_digest
+from kernlint.provenance import is_current, pair_bytes_digest
 from kernlint.registry import all_rules
 
 MEASUREMENTS_PACKAGE = "kernlint.kernels"
@@ -135,9 +135,12 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
         for mode, label in MODES
         if s[mode] is not None and s[mode] < 1.0 / PAYS
     ]
-    measured = {r.get("source_sha256") for r in record.get("results", []) if r.get("pair") == pair}
-    current = _current_digest(pair)
-    stale = current is not None and measured != {current}
+    results = [r for r in record.get("results", []) if r.get("pair") == pair]
+    stale = _stale(
+        pair,
+        frozenset(r.get("source_sha256") for r in results),
+        frozenset(r.get("source_bytes_sha256") for r in results),
+    )
     where = ", ".join(f"{s['name']} {s['dims']}" for s in shapes)
     plural = "shape" if len(shapes) == 1 else "shapes"
     axes = " as MxKxN" if all(s["mxkxn"] for s in shapes) else ""
@@ -168,8 +171,12 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
 
 
 @functools.cache
-def _current_digest(pair: str) -> str | None:
-    return pair_digest(pair)
+def _stale(pair: str, measured: frozenset[str | None], measured_bytes: frozenset[str | None]) -> bool:
+    """The pair's code changed since its results were measured (a pair
+    not installed is not judged)."""
+    if pair_bytes_digest(pair) is None:
+        return False
+    return not is_current(pair, set(measured), set(measured_bytes))
 
 
 def _pairs_in(record: dict) -> dict[str, frozenset[str]]:

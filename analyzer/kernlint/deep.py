@@ -1,7 +1,8 @@
 """Deep nesting: libcst's parser and visitors recurse once per level of
 nesting. `deep_call` runs the analysis of one file in a thread with a large
-stack (STACK_SIZE) and a raised recursion limit (RECURSION_LIMIT), so nesting
-that CPython itself accepts is analyzed; deeper nesting ends in a
+stack (STACK_SIZE; one long-lived thread, reused from file to file) and
+a raised recursion limit (RECURSION_LIMIT), so nesting that CPython itself
+accepts is analyzed; deeper nesting ends in a
 RecursionError that the engine reports as a parse error ("too deeply
 nested"), never as a crash. (A native stack overflow in libcst's parser
 cannot be caught, so source.parse refuses, before libcst sees it, nesting
@@ -10,6 +11,8 @@ that CPython's own parser refuses.)
 
 from __future__ import annotations
 
+import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -39,7 +42,6 @@ def deep_call(function: Callable[[], T]) -> T:
 
     def target() -> None:
         global _limit_users, _saved_limit
-        _deep.active = True
         with _limit_lock:
             if _limit_users == 0:
                 _saved_limit = sys.getrecursionlimit()
@@ -55,20 +57,67 @@ def deep_call(function: Callable[[], T]) -> T:
                 if _limit_users == 0:
                     sys.setrecursionlimit(_saved_limit)
 
-    try:
-        with _limit_lock:
-            previous = threading.stack_size(STACK_SIZE)
-            try:
-                thread = threading.Thread(target=target, name="kernlint-deep", daemon=True)
-                thread.start()
-            finally:
-                threading.stack_size(previous)
-    except (RuntimeError, ValueError, MemoryError):
+    done = _run_deep(target)
+    if done is None:
         # No thread with that stack here (an unusual platform or ulimit):
         # run inline; deep files then stop earlier with a RecursionError.
         return function()
-    thread.join()
+    done.wait()
     ok, value = outcome[0]
     if ok:
         return value
     raise value
+
+
+# One long-lived deep thread per process runs the calls one after another: a
+# thread started per file paid for its fresh stack's pages again on every
+# file (a sixth of lint time on flag-gems, issue 14). A call that finds it
+# busy (another thread's call, or one abandoned by an interrupt) gets a
+# thread of its own, as before.
+_idle: list[_DeepThread] = []
+
+
+class _DeepThread:
+    def __init__(self) -> None:
+        self.work: queue.SimpleQueue[tuple[Callable[[], None], threading.Event]] = queue.SimpleQueue()
+        previous = threading.stack_size(STACK_SIZE)
+        try:
+            thread = threading.Thread(target=self._serve, name="kernlint-deep", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+
+    def _serve(self) -> None:
+        _deep.active = True
+        while True:
+            target, done = self.work.get()
+            target()
+            with _limit_lock:
+                _idle.append(self)
+            done.set()
+
+
+def _forget_threads_after_fork() -> None:
+    # A forked worker process inherits the list but not the threads.
+    global _limit_lock
+    _idle.clear()
+    _limit_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads_after_fork)
+
+
+def _run_deep(target: Callable[[], None]) -> threading.Event | None:
+    """Start `target` on an idle deep thread (a new one if none is idle);
+    the event is set when it returns. None: no such thread can be made."""
+    with _limit_lock:
+        worker = _idle.pop() if _idle else None
+        if worker is None:
+            try:
+                worker = _DeepThread()
+            except (RuntimeError, ValueError, MemoryError):
+                return None
+    done = threading.Event()
+    worker.work.put((target, done))
+    return done

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import symtable
 import tokenize
 import warnings
 from dataclasses import dataclass
@@ -99,10 +100,10 @@ def _python_syntax_error(text: str) -> SourceError | None:
 
 def _refuse_too_deep(text: str) -> None:
     """Raise SourceError for nesting that would crash libcst's parser.
-    ast.parse only parses; run inside deep.deep_call, its own recursion
+    The check only parses; run inside deep.deep_call, its own recursion
     limit is the raised one."""
     try:
-        _ast_parse(text)
+        _nesting_check(text)
         return
     except SyntaxError as error:
         if error.msg in NESTING_MESSAGES:
@@ -123,6 +124,15 @@ def _bracket_depth(text: str) -> int:
 
     steps = [_BRACKET_STEPS[ord(c)] for c in text if ord(c) in _BRACKET_STEPS]
     return max(accumulate(steps), default=0)
+
+
+def _nesting_check(text: str) -> None:
+    """CPython's parser over the text, for its verdict on nesting: the
+    symbol table pass parses as ast.parse does (same errors, same limits)
+    but builds no Python objects, which costs 40% less (issue 14)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        symtable.symtable(text, "<kernlint>", "exec")
 
 
 def _ast_parse(text: str) -> ast.Module:

@@ -109,9 +109,13 @@ class ModelBase:
 
     @cached_property
     def _positions(self) -> Positions:
-        # Positions cost a code-generation pass; most files in a
-        # repository have no kernels and never need one.
-        return Positions(self.module, self.source)
+        # Positions cost code generation, one top-level statement at a time
+        # when first asked; the function index says which statement holds
+        # an indexed node.
+        return Positions(self.module, self.source, self._enclosing_def)
+
+    def _enclosing_def(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._scope_of_node[id(node)].node if id(node) in self._scope_of_node else None
 
     def span(self, node: cst.CSTNode) -> Span:
         return self._positions.span(node)

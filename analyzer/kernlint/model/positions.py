@@ -15,6 +15,7 @@ ones PositionProvider records.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 
 import libcst as cst
 from kernlint.findings import Span
@@ -24,12 +25,35 @@ from libcst._nodes.internal import CodegenState
 
 
 class Positions:
-    """The ranges of every node of one module, computed in one pass."""
+    """The ranges of the nodes of one module, generated one top-level
+    statement at a time, when a node in it is first asked about.
 
-    def __init__(self, module: cst.Module, source: str) -> None:
-        state = _OffsetState(module.default_indent, module.default_newline)
-        module._codegen(state)
-        self._ranges = state.ranges
+    A file that reports a handful of findings needs the positions of a
+    handful of statements, not a code-generation pass over the whole file
+    (issue 14). A top-level statement generates the same code alone as in
+    its module (indentation 0, the module's newline), and that code is a
+    substring of the source; where it occurs exactly once, that occurrence
+    is where it lies, so its ranges shift by that offset. Where it recurs
+    (two identical lines) or the file has no final newline, the whole
+    module is generated, as before.
+
+    `hint(node)` may name a statement or def known to enclose the node (the
+    model's function index), so that its top-level statement is generated
+    first instead of searching in order."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        source: str,
+        hint: Callable[[cst.CSTNode], cst.CSTNode | None] | None = None,
+    ) -> None:
+        self._module = module
+        self._source = source
+        self._hint = hint
+        self._ranges: dict[int, tuple[int, int]] = {}
+        self._pending: dict[int, cst.BaseStatement] = {id(statement): statement for statement in module.body}
+        self._top_of_def: dict[int, int] | None = None
+        self._whole = False
         self._starts = line_starts(source)
         if not module.has_trailing_newline:
             # Code generation ends every statement with a newline and drops
@@ -38,24 +62,98 @@ class Positions:
             self._starts.append(len(source) + len(module.default_newline))
 
     def __contains__(self, node: cst.CSTNode) -> bool:
-        return id(node) in self._ranges
+        try:
+            self._range(node)
+        except KeyError:
+            return False
+        return True
 
     def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
         """Character offsets of the node's start and end in the source."""
-        return self._ranges[id(node)]
+        return self._range(node)
 
     def span(self, node: cst.CSTNode) -> Span:
-        start, end = self._ranges[id(node)]
+        start, end = self._range(node)
         line, column = self._line_column(start)
         end_line, end_column = self._line_column(end)
         return Span(line, column + 1, end_line, end_column + 1)
 
     def line(self, node: cst.CSTNode) -> int:
-        return bisect_right(self._starts, self._ranges[id(node)][0])
+        return bisect_right(self._starts, self._range(node)[0])
 
     def _line_column(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self._starts, offset)
         return line, offset - self._starts[line - 1]
+
+    def _range(self, node: cst.CSTNode) -> tuple[int, int]:
+        found = self._ranges.get(id(node))
+        if found is not None:
+            return found
+        hinted = self._hint(node) if self._hint is not None else None
+        if hinted is not None:
+            top = self._top_statement(hinted)
+            if top is not None and id(top) in self._pending:
+                self._generate(top)
+                found = self._ranges.get(id(node))
+                if found is not None:
+                    return found
+        for statement in list(self._pending.values()):
+            if id(statement) in self._pending:
+                self._generate(statement)
+                found = self._ranges.get(id(node))
+                if found is not None:
+                    return found
+        self._generate_module()  # the module itself, its header or footer
+        return self._ranges[id(node)]
+
+    def _generate(self, statement: cst.BaseStatement) -> None:
+        del self._pending[id(statement)]
+        module = self._module
+        state = _OffsetState(module.default_indent, module.default_newline, keep_text=True)
+        statement._codegen(state)
+        text = "".join(state.tokens)
+        at = self._source.find(text)
+        if at < 0 or self._source.find(text, at + 1) >= 0:
+            self._generate_module()
+            return
+        for key, (start, end) in state.ranges.items():
+            self._ranges.setdefault(key, (start + at, end + at))
+
+    def _generate_module(self) -> None:
+        if self._whole:
+            return
+        self._whole = True
+        self._pending.clear()
+        state = _OffsetState(self._module.default_indent, self._module.default_newline)
+        self._module._codegen(state)
+        self._ranges.update(state.ranges)
+
+    def _top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The top-level statement holding a statement (a def, say): found
+        through statements and their suites only, never expressions."""
+        if self._top_of_def is None:
+            index: dict[int, int] = {}
+            for position, statement in enumerate(self._module.body):
+                stack: list[cst.CSTNode] = [statement]
+                while stack:
+                    current = stack.pop()
+                    index[id(current)] = position
+                    stack.extend(child for child in children(current) if isinstance(child, _BLOCKS))
+            self._top_of_def = index
+        found = self._top_of_def.get(id(node))
+        return self._module.body[found] if found is not None else None
+
+
+# What statements nest in: a def inside a class, an `if`, a `try`, ...
+_BLOCKS = (
+    cst.BaseCompoundStatement,
+    cst.BaseSuite,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
 
 
 class _OffsetState(CodegenState):

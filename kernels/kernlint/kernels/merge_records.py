@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 from kernlint.kernels.verify import _acceptance, validate_record
-from kernlint.provenance import pair_digest
+from kernlint.provenance import pair_bytes_digest, pair_digest
 
 LIBRARY_IN_REPO = "kernels/kernlint/kernels"
 
@@ -94,16 +94,16 @@ def fill_sources(record: dict, commit: str, every: bool = False) -> int:
         )
         return shown.stdout if shown.returncode == 0 else None
 
-    digests: dict[str, str | None] = {}
+    digests: dict[str, tuple[str | None, str | None]] = {}
     filled = 0
     for item in record["results"]:
         if item.get("source_sha256") and not every:
             continue
         if item["pair"] not in digests:
-            digests[item["pair"]] = pair_digest(item["pair"], read)
-        if digests[item["pair"]] is None:
+            digests[item["pair"]] = (pair_digest(item["pair"], read), pair_bytes_digest(item["pair"], read))
+        if digests[item["pair"]][0] is None:
             raise ValueError(f"pair {item['pair']} is not in commit {commit}")
-        item["source_sha256"] = digests[item["pair"]]
+        item["source_sha256"], item["source_bytes_sha256"] = digests[item["pair"]]
         filled += 1
     if filled and every:
         record["notes"].append(

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import click
-from kernlint.provenance import pair_digest
+from kernlint.provenance import is_current
 
 
 def _f(v, fmt="{:.1f}"):
@@ -45,7 +45,13 @@ def changed_since_measured(record: dict) -> list[str]:
     """The record's pairs whose current code differs from what was measured."""
     pairs = sorted({r["pair"] for r in record["results"]})
     return [
-        p for p in pairs if {r.get("source_sha256") for r in record["results"] if r["pair"] == p} != {pair_digest(p)}
+        p
+        for p in pairs
+        if not is_current(
+            p,
+            {r.get("source_sha256") for r in record["results"] if r["pair"] == p},
+            {r.get("source_bytes_sha256") for r in record["results"] if r["pair"] == p},
+        )
     ]
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import click
 from kernlint.kernels import PAIRS, pair_meta, timing
-from kernlint.provenance import pair_digest
+from kernlint.provenance import pair_bytes_digest, pair_digest
 
 STATED_DRAM_TB_S = 3.0  # H100 SXM HBM3 copy rate used for the DRAM floor
 ROTATE_BYTES = 200e6  # rotate input sets until this many bytes (> 4x the H100's 50 MB L2)
@@ -711,6 +711,7 @@ def run_verify(*, rules=(), pair_ids=(), shapes=(), interpret=False, record=None
                 "pair": p,
                 # What was measured: a later change to the pair makes its claim say so (kernlint.provenance).
                 "source_sha256": pair_digest(p),
+                "source_bytes_sha256": pair_bytes_digest(p),
                 "rules": list(meta.RULES),
                 "shape": name,
                 "dims": _problem_dims(ref, d),
