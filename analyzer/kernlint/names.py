@@ -21,10 +21,12 @@ def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as the string "a.b.c"; None for anything that is not a plain
     attribute chain on a name."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    # Exact types: a failing isinstance on a libcst class runs ABCMeta's
+    # check in Python, and this is asked for most nodes of every file.
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None

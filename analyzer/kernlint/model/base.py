@@ -39,6 +39,9 @@ def kernel_fact(method: Method) -> Method:
     return cast(Method, in_home)
 
 
+_UNRESOLVED = object()
+
+
 class ModelBase:
     """Structure, positions and values of one file."""
 
@@ -132,15 +135,17 @@ class ModelBase:
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Asked about a million times per thousand files, mostly of the same
-        # call heads (`tl.load` in every rule): remembered per node.
+        # call heads (`tl.load` in every rule): remembered per node, by id
+        # (the model keeps the tree alive; a node's own __hash__ is a Python
+        # call, which cost as much as the lookup).
         cache = self._qualnames
-        if node in cache:
-            return cache[node]
-        name = cache[node] = self.imports.resolve(node)
-        return name
+        name = cache.get(id(node), _UNRESOLVED)
+        if name is _UNRESOLVED:
+            name = cache[id(node)] = self.imports.resolve(node)
+        return name  # type: ignore[return-value]
 
     @cached_property
-    def _qualnames(self) -> dict[cst.CSTNode, str | None]:
+    def _qualnames(self) -> dict[int, str | None]:
         return {}
 
     def is_call_to(self, node: cst.CSTNode, *qualnames: str) -> bool:

@@ -87,6 +87,30 @@ class _Index:
     type_tested: frozenset[str] = frozenset()  # names passed to isinstance / torch.is_tensor
 
 
+# The node classes _build_flow reads, tested by exact type before any
+# isinstance: libcst's node classes have no subclasses, and a failing
+# isinstance on them runs ABCMeta's check in Python, several per node of
+# every function (issue 14).
+_FLOW_KINDS = frozenset(
+    {
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Lambda,
+        cst.For,
+        cst.CompFor,
+        cst.If,
+        cst.While,
+        cst.Assert,
+        cst.IfExp,
+        cst.Assign,
+        cst.AugAssign,
+        cst.AnnAssign,
+        cst.Call,
+        cst.Slice,
+    }
+)
+
+
 class HostFlowFacts(HostFacts, KernelFacts):
     # -- the per-function index ----------------------------------------------
     def _flow(self, function: FunctionInfo) -> _Index:
@@ -117,19 +141,11 @@ class HostFlowFacts(HostFacts, KernelFacts):
             parents[id(node)] = root
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue  # their own scopes
-            if isinstance(node, (cst.For, cst.CompFor)):
-                loop_nodes.append(node)
-                for name in _target_names(node.target):
-                    loop_targets.setdefault(name, node)
-            if isinstance(node, (cst.If, cst.While, cst.Assert, cst.IfExp)):
-                tests.append(node.test)
-            if isinstance(node, cst.Assign) and len(node.targets) == 1:
-                target = node.targets[0].target
-                if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
-                    shape_names.update(_target_names(target))
-            self._record_sizes(node, sizes, assignments, type_tested)
+            if type(node) in _FLOW_KINDS:  # see _FLOW_KINDS
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue  # their own scopes
+                self._note_flow(node, loop_nodes, loop_targets, tests, shape_names)
+                self._record_sizes(node, sizes, assignments, type_tested)
             below = children(node)
             for child in below:
                 parents[id(child)] = node
@@ -148,6 +164,25 @@ class HostFlowFacts(HostFacts, KernelFacts):
         self._flow_cache[id(function)] = index
         loops = tuple(self._classify(node, function, index) for node in ordered)  # type: ignore[arg-type]
         return _Index(parents, loops, tuple(ordered), frozenset(shape_names), loop_targets, tuple(tests), *sized)
+
+    def _note_flow(
+        self,
+        node: cst.CSTNode,
+        loop_nodes: list[cst.CSTNode],
+        loop_targets: dict[str, cst.CSTNode],
+        tests: list[cst.BaseExpression],
+        shape_names: set[str],
+    ) -> None:
+        if isinstance(node, (cst.For, cst.CompFor)):
+            loop_nodes.append(node)
+            for name in _target_names(node.target):
+                loop_targets.setdefault(name, node)
+        if isinstance(node, (cst.If, cst.While, cst.Assert, cst.IfExp)):
+            tests.append(node.test)
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            target = node.targets[0].target
+            if isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
+                shape_names.update(_target_names(target))
 
     def _record_sizes(
         self,

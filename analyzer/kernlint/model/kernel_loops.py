@@ -504,7 +504,7 @@ def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
 
 
 def _program_id_calls(model: ModelBase, node: cst.CSTNode) -> list[cst.Call]:
-    return [n for n in walk(node) if isinstance(n, cst.Call) and model.is_tl(n.func, "program_id")]
+    return [n for n in walk(node) if type(n) is cst.Call and model.is_tl(n.func, "program_id")]
 
 
 def _is_plain_index_call(model: ModelBase, call: cst.Call) -> bool:
