@@ -71,7 +71,7 @@ def deep_call(function: Callable[[], T]) -> T:
 
 # One long-lived deep thread per process runs the calls one after another: a
 # thread started per file paid for its fresh stack's pages again on every
-# file (a sixth of lint time on flag-gems, issue 14). A call that finds it
+# file (13% of lint time on flag-gems, issue 14). A call that finds it
 # busy (another thread's call, or one abandoned by an interrupt) gets a
 # thread of its own, as before.
 _idle: list[_DeepThread] = []
@@ -92,6 +92,7 @@ class _DeepThread:
         while True:
             target, done = self.work.get()
             target()
+            del target  # its closure holds the call's result until the next call otherwise
             with _limit_lock:
                 _idle.append(self)
             done.set()
