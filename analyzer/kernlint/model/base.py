@@ -210,9 +210,15 @@ class ModelBase:
         if not scope.is_module_level:
             return scope.name
         span = self.span(node)
+        # Only functions in the node's own top-level statement can hold it:
+        # the others' spans would cost their statements' code generation.
+        positions = self._positions
+        statement = positions.statement_of(node)
         best: FunctionInfo | None = None
         for function in self.functions:
             assert function.node is not None
+            if statement is not None and positions.top_statement(function.node) is not statement:
+                continue
             outer = self.span(function.node)
             if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
                 outer.end_line,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import libcst as cst
 from kernlint.findings import Span
-from kernlint.model.syntax import children
+from kernlint.model.syntax import children, walk
 from kernlint.source import line_starts
 from libcst._nodes.internal import CodegenState
 
@@ -38,8 +38,8 @@ class Positions:
     module is generated, as before.
 
     `hint(node)` may name a statement or def known to enclose the node (the
-    model's function index), so that its top-level statement is generated
-    first instead of searching in order."""
+    model's function index), so that its top-level statement is known at
+    once; otherwise statements are walked in order until the node is met."""
 
     def __init__(
         self,
@@ -53,6 +53,8 @@ class Positions:
         self._ranges: dict[int, tuple[int, int]] = {}
         self._pending: dict[int, cst.BaseStatement] = {id(statement): statement for statement in module.body}
         self._top_of_def: dict[int, int] | None = None
+        self._statement_index: dict[int, int] = {}  # id(node) -> its top-level statement's position
+        self._walked = 0  # statements indexed so far, in order
         self._whole = False
         self._starts = line_starts(source)
         if not module.has_trailing_newline:
@@ -97,14 +99,32 @@ class Positions:
                 found = self._ranges.get(id(node))
                 if found is not None:
                     return found
-        for statement in list(self._pending.values()):
-            if id(statement) in self._pending:
-                self._generate(statement)
-                found = self._ranges.get(id(node))
-                if found is not None:
-                    return found
-        self._generate_module()  # the module itself, its header or footer
+        statement = self.statement_of(node)
+        if statement is not None and id(statement) in self._pending:
+            self._generate(statement)
+            found = self._ranges.get(id(node))
+            if found is not None:
+                return found
+        self._generate_module()  # the module itself, its header or footer, a layout token
         return self._ranges[id(node)]
+
+    def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The top-level statement holding a node (None: the module, or a
+        layout token), found by walking statements in order, each once: a
+        walk costs a fraction of generating the statement's code."""
+        body = self._module.body
+        found = self._statement_index.get(id(node))
+        while found is None and self._walked < len(body):
+            position = self._walked
+            self._walked += 1
+            for below in walk(body[position]):
+                self._statement_index[id(below)] = position
+            found = self._statement_index.get(id(node))
+        return body[found] if found is not None else None
+
+    def top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The top-level statement holding a statement (a def, say)."""
+        return self._top_statement(node)
 
     def _generate(self, statement: cst.BaseStatement) -> None:
         del self._pending[id(statement)]
