@@ -268,18 +268,21 @@ class SourceOrder:
     def __init__(self, root: cst.CSTNode) -> None:
         ranges: dict[int, tuple[int, int]] = {}
         leaf = 0
-        stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+        # (node, None) on the way down; (node, its children) once they are
+        # all numbered, so each node's children are read once.
+        stack: list[tuple[cst.CSTNode, list[cst.CSTNode] | None]] = [(root, None)]
         while stack:
             node, done = stack.pop()
+            if done is not None:
+                ranges[id(node)] = (ranges[id(done[0])][0], ranges[id(done[-1])][1])
+                continue
             kids = children(node)
             if not kids:
                 ranges[id(node)] = (leaf, leaf)
                 leaf += 1
-            elif done:
-                ranges[id(node)] = (ranges[id(kids[0])][0], ranges[id(kids[-1])][1])
             else:
-                stack.append((node, True))
-                stack.extend((kid, False) for kid in reversed(kids))
+                stack.append((node, kids))
+                stack.extend([(kid, None) for kid in reversed(kids)])
         self._ranges = ranges
 
     def __contains__(self, node: cst.CSTNode) -> bool:
