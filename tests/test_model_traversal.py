@@ -34,6 +34,9 @@ ODD = [
     'x = f"{a!r:>{w}}" + """\nmulti\nline\n""" + b"\\n"\n',
     # Identical top-level statements: their code occurs twice in the file.
     "y = g(1)\n\ny = g(1)\ndef h():\n    return g(1)\ny = g(1)",
+    # The last statement, without its final newline, occurs once earlier
+    # with one: the earlier occurrence is not where it lies.
+    "y = g(1)\nz = 2\ny = g(1)",
 ]
 
 

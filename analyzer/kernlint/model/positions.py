@@ -34,8 +34,8 @@ class Positions:
     its module (indentation 0, the module's newline), and that code is a
     substring of the source; where it occurs exactly once, that occurrence
     is where it lies, so its ranges shift by that offset. Where it recurs
-    (two identical lines) or the file has no final newline, the whole
-    module is generated, as before.
+    (two identical lines), or it is the last statement of a file without a
+    final newline, the whole module is generated, as before.
 
     `hint(node)` may name a statement or def known to enclose the node (the
     model's function index), so that its top-level statement is known at
@@ -129,6 +129,11 @@ class Positions:
     def _generate(self, statement: cst.BaseStatement) -> None:
         del self._pending[id(statement)]
         module = self._module
+        if statement is module.body[-1] and not module.has_trailing_newline:
+            # Its code ends in a newline the source lacks: an occurrence
+            # found elsewhere would not be where it lies.
+            self._generate_module()
+            return
         state = _OffsetState(module.default_indent, module.default_newline, keep_text=True)
         statement._codegen(state)
         text = "".join(state.tokens)
