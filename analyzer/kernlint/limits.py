@@ -90,7 +90,9 @@ def run_jobs(
     count = max(1, min(len(jobs), workers or os.cpu_count() or 1, MAX_WORKERS))
     _warm_up()
     results: list[Any] = [None] * len(jobs)
-    pending = deque(range(len(jobs)))
+    # Largest files first: a big file dealt out last would leave the other
+    # workers idle while it runs. Results keep the order of `jobs`.
+    pending = deque(sorted(range(len(jobs)), key=lambda index: -len(jobs[index].data)))
     idle: list[_Worker] = []
     busy: dict[_Worker, tuple[int, float]] = {}
     try:
