@@ -7,8 +7,9 @@ the file names alone:
 
 - syntax.py: libcst shapes (literals, keyword arguments, views, walking
   through per-class child readers, an iterative visitor);
-- positions.py: lines and spans from one lean code-generation pass, and
-  source order without one (SourceOrder);
+- positions.py: lines and spans from lean code generation, one top-level
+  statement at a time when a node in it is first asked about, and source
+  order without any (SourceOrder);
 - facts.py: the data (FunctionInfo, Kernel, Launch, ModuleTensor, DtypeFact...);
 - base.py: positions, names, scopes, the call graph, assigned values;
 - host.py: hot paths, module tensors and parameter lifecycles, bindings,
