@@ -21,7 +21,7 @@ import functools
 import json
 from importlib import resources
 
-from kernlint.provenance import is_current, pair_bytes_digest
+from kernlint.provenance import is_current
 from kernlint.registry import all_rules
 
 MEASUREMENTS_PACKAGE = "kernlint.kernels"
@@ -174,9 +174,7 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
 def _stale(pair: str, measured: frozenset[str | None], measured_bytes: frozenset[str | None]) -> bool:
     """The pair's code changed since its results were measured (a pair
     not installed is not judged)."""
-    if pair_bytes_digest(pair) is None:
-        return False
-    return not is_current(pair, set(measured), set(measured_bytes))
+    return is_current(pair, set(measured), set(measured_bytes)) is False
 
 
 def _pairs_in(record: dict) -> dict[str, frozenset[str]]:

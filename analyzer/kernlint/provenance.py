@@ -80,16 +80,7 @@ def pair_sources(pair: str, read: Reader = read_installed) -> dict[str, str]:
 def pair_digest(pair: str, read: Reader = read_installed) -> str | None:
     """SHA-256 over the pair's sources (path and code, in path order); None
     when the pair's folder is not there."""
-    sources = pair_sources(pair, read)
-    if not any(path.startswith(f"{pair}/") for path in sources):
-        return None
-    digest = hashlib.sha256()
-    for path in sorted(sources):
-        digest.update(path.encode())
-        digest.update(b"\0")
-        digest.update(_code_of(sources[path]).encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    return _digest(pair, pair_sources(pair, read), _code_of)
 
 
 def pair_bytes_digest(pair: str, read: Reader = read_installed) -> str | None:
@@ -98,25 +89,33 @@ def pair_bytes_digest(pair: str, read: Reader = read_installed) -> str | None:
     no parsing; `pair_digest` is computed only when the texts differ
     (reformatted, or changed). Reading the library's code forms took a
     fifth of a small file's run (issue 14)."""
-    sources = pair_sources(pair, read)
-    if not any(path.startswith(f"{pair}/") for path in sources):
-        return None
-    digest = hashlib.sha256()
-    for path in sorted(sources):
-        digest.update(f"{path}\0{sources[path]}\0".encode())
-    return digest.hexdigest()
+    return _digest(pair, pair_sources(pair, read), lambda text: text)
 
 
 def is_current(
     pair: str, measured: set[str | None], measured_bytes: set[str | None], read: Reader = read_installed
-) -> bool:
+) -> bool | None:
     """Whether the pair's code is still the code its results measured:
-    their digests (`source_sha256`; `source_bytes_sha256`, where recorded)."""
+    their digests (`source_sha256`; `source_bytes_sha256`, where recorded).
+    None when the pair's folder is not there."""
+    sources = pair_sources(pair, read)
+    text = _digest(pair, sources, lambda text: text)
+    if text is None:
+        return None
     if len(measured) != 1 or None in measured:
         return False
-    if len(measured_bytes) == 1 and None not in measured_bytes and measured_bytes == {pair_bytes_digest(pair, read)}:
+    if measured_bytes == {text}:
         return True
-    return measured == {pair_digest(pair, read)}
+    return measured == {_digest(pair, sources, _code_of)}
+
+
+def _digest(pair: str, sources: dict[str, str], form: Callable[[str], str]) -> str | None:
+    if not any(path.startswith(f"{pair}/") for path in sources):
+        return None
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        digest.update(f"{path}\0{form(sources[path])}\0".encode())
+    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=256)

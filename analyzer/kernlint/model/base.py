@@ -118,7 +118,8 @@ class ModelBase:
         return Positions(self.module, self.source, self._enclosing_def)
 
     def _enclosing_def(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self._scope_of_node[id(node)].node if id(node) in self._scope_of_node else None
+        scope = self._scope_of_node.get(id(node))
+        return scope.node if scope is not None else None
 
     def span(self, node: cst.CSTNode) -> Span:
         return self._positions.span(node)

@@ -93,7 +93,7 @@ class Positions:
             return found
         hinted = self._hint(node) if self._hint is not None else None
         if hinted is not None:
-            top = self._top_statement(hinted)
+            top = self.top_statement(hinted)
             if top is not None and id(top) in self._pending:
                 self._generate(top)
                 found = self._ranges.get(id(node))
@@ -122,10 +122,6 @@ class Positions:
             found = self._statement_index.get(id(node))
         return body[found] if found is not None else None
 
-    def top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
-        """The top-level statement holding a statement (a def, say)."""
-        return self._top_statement(node)
-
     def _generate(self, statement: cst.BaseStatement) -> None:
         del self._pending[id(statement)]
         module = self._module
@@ -153,7 +149,7 @@ class Positions:
         self._module._codegen(state)
         self._ranges.update(state.ranges)
 
-    def _top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+    def top_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
         """The top-level statement holding a statement (a def, say): found
         through statements and their suites only, never expressions."""
         if self._top_of_def is None:

@@ -47,11 +47,12 @@ def changed_since_measured(record: dict) -> list[str]:
     return [
         p
         for p in pairs
-        if not is_current(
+        if is_current(
             p,
             {r.get("source_sha256") for r in record["results"] if r["pair"] == p},
             {r.get("source_bytes_sha256") for r in record["results"] if r["pair"] == p},
         )
+        is not True
     ]
 
 
