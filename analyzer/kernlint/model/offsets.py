@@ -113,6 +113,9 @@ class _KernelIndex:
         self.flags_memo: dict[str, frozenset[str]] = {}
         self.reach_memo: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
         self.multiplies: dict[int, cst.BinaryOperation] = {}
+        # id(load address) -> its tile ranges: KL009 and KL015 both ask for
+        # every tl.dot operand's.
+        self.ranges_memo: dict[int, tuple[TileRange, ...]] = {}
         params = kernel.node.params
         self.wide_params = {
             p.name.value
@@ -465,6 +468,14 @@ class OffsetFacts(KernelFacts):
 
     def _address_ranges(self, kernel: Kernel, address: cst.BaseExpression) -> tuple[TileRange, ...]:
         index = self._kernel_index(kernel)
+        known = index.ranges_memo.get(id(address))
+        if known is None:
+            known = index.ranges_memo[id(address)] = self._walk_address_ranges(kernel, index, address)
+        return known
+
+    def _walk_address_ranges(
+        self, kernel: Kernel, index: _KernelIndex, address: cst.BaseExpression
+    ) -> tuple[TileRange, ...]:
         found: list[TileRange] = []
         seen: set[int] = set()
         stack: list[tuple[cst.CSTNode, int | None, int]] = [(address, None, 0)]
