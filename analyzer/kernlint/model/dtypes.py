@@ -327,10 +327,12 @@ class DtypeFacts(HostFacts, KernelFacts):
         Bitcasts (`bitcast=True`) reinterpret bits and are not conversions."""
         if depth > 12:
             return None
-        if isinstance(node, cst.Name):
+        # Exact types: libcst's node classes have no subclasses, and a failing
+        # isinstance on them runs ABCMeta's check in Python.
+        if type(node) is cst.Name:
             value = self.assigned_value(kernel.function, node.value, before=node)
             return None if value is None or value is node else self.kernel_cast(kernel, value, depth + 1)
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
         bitcast = keyword(node, "bitcast")
         if bitcast is not None and not (isinstance(bitcast, cst.Name) and bitcast.value == "False"):

@@ -44,6 +44,9 @@ ADDRESS_CALLS = (
 )
 # Calls whose `base` is a pointer and whose offsets Triton computes in 64 bits.
 BLOCK_POINTER_CALLS = ("make_block_ptr", "make_tensor_descriptor")
+# The same, as the qualnames a call head resolves to (one lookup per call).
+_ADDRESS_QUALNAMES = frozenset(f"{TL}.{name}" for name in ADDRESS_CALLS)
+_BLOCK_POINTER_QUALNAMES = frozenset(f"{TL}.{name}" for name in BLOCK_POINTER_CALLS)
 # Calls that return (one of) their pointer arguments.
 POINTER_PRESERVING = (
     "where",
@@ -127,17 +130,19 @@ class _KernelIndex:
         for node in walk(kernel.node.body):
             if type(node) not in _BODY_KINDS:
                 continue
-            if isinstance(node, cst.Assign):
+            if type(node) is cst.Call:
+                self._address(node)
+            elif type(node) is cst.Assign:
                 for target in node.targets:
                     self._bind(target.target, node.value)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                self._bind(node.target, node.value)
-            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-                self.values.setdefault(node.target.value, []).append(node.value)
-            elif isinstance(node, cst.For):
+            elif type(node) is cst.AnnAssign:
+                if node.value is not None:
+                    self._bind(node.target, node.value)
+            elif type(node) is cst.AugAssign:
+                if type(node.target) is cst.Name:
+                    self.values.setdefault(node.target.value, []).append(node.value)
+            elif type(node) is cst.For:
                 self._bind(node.target, node.iter)
-            elif isinstance(node, cst.Call):
-                self._address(node)
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -149,14 +154,14 @@ class _KernelIndex:
                 self._bind(element.value, item)
 
     def _address(self, call: cst.Call) -> None:
-        model = self.model
-        if any(model.is_tl(call.func, name) for name in ADDRESS_CALLS):
+        qualname = self.model.qualname(call.func)
+        if qualname in _ADDRESS_QUALNAMES:
             pointer = keyword(call, "pointer") or (
                 call.args[0].value if call.args and call.args[0].keyword is None else None
             )
             if pointer is not None:
                 self.address_calls.append((call, pointer, False))
-        elif any(model.is_tl(call.func, name) for name in BLOCK_POINTER_CALLS):
+        elif qualname in _BLOCK_POINTER_QUALNAMES:
             base = keyword(call, "base") or (call.args[0].value if call.args and call.args[0].keyword is None else None)
             if base is not None:
                 self.address_calls.append((call, base, True))
@@ -438,7 +443,8 @@ class OffsetFacts(KernelFacts):
         index = self._kernel_index(kernel)
         while depth < 12:
             depth += 1
-            if isinstance(node, cst.Name):
+            # Exact types, as for _BODY_KINDS.
+            if type(node) is cst.Name:
                 values = index.values.get(node.value)
                 if not values or len(values) > 4:
                     return None
@@ -452,15 +458,13 @@ class OffsetFacts(KernelFacts):
                         found.extend(r for r in ranges if r not in found)
                     return tuple(found)
                 node = values[0]
-            elif isinstance(node, cst.Call) and self.is_tl(node.func, "load") and node.args:
+            elif type(node) is not cst.Call:
+                return None
+            elif self.is_tl(node.func, "load") and node.args:
                 return self._address_ranges(kernel, node.args[0].value)
-            elif (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in ("to", "cast")
-            ):
+            elif type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
                 node = node.func.value
-            elif isinstance(node, cst.Call) and (self.is_tl(node.func, "cast")) and node.args:
+            elif self.is_tl(node.func, "cast") and node.args:
                 node = node.args[0].value
             else:
                 return None
@@ -484,7 +488,8 @@ class OffsetFacts(KernelFacts):
             if id(child) in seen or depth > 16:
                 continue
             seen.add(id(child))
-            if isinstance(child, cst.Call):
+            # Exact types, as for _BODY_KINDS.
+            if type(child) is cst.Call:
                 if self.is_tl(child.func, "arange"):
                     args = positional(child)
                     if len(args) >= 2:
@@ -507,14 +512,14 @@ class OffsetFacts(KernelFacts):
                 )
                 stack.append((child.func, axis, depth + 1))
                 continue
-            if isinstance(child, cst.Subscript):
+            if type(child) is cst.Subscript:
                 stack.append((child.value, _broadcast_axis(child) if axis is None else axis, depth + 1))
                 continue
-            if isinstance(child, cst.Name):
+            if type(child) is cst.Name:
                 for value in index.values.get(child.value, ()):
                     stack.append((value, axis, depth + 1))
                 continue
-            if isinstance(child, (cst.Lambda, cst.Comparison)):
+            if type(child) is cst.Lambda or type(child) is cst.Comparison:
                 continue
             stack.extend((c, axis, depth + 1) for c in children(child))
         return tuple(found)
