@@ -34,7 +34,10 @@ def kernel_fact(method: Method) -> Method:
 
     @wraps(method)
     def in_home(self: ModelBase, kernel: Kernel, *args: Any, **kwargs: Any) -> Any:
-        return method(self.home_of(kernel), kernel, *args, **kwargs)
+        # Most files import no kernel: no lookup then (asked ~10 times per
+        # tl.dot of a kernel).
+        home = self._homes.get(id(kernel)) if self._homes else None
+        return method(self if home is None else home[1], kernel, *args, **kwargs)
 
     return cast(Method, in_home)
 
