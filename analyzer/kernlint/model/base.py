@@ -34,10 +34,7 @@ def kernel_fact(method: Method) -> Method:
 
     @wraps(method)
     def in_home(self: ModelBase, kernel: Kernel, *args: Any, **kwargs: Any) -> Any:
-        # Most files import no kernel: no lookup then (asked ~10 times per
-        # tl.dot of a kernel).
-        home = self._homes.get(id(kernel)) if self._homes else None
-        return method(self if home is None else home[1], kernel, *args, **kwargs)
+        return method(self.home_of(kernel), kernel, *args, **kwargs)
 
     return cast(Method, in_home)
 
@@ -71,6 +68,8 @@ class ModelBase:
     def home_of(self: Model, kernel: Kernel) -> Model:
         """The model of the file that defines `kernel`: this one, or the
         module's a launch imported it from (a model of the same class)."""
+        if not self._homes:  # no imported kernel: asked ~10 times per tl.dot
+            return self
         home = self._homes.get(id(kernel))
         return self if home is None else cast(Model, home[1])
 
