@@ -136,6 +136,8 @@ def visit(root: cst.CSTNode, visitor: object) -> None:
             if enter is not None and enter(visitor, node) is False:
                 continue
         reader = _READERS.get(kind)
+        if reader is _no_children:  # a Name, a number, a string: a third of all nodes
+            continue
         extend(reversed(reader(node) if reader is not None else children(node)))
 
 
@@ -184,6 +186,8 @@ def _make_reader(node: cst.CSTNode) -> Callable[[cst.CSTNode], list[cst.CSTNode]
         reader: Callable[[cst.CSTNode], list[cst.CSTNode]] = lambda n: [  # noqa: E731
             c for c in n.children if not isinstance(c, TRIVIA)
         ]
+    elif not fields:
+        reader = _no_children
     else:
         kinds = {f.name: _field_kind(f.type) for f in dataclasses.fields(cls)}
         if all(kinds[name] != "optional" for name in fields):
@@ -210,6 +214,12 @@ def _make_reader(node: cst.CSTNode) -> Callable[[cst.CSTNode], list[cst.CSTNode]
         reader = namespace["read"]  # type: ignore[assignment]
     _READERS[cls] = reader
     return reader
+
+
+def _no_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The reader of every class whose fields hold layout tokens at most
+    (Name, Integer, SimpleString...); `visit` skips calling it."""
+    return []
 
 
 def _field_kind(annotation: object) -> str:
