@@ -354,6 +354,11 @@ class KernelLoopFacts(KernelFacts):
     def dot_loops(self, kernel: Kernel) -> tuple[DotLoop, ...]:
         """The K loop of each `tl.dot` of the kernel body (the innermost
         loop around it), with the loads that feed each operand."""
+        if not any(self.is_tl(call.func, "dot") for call in kernel.function.calls):
+            # The function index holds every call of the body that the loop
+            # index would (nested defs are other scopes in both): no walk of
+            # the body for a kernel without tl.dot, most kernels of a library.
+            return ()
         index = self._loop_index(kernel)
         by_loop: dict[int, list[cst.Call]] = defaultdict(list)
         for dot, loop in index.dot_calls:

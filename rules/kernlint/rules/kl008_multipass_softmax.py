@@ -393,6 +393,10 @@ class MultipassSoftmax(Rule):
 
     def check(self, model: FileModel) -> Iterator[Report]:
         for kernel in model.kernel_list:
+            # A max pass and an exp pass are calls of the kernel: without
+            # both, its loops need not be indexed.
+            if not (model.kernel_uses(kernel, *MAX_CALLS) and model.kernel_uses(kernel, *EXP_CALLS)):
+                continue
             for passes in model.row_passes(kernel):
                 if len(passes.loops) >= PASSES and self._max_then_exp(model, passes.loops):
                     yield self._kernel_report(model, kernel, passes)
