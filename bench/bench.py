@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         "ratios are to the libcst parse-only floor of the same files in the same run (CPU time for "
         "single-process runs, wall time for multi-core). kernlint's workers run Python's cyclic garbage "
         "collector less often than its default (`kernlint.limits.GC_THRESHOLDS`), which alone makes a parse "
-        "faster; the last column is the floor parsed with the same setting, so both comparisons are shown.",
+        "faster; the last column is the floor parsed with the same setting, so both comparisons are shown. "
+        "The floor, the 1-job and the all-cores runs of a corpus take turns twice; the better of each counts.",
         "",
         "| corpus | files | parse floor CPU | cold 1 job: wall / CPU (x floor) | "
         f"cold {cores} jobs: wall (speedup) | warm cache: wall (% of cold) | peak MB | files/s (1 job) "
@@ -200,17 +201,28 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.corpus or sorted(CORPORA):
         folder = fetch(name, CORPORA[name])
         files = sorted(p for p in folder.rglob("*.py"))
-        floor = parse_floor(files)
+        # The floor and the cold runs take turns, twice, and the better of
+        # each pair counts: a slower stretch of a shared machine (10-20% here,
+        # minutes long) then does not fall on one side of a ratio only.
+        rounds = [
+            (
+                parse_floor(files),
+                timed(kernlint("--no-cache", "--jobs", "1", "."), folder),
+                timed(kernlint("--no-cache", "--jobs", str(cores), "."), folder),
+            )
+            for _ in range(2)
+        ]
+        floor = min((r[0] for r in rounds), key=lambda r: r["cpu"])
+        one = min((r[1] for r in rounds), key=lambda r: r["cpu"])
+        many = min((r[2] for r in rounds), key=lambda r: r["wall"])
         lean_floor = parse_floor(files, GC_THRESHOLDS)
         cache_dir = Path(tempfile.mkdtemp(prefix="kernlint-bench-cache-"))
         try:
-            one = timed(kernlint("--no-cache", "--jobs", "1", "."), folder)
-            many = timed(kernlint("--no-cache", "--jobs", str(cores), "."), folder)
             timed(kernlint("--cache-dir", str(cache_dir), "--jobs", str(cores), "."), folder)
             warm = timed(kernlint("--cache-dir", str(cache_dir), "--jobs", str(cores), "."), folder)
         finally:
             shutil.rmtree(cache_dir, ignore_errors=True)
-        peak = max(one["peak_mb"], many["peak_mb"], warm["peak_mb"])
+        peak = max(*(run["peak_mb"] for r in rounds for run in r[1:]), warm["peak_mb"])
         lines.append(
             f"| {name} | {len(files)} | {floor['cpu']:.1f} | {one['wall']:.1f} / {one['cpu']:.1f} "
             f"({one['cpu'] / floor['cpu']:.2f}x) | {many['wall']:.1f} ({one['wall'] / many['wall']:.2f}x) "
