@@ -15,7 +15,7 @@ import pytest
 from kernlint.findings import Span
 from kernlint.model.positions import Positions, SourceOrder
 from kernlint.model.syntax import TRIVIA, all_children, children, visit
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
@@ -62,6 +62,16 @@ def test_children_are_libcst_children(name: str, text: str) -> None:
         assert [id(c) for c in children(node)] == syntax, type(node).__name__
 
 
+def _assert_span_is_providers(positions: Positions, node: cst.CSTNode, code_range: CodeRange) -> None:
+    span = positions.span(node)
+    assert (span.line, span.column, span.end_line, span.end_column) == (
+        code_range.start.line,
+        code_range.start.column + 1,
+        code_range.end.line,
+        code_range.end.column + 1,
+    ), type(node).__name__
+
+
 @pytest.mark.parametrize(("name", "text"), _sources(), ids=[name for name, _ in _sources()])
 def test_positions_are_position_provider(name: str, text: str) -> None:
     module = cst.parse_module(text)
@@ -70,15 +80,8 @@ def test_positions_are_position_provider(name: str, text: str) -> None:
     for node in _nodes(module):
         if isinstance(node, TRIVIA):
             continue
-        code_range = expected[node]
-        span = positions.span(node)
-        assert (span.line, span.column, span.end_line, span.end_column) == (
-            code_range.start.line,
-            code_range.start.column + 1,
-            code_range.end.line,
-            code_range.end.column + 1,
-        ), type(node).__name__
-        assert positions.line(node) == code_range.start.line
+        _assert_span_is_providers(positions, node, expected[node])
+        assert positions.line(node) == expected[node].start.line
 
 
 @pytest.mark.parametrize(("name", "text"), _sources(), ids=[name for name, _ in _sources()])
@@ -93,14 +96,7 @@ def test_positions_asked_statement_by_statement_in_any_order_are_position_provid
     for node in reversed(_nodes(module)):
         if isinstance(node, TRIVIA):
             continue
-        code_range = expected[node]
-        span = positions.span(node)
-        assert (span.line, span.column, span.end_line, span.end_column) == (
-            code_range.start.line,
-            code_range.start.column + 1,
-            code_range.end.line,
-            code_range.end.column + 1,
-        ), type(node).__name__
+        _assert_span_is_providers(positions, node, expected[node])
 
 
 def test_positions_generate_only_the_statement_asked_about() -> None:

@@ -92,21 +92,21 @@ class Positions:
         if found is not None:
             return found
         hinted = self._hint(node) if self._hint is not None else None
-        if hinted is not None:
-            top = self.top_statement(hinted)
-            if top is not None and id(top) in self._pending:
-                self._generate(top)
-                found = self._ranges.get(id(node))
-                if found is not None:
-                    return found
-        statement = self.statement_of(node)
-        if statement is not None and id(statement) in self._pending:
-            self._generate(statement)
-            found = self._ranges.get(id(node))
-            if found is not None:
-                return found
-        self._generate_module()  # the module itself, its header or footer, a layout token
-        return self._ranges[id(node)]
+        found = self._after_generating(self.top_statement(hinted) if hinted is not None else None, node)
+        if found is None:
+            found = self._after_generating(self.statement_of(node), node)
+        if found is None:
+            self._generate_module()  # the module itself, its header or footer, a layout token
+            found = self._ranges[id(node)]
+        return found
+
+    def _after_generating(self, statement: cst.BaseStatement | None, node: cst.CSTNode) -> tuple[int, int] | None:
+        """The node's range once `statement` is generated, when that
+        statement is still pending and holds the node; else None."""
+        if statement is None or id(statement) not in self._pending:
+            return None
+        self._generate(statement)
+        return self._ranges.get(id(node))
 
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement | None:
         """The top-level statement holding a node (None: the module, or a
