@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-import libcst as cst
+from kernlint import tree as cst
+from kernlint.source import parse
 from kernlint.model import ConstexprValues, build_model
 
 SOURCE = textwrap.dedent(
@@ -29,7 +30,7 @@ SOURCE = textwrap.dedent(
 
 
 def values(kernel: str, name: str) -> ConstexprValues:
-    model = build_model("t.py", SOURCE, cst.parse_module(SOURCE))
+    model = build_model("t.py", SOURCE, parse(SOURCE))
     found = next(k for k in model.kernel_list if k.name == kernel)
     return model.constexpr_values(found, name)
 

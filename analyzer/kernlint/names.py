@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
+from kernlint import tree as cst
 
 # Star imports we know the contents of: a bare name inside a file that did
 # `from triton.language import *` resolves into that module.
@@ -118,7 +118,7 @@ def collect_imports(module: cst.Module) -> ImportTable:
                 stack.extend(reversed(child))
             elif isinstance(child, cst.BaseSuite):
                 body = child.body
-                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])  # type: ignore[list-item]
+                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])
             elif isinstance(child, cst.CSTNode):
                 stack.append(child)
     return table

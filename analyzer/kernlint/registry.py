@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
 
-import libcst as cst
+from kernlint import tree as cst
 from kernlint.findings import Category, Fix, Severity
 from kernlint.model import FileModel
 

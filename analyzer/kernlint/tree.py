@@ -51,6 +51,20 @@ class CSTNode:
         exec(f"def __init__(self, {', '.join(slots)}):{body}\n", namespace)  # noqa: S102 - from the slot names
         cls.__init__ = namespace["__init__"]  # type: ignore[method-assign]
 
+    @classmethod
+    def synthetic(cls, **fields: Any) -> Any:
+        """A node the model makes itself (a name to look up, `end - start`),
+        with no place in the source; fields not given are None."""
+        node = cls.__new__(cls)
+        node.start = node.end = -1
+        for klass in cls.__mro__:
+            for slot in klass.__dict__.get("__slots__", ()):
+                if slot not in ("start", "end"):
+                    setattr(node, slot, fields.pop(slot, None))
+        if fields:
+            raise TypeError(f"{cls.__name__} has no field {next(iter(fields))!r}")
+        return node
+
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
         return f"{type(self).__name__}({inner})"
@@ -74,6 +88,7 @@ class BaseSmallStatement(CSTNode):
 
 class BaseSuite(CSTNode):
     __slots__ = ()
+    body: list[Any]
 
 
 class BaseString(BaseExpression):
@@ -86,10 +101,12 @@ class BaseNumber(BaseExpression):
 
 class BaseElement(CSTNode):
     __slots__ = ()
+    value: BaseExpression
 
 
 class BaseDictElement(CSTNode):
     __slots__ = ()
+    value: BaseExpression
 
 
 class BaseSlice(CSTNode):
@@ -954,6 +971,7 @@ _BINARY: dict[type, BaseBinaryOp] = {
     ast.BitOr: BitOr(-1, -1),
     ast.BitXor: BitXor(-1, -1),
 }
+SUBTRACT = _BINARY[ast.Sub]
 _AUGMENTED: dict[type, BaseAugOp] = {
     ast.Add: AddAssign(-1, -1),
     ast.Sub: SubtractAssign(-1, -1),
@@ -1122,41 +1140,10 @@ class _Builder:
 
     def closing(self, start: int) -> int:
         """Index of the bracket closing the one at `start` (-1 if none)."""
-        text = self.text
-        depth = 0
-        index = start
-        size = len(text)
-        while index < size:
-            char = text[index]
-            if char in "([{":
-                depth += 1
-            elif char in ")]}":
-                depth -= 1
-                if depth == 0:
-                    return index
-            elif char == "#":
-                index = text.find("\n", index)
-                if index < 0:
-                    return -1
-                continue
-            elif char in "'\"":
-                index = self._string_end(index)
-                continue
-            index += 1
-        return -1
+        return closing_bracket(self.text, start)
 
     def _string_end(self, index: int) -> int:
-        text = self.text
-        quote = text[index] * 3 if text.startswith(text[index] * 3, index) else text[index]
-        index += len(quote)
-        while index < len(text):
-            if text[index] == "\\":
-                index += 2
-            elif text.startswith(quote, index):
-                return index + len(quote)
-            else:
-                index += 1
-        return index
+        return _string_end(self.text, index)
 
     # module and statements
 
@@ -1349,7 +1336,7 @@ class _Builder:
                 at = self.text.rfind("as", expression.end, target.start)
                 asname = AsName(self.skip_back(at), target.end, target)
                 end = target.end
-            items.append(WithItem(expression.start, end, expression, asname))
+            items.append(WithItem(self.parenthesized(expression)[0], end, expression, asname))
         body = self.suite(node.body)
         return With(start, body.end, asynchronous, items, body)
 
@@ -1810,6 +1797,46 @@ class _Builder:
     def starred(self, node: ast.Starred) -> Any:
         start, end = self.span(node)
         return StarredElement(start, end, self.expression(node.value))
+
+
+def closing_bracket(text: str, start: int) -> int:
+    """Index of the bracket closing the one at `start`, skipping strings and
+    comments (-1 if none)."""
+    depth = 0
+    index = start
+    size = len(text)
+    while index < size:
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+        elif char == "#":
+            index = text.find("\n", index)
+            if index < 0:
+                return -1
+            continue
+        elif char in "'\"":
+            index = _string_end(text, index)
+            continue
+        index += 1
+    return -1
+
+
+def _string_end(text: str, index: int) -> int:
+    """The offset past the string literal whose quote is at `index`."""
+    quote = text[index] * 3 if text.startswith(text[index] * 3, index) else text[index]
+    index += len(quote)
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+        elif text.startswith(quote, index):
+            return index + len(quote)
+        else:
+            index += 1
+    return index
 
 
 def _start(node: Any) -> int:

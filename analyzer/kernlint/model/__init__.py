@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import libcst as cst
+from kernlint import tree as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.epilogues import EpilogueFacts

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property, wraps
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import libcst as cst
+from kernlint import tree as cst
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
@@ -114,14 +114,7 @@ class ModelBase:
 
     @cached_property
     def _positions(self) -> Positions:
-        # Positions cost code generation, one top-level statement at a time
-        # when first asked; the function index says which statement holds
-        # an indexed node.
-        return Positions(self.module, self.source, self._enclosing_def)
-
-    def _enclosing_def(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        scope = self._scope_of_node.get(id(node))
-        return scope.node if scope is not None else None
+        return Positions(self.module, self.source)
 
     def span(self, node: cst.CSTNode) -> Span:
         return self._positions.span(node)
@@ -134,7 +127,8 @@ class ModelBase:
         return self._positions.offsets(node)
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        """The node's source text, its own parentheses included."""
+        return self._positions.code(node)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Asked about a million times per thousand files, mostly of the same
@@ -213,15 +207,9 @@ class ModelBase:
         if not scope.is_module_level:
             return scope.name
         span = self.span(node)
-        # Only functions in the node's own top-level statement can hold it:
-        # the others' spans would cost their statements' code generation.
-        positions = self._positions
-        statement = positions.statement_of(node)
         best: FunctionInfo | None = None
         for function in self.functions:
             assert function.node is not None
-            if statement is not None and positions.top_statement(function.node) is not statement:
-                continue
             outer = self.span(function.node)
             if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
                 outer.end_line,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import libcst as cst
+from kernlint import tree as cst
 
 TRITON_JIT = "triton.jit"
 

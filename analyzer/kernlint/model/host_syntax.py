@@ -5,9 +5,10 @@ returns of a function, a walk that stays out of nested scopes.
 
 from __future__ import annotations
 
-import libcst as cst
+from kernlint import tree as cst
 from kernlint.model.facts import FunctionInfo
 from kernlint.model.syntax import children, statements
+from kernlint.names import dotted
 
 
 def _short(text: str, limit: int = 24) -> str:
@@ -45,8 +46,17 @@ def _assignment_targets(statement: cst.CSTNode) -> list[str]:
 
 def _tests_cpu(test: cst.BaseExpression, name: str) -> bool:
     """`not name.is_cuda`, `name.is_cpu`, `name.device.type == "cpu"`."""
-    code = cst.Module([]).code_for_node(test).replace(" ", "")
-    return code in (f"not{name}.is_cuda", f"{name}.is_cpu", f'{name}.device.type=="cpu"', f"{name}.device.type=='cpu'")
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return dotted(test.expression) == f"{name}.is_cuda"
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        return (
+            dotted(test.left) == f"{name}.device.type"
+            and isinstance(target.operator, cst.Equal)
+            and isinstance(target.comparator, cst.SimpleString)
+            and target.comparator.evaluated_value == "cpu"
+        )
+    return dotted(test) == f"{name}.is_cpu"
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
@@ -81,9 +91,9 @@ def _default(function: FunctionInfo, param: str) -> cst.BaseExpression | None:
             return (
                 p.default
                 if p.default is not None
-                else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
+                else (None if p in params.params or p in params.posonly_params else cst.Name.synthetic(value="None"))
             )
-    return cst.Name("None")
+    return cst.Name.synthetic(value="None")
 
 
 def _assigned_name(statement: cst.CSTNode | None, value: cst.CSTNode) -> str | None:

@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import libcst as cst
+from kernlint import tree as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, Kernel, Launch
 from kernlint.model.dtypes import NARROW_DTYPES, short_dtype
