@@ -7,11 +7,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from kernlint import tree as cst
-from kernlint.source import parse
 from kernlint import advice
+from kernlint import tree as cst
 from kernlint.engine import Settings, lint_source
 from kernlint.model import build_model
+from kernlint.source import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from kernlint import tree as cst
-from kernlint.source import parse
 from kernlint.model import ConstexprValues, build_model
+from kernlint.source import parse
 
 SOURCE = textwrap.dedent(
     """

@@ -6,9 +6,9 @@ whether it spans one line or several."""
 from __future__ import annotations
 
 from kernlint import tree as cst
-from kernlint.source import parse
 from kernlint.model import build_model
 from kernlint.model.syntax import walk
+from kernlint.source import parse
 
 SOURCE = """\
 def f(x, w):

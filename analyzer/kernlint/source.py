@@ -14,6 +14,7 @@ import warnings
 from dataclasses import dataclass
 
 from kernlint import tree as cst
+from kernlint.tree import line_starts as line_starts  # where the other modules read it
 
 
 @dataclass(frozen=True)
@@ -87,15 +88,6 @@ def _ast_parse(text: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text)
-
-
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets at which each line of `text` starts (CRLF, CR and LF all end
-    a line, as libcst and tokenize count them)."""
-    return [0] + [match.end() for match in LINE_BREAK.finditer(text)]
 
 
 # Every rule reads Triton kernels or the PyTorch code around them; a file

@@ -22,10 +22,9 @@ on every fixture and library file.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import TYPE_CHECKING, Any, ClassVar
-
-from kernlint.source import line_starts
 
 # -- node classes --------------------------------------------------------------
 
@@ -1797,6 +1796,15 @@ class _Builder:
     def starred(self, node: ast.Starred) -> Any:
         start, end = self.span(node)
         return StarredElement(start, end, self.expression(node.value))
+
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which each line of `text` starts (CRLF, CR and LF all end
+    a line, as CPython's tokenizer counts them)."""
+    return [0] + [match.end() for match in LINE_BREAK.finditer(text)]
 
 
 def closing_bracket(text: str, start: int) -> int:

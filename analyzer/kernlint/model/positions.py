@@ -91,7 +91,9 @@ class Positions:
         parent = self._parent_of(node)
         if parent is None:
             return node.start, node.end
-        low, high = (parent.start - 1, parent.end) if parent.start <= node.start and node.end <= parent.end else (-1, 1 << 62)
+        low, high = (
+            (parent.start - 1, parent.end) if parent.start <= node.start and node.end <= parent.end else (-1, 1 << 62)
+        )
         owner = self._parent_of(parent) if isinstance(parent, cst.Arg) else None
         if isinstance(owner, cst.Call):
             low, high = self._skip_ahead(self._with_parentheses(owner.func)[1]), owner.end - 1

@@ -15,11 +15,11 @@ never imports the user's files; it
     a crash (its last error line), a wrong result or a file not in
     KernelBench form into a result row and exit code 1.
 
-Linting needs libcst.  Where it is missing (the GPU machine this project
-measures on), `--static-only` on a machine that has it writes the lint
-findings and GEMM facts as JSON without executing anything, and `--static
-FILE` reads them back (checked against FILE's sha256); without either, the
-record says the lint was skipped and why.
+Linting needs only kernlint's own dependencies (CPython's parser, no
+libcst). Where they are missing, `--static-only` on a machine that has them
+writes the lint findings and GEMM facts as JSON without executing anything,
+and `--static FILE` reads them back (checked against FILE's sha256); without
+either, the record says the lint was skipped and why.
 
 torch is imported in the parent only to ask whether a GPU is present.
 """
@@ -73,7 +73,7 @@ DOT_PEAK_COLUMN = {
 }
 STATUSES = ("ok", "wrong", "crash", "timeout", "invalid", "not-run")
 LINT_UNAVAILABLE = (
-    "lint skipped: libcst is not installed here; run `kernlint verify FILE --static-only > static.json` "
+    "lint skipped: kernlint's lint dependencies are not installed here; run `kernlint verify FILE --static-only > static.json` "
     "where kernlint is installed and pass `--static static.json`"
 )
 
@@ -100,7 +100,7 @@ def gemm_facts(path: str, text: str) -> dict | None:
     fp32 operands multiply as TF32 unless `input_precision="ieee"` or
     `allow_tf32=False` (Triton's default on NVIDIA GPUs is tf32).
     """
-    import libcst as cst
+    from kernlint import tree as cst
     from kernlint.model import build_model
     from kernlint.model.syntax import keyword, positional
     from kernlint.source import parse
@@ -138,8 +138,8 @@ def gemm_facts(path: str, text: str) -> dict | None:
 
 
 def static_facts(path: str) -> dict:
-    """Lint FILE and read its GEMM facts; raises ImportError when libcst is missing."""
-    importlib.import_module("libcst")
+    """Lint FILE and read its GEMM facts; raises ImportError when a module
+    linting needs is missing."""
     from kernlint import claims, config
     from kernlint.runner import run
 
