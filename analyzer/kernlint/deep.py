@@ -1,12 +1,10 @@
-"""Deep nesting: libcst's parser and visitors recurse once per level of
-nesting. `deep_call` runs the analysis of one file in a thread with a large
+"""Deep nesting: CPython's parser and kernlint.tree's builder recurse once
+per level of nesting. `deep_call` runs the analysis of one file in a thread with a large
 stack (STACK_SIZE; one long-lived thread, reused from file to file) and
 a raised recursion limit (RECURSION_LIMIT), so nesting that CPython itself
 accepts is analyzed; deeper nesting ends in a
 RecursionError that the engine reports as a parse error ("too deeply
-nested"), never as a crash. (A native stack overflow in libcst's parser
-cannot be caught, so source.parse refuses, before libcst sees it, nesting
-that CPython's own parser refuses.)
+nested"), never as a crash.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kernels a file imports from another module of its project.
 
-kernlint's model is per file: one libcst parse, one FileModel, and rules ask
+kernlint's model is per file: one parse, one FileModel, and rules ask
 it. A launch of a kernel defined in another module (`from .kernels import
 mm_kernel`, then `mm_kernel[grid](...)`) needs that kernel's facts: its
 constexprs, whether it is autotuned, whether it calls `tl.dot`; a call of

@@ -97,13 +97,13 @@ KERNEL_TEXT = re.compile(r"torch|triton|\btl\b")
 
 
 def may_hold_kernel_code(text: str) -> bool:
-    """The cheap text pre-check the engine runs before libcst: False for a
+    """The cheap text pre-check the engine runs before building a tree: False for a
     file that names neither torch nor triton (nor `tl`)."""
     return KERNEL_TEXT.search(text) is not None
 
 
 def python_parses(text: str) -> bool:
-    """Whether CPython's own parser (10x faster than libcst) accepts the
+    """Whether CPython's own parser accepts the
     file; for a file the pre-check skips, this is the only parse."""
     try:
         _ast_parse(text)

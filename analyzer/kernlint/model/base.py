@@ -51,8 +51,6 @@ class ModelBase:
         # Where kernels this file imports are found (None: the file alone).
         self.project = project
         self._homes: dict[int, tuple[Kernel, ModelBase]] = {}  # id(imported kernel) -> (kernel, its model)
-        # Positions come from kernlint.model.positions, not libcst's metadata
-        # (whose import alone costs a tenth of a small file's run).
         self.module = module
         self.imports: ImportTable = collect_imports(self.module)
         self.top = FunctionInfo("<module>", "<module>", None)
