@@ -93,8 +93,14 @@ class GitIgnore:
 
     def ignored(self, path: str, is_dir: bool) -> bool:
         result = False
+        absolute = os.path.abspath(path)
+        # One relative path per .gitignore folder, not per pattern: a warm
+        # run's time went mostly to relpath (issue 14).
+        relatives: dict[str, str] = {}
         for pattern in self.patterns:
-            relative = os.path.relpath(os.path.abspath(path), pattern.base).replace(os.sep, "/")
+            relative = relatives.get(pattern.base)
+            if relative is None:
+                relative = relatives[pattern.base] = os.path.relpath(absolute, pattern.base).replace(os.sep, "/")
             if relative.startswith(".."):
                 continue
             if pattern.dir_only and not is_dir:

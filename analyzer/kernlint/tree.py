@@ -1199,15 +1199,14 @@ class _Builder:
         return offset
 
     def suite(self, nodes: list[ast.stmt]) -> Any:
+        """A compound statement's body: an IndentedBlock, or a
+        SimpleStatementSuite when it follows the colon on the same line."""
         body = self.statements(nodes)
         first = body[0]
-        kind = IndentedBlock if self.starts_line(first.start) else SimpleStatementSuite
-        if kind is SimpleStatementSuite:
-            body = [part for line in body for part in (line.body if type(line) is SimpleStatementLine else [line])]
-        return kind(first.start, body[-1].end if kind is SimpleStatementSuite else self._last_end(body), body)
-
-    def _last_end(self, body: list[Any]) -> int:
-        return body[-1].end
+        if self.starts_line(first.start):
+            return IndentedBlock(first.start, body[-1].end, body)
+        small = [part for line in body for part in (line.body if type(line) is SimpleStatementLine else [line])]
+        return SimpleStatementSuite(first.start, small[-1].end, small)
 
     def else_(self, nodes: list[ast.stmt], keyword: str, after: int) -> Any:
         """An `else:` (or `finally:`) clause: from its keyword to its body's end."""
@@ -1238,11 +1237,7 @@ class _Builder:
     def decorator(self, node: ast.expr) -> Any:
         expression = self.expression(node)
         at = self.text.rfind("@", 0, expression.start)
-        return Decorator(at, self.outer_end(expression), expression)
-
-    def outer_end(self, node: Any) -> int:
-        """End of an expression with its closing parentheses."""
-        return node.end  # refined by `code` when asked; decorators rarely wrap
+        return Decorator(at, self.parenthesized(expression)[1], expression)
 
     def annotation(self, node: ast.expr | None) -> Any:
         if node is None:
