@@ -26,6 +26,12 @@ import re
 import warnings
 from typing import TYPE_CHECKING, Any, ClassVar
 
+# Characters between tokens: blanks, line breaks and line continuations.
+_LAYOUT = " \t\f\r\n\\"
+# No brackets to stay inside (`with_parentheses`).
+NO_BOUNDS = (-1, 1 << 62)
+
+
 # -- node classes --------------------------------------------------------------
 
 
@@ -1022,9 +1028,6 @@ def parse_tree(text: str) -> Any:
     return _Builder(text).module(module)
 
 
-_WHITESPACE = " \t\f\r\n\\"
-
-
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -1113,36 +1116,15 @@ class _Builder:
         )
 
     def skip_back(self, offset: int) -> int:
-        """The offset after the last non-layout character before `offset`."""
-        text = self.text
-        while offset > 0 and text[offset - 1] in _WHITESPACE:
-            offset -= 1
-        return offset
+        return skip_layout_back(self.text, offset)
 
     def skip_ahead(self, offset: int) -> int:
-        text, size = self.text, len(self.text)
-        while offset < size:
-            char = text[offset]
-            if char in _WHITESPACE:
-                offset += 1
-            elif char == "#":
-                newline = text.find("\n", offset)
-                offset = size if newline < 0 else newline
-            else:
-                break
-        return offset
+        return skip_layout_ahead(self.text, offset)
 
     def wrapped(self, start: int, end: int) -> bool:
         """Whether text[start] is a "(" that the ")" at text[end - 1] closes
         (a tuple or generator's own parentheses, which ast includes)."""
-        return self.text[start] == "(" and self.text[end - 1] == ")" and self.closing(start) == end - 1
-
-    def closing(self, start: int) -> int:
-        """Index of the bracket closing the one at `start` (-1 if none)."""
-        return closing_bracket(self.text, start)
-
-    def _string_end(self, index: int) -> int:
-        return _string_end(self.text, index)
+        return self.text[start] == "(" and self.text[end - 1] == ")" and closing_bracket(self.text, start) == end - 1
 
     # module and statements
 
@@ -1279,7 +1261,7 @@ class _Builder:
         keywords: list[Any] = []
         if node.bases or node.keywords:
             opening = self.text.index("(", name.end)
-            brackets = (opening, self.closing(opening))
+            brackets = (opening, closing_bracket(self.text, opening))
             bases = [self.argument(b, brackets) for b in node.bases]
             keywords = [self.keyword_argument(k, brackets) for k in node.keywords]
         body = self.suite(node.body)
@@ -1547,21 +1529,10 @@ class _Builder:
             part = Index(start, end, inner, None)
         return SubscriptElement(part.start, part.end, part)
 
-    def parenthesized(self, node: Any, inside: tuple[int, int] = (-1, 1 << 62)) -> tuple[int, int]:
-        """The range of an expression with its own parentheses around it:
-        those strictly inside `inside`, the brackets of the parent (a call's
-        parentheses around its only argument are the call's)."""
-        start, end = node.start, node.end
-        low, high = inside
-        text = self.text
-        while True:
-            before = self.skip_back(start) - 1
-            after = self.skip_ahead(end)
-            if low < before and after < high and after < len(text) and text[before] == "(" and text[after] == ")":
-                if self.closing(before) == after:
-                    start, end = before, after + 1
-                    continue
-            return start, end
+    def parenthesized(self, node: Any, inside: tuple[int, int] = NO_BOUNDS) -> tuple[int, int]:
+        """The range of an expression with its own parentheses around it
+        (see `with_parentheses`)."""
+        return with_parentheses(self.text, node.start, node.end, inside)
 
     def slice_(self, node: ast.Slice) -> Any:
         start, end = self.span(node)
@@ -1669,7 +1640,7 @@ class _Builder:
             piece = index
             while text[index] not in "'\"":
                 index += 1
-            index = self._string_end(index)
+            index = _string_end(self.text, index)
             pieces.append((piece, index))
         return pieces
 
@@ -1802,6 +1773,44 @@ def line_starts(text: str) -> list[int]:
     return [0] + [match.end() for match in LINE_BREAK.finditer(text)]
 
 
+def skip_layout_back(text: str, offset: int) -> int:
+    """The offset just past the last non-layout character before `offset`."""
+    while offset > 0 and text[offset - 1] in _LAYOUT:
+        offset -= 1
+    return offset
+
+
+def skip_layout_ahead(text: str, offset: int) -> int:
+    """The offset of the first character at or after `offset` that is
+    neither layout nor inside a comment."""
+    size = len(text)
+    while offset < size:
+        char = text[offset]
+        if char in _LAYOUT:
+            offset += 1
+        elif char == "#":
+            newline = text.find("\n", offset)
+            offset = size if newline < 0 else newline
+        else:
+            break
+    return offset
+
+
+def with_parentheses(text: str, start: int, end: int, inside: tuple[int, int] = NO_BOUNDS) -> tuple[int, int]:
+    """The range start:end widened over the parentheses that enclose it
+    exactly, those strictly inside `inside`: the parent's brackets (a call's
+    parentheses around its only argument are the call's) stay out."""
+    low, high = inside
+    while True:
+        before = skip_layout_back(text, start) - 1
+        after = skip_layout_ahead(text, end)
+        if not (low < before and after < high and after < len(text) and text[before] == "(" and text[after] == ")"):
+            return start, end
+        if closing_bracket(text, before) != after:
+            return start, end
+        start, end = before, after + 1
+
+
 def closing_bracket(text: str, start: int) -> int:
     """Index of the bracket closing the one at `start`, skipping strings and
     comments (-1 if none)."""
@@ -1832,14 +1841,14 @@ def _string_end(text: str, index: int) -> int:
     """The offset past the string literal whose quote is at `index`."""
     quote = text[index] * 3 if text.startswith(text[index] * 3, index) else text[index]
     index += len(quote)
-    while index < len(text):
-        if text[index] == "\\":
-            index += 2
-        elif text.startswith(quote, index):
-            return index + len(quote)
-        else:
-            index += 1
-    return index
+    while True:
+        closing = text.find(quote, index)
+        if closing < 0:
+            return len(text)
+        escape = text.find("\\", index, closing)
+        if escape < 0:
+            return closing + len(quote)
+        index = escape + 2
 
 
 def _start(node: Any) -> int:

@@ -92,24 +92,15 @@ class Positions:
         if parent is None:
             return node.start, node.end
         low, high = (
-            (parent.start - 1, parent.end) if parent.start <= node.start and node.end <= parent.end else (-1, 1 << 62)
+            (parent.start - 1, parent.end) if parent.start <= node.start and node.end <= parent.end else cst.NO_BOUNDS
         )
         owner = self._parent_of(parent) if isinstance(parent, cst.Arg) else None
         if isinstance(owner, cst.Call):
-            low, high = self._skip_ahead(self._with_parentheses(owner.func)[1]), owner.end - 1
+            low, high = cst.skip_layout_ahead(self._source, self._with_parentheses(owner.func)[1]), owner.end - 1
         elif isinstance(owner, cst.ClassDef):
             low = self._source.index("(", owner.name.end)
-            high = _closing(self._source, low)
-        source = self._source
-        start, end = node.start, node.end
-        while True:
-            before = self._skip_back(start) - 1
-            after = self._skip_ahead(end)
-            if low < before and after < high and source[before] == "(" and source[after] == ")":
-                if _closing(source, before) == after:
-                    start, end = before, after + 1
-                    continue
-            return start, end
+            high = cst.closing_bracket(self._source, low)
+        return cst.with_parentheses(self._source, node.start, node.end, (low, high))
 
     def _parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self._parents is None:
@@ -119,33 +110,6 @@ class Positions:
                     parents[id(child)] = parent
             self._parents = parents
         return self._parents.get(id(node))
-
-    def _skip_back(self, offset: int) -> int:
-        source = self._source
-        while offset > 0 and source[offset - 1] in _LAYOUT:
-            offset -= 1
-        return offset
-
-    def _skip_ahead(self, offset: int) -> int:
-        source, size = self._source, len(self._source)
-        while offset < size:
-            char = source[offset]
-            if char in _LAYOUT:
-                offset += 1
-            elif char == "#":
-                newline = source.find("\n", offset)
-                offset = size if newline < 0 else newline
-            else:
-                break
-        return offset
-
-
-_LAYOUT = " \t\f\r\n\\"
-
-
-def _closing(source: str, start: int) -> int:
-    """Index of the bracket closing the one at `start` (-1 if none)."""
-    return cst.closing_bracket(source, start)
 
 
 class SourceOrder:
