@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import traceback
 import warnings
+from typing import TYPE_CHECKING
 
 from kernlint import claims, suppressions
 from kernlint.deep import deep_call
 from kernlint.findings import FileResult, Finding, Span
-from kernlint.model import FileModel, build_model
-from kernlint.project import Project
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
 from kernlint.source import SourceError, decode, may_hold_kernel_code, parse, python_parses
+
+if TYPE_CHECKING:
+    from kernlint.model import FileModel
 
 REPORT_URL = "https://github.com/kernlint/kernlint/issues"
 
@@ -66,6 +68,11 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         module = parse(text)
     except SourceError as error:
         return FileResult(path, (_parse_error(path, error),), source=text)
+    # Imported here, not at the top: a run whose every file is in the cache
+    # never models a file, and the model is a third of the imports (issue 14).
+    from kernlint.model import build_model
+    from kernlint.project import Project
+
     # Kernels this file imports from other modules are read from the disk
     # (kernlint.project); the result records which files that read.
     project = Project(path) if path != "-" else None

@@ -15,11 +15,13 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from kernlint import tree as cst
 from kernlint.findings import Category, Fix, Severity
-from kernlint.model import FileModel
+
+if TYPE_CHECKING:  # annotations only: a cached run imports no model
+    from kernlint import tree as cst
+    from kernlint.model import FileModel
 
 CODE_PATTERN = re.compile(r"^KL\d{3}$")
 
