@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import time
@@ -86,6 +84,10 @@ def run_jobs(
     if timeout <= 0 or not jobs:
         with _lean_gc():
             return [execute(job, settings) for job in jobs]
+    # Imported only when there is work for a worker: a run answered from the
+    # cache starts none, and multiprocessing is a tenth of its imports.
+    import multiprocessing.connection
+
     context = _context()
     count = max(1, min(len(jobs), workers or os.cpu_count() or 1, MAX_WORKERS))
     _warm_up()
@@ -152,6 +154,8 @@ def _replace(idle: list[_Worker], context: Any, settings: Settings) -> None:
 
 
 def _context() -> Any:
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
