@@ -1,6 +1,7 @@
 """Limits: the size cap (KL901), the per-file time budget (KL902) enforced
-by killable worker processes, and workers that die (KL999). One
-pathological file never stalls or crashes the run."""
+by killable worker processes (one small file: by a thread the run stops
+waiting for), and workers that die (KL999). One pathological file never
+stalls or crashes the run."""
 
 from __future__ import annotations
 
@@ -33,6 +34,15 @@ def generated_kernels(size: int) -> bytes:
         total += len(part)
         i += 1
     return "".join(parts).encode()
+
+
+class WorkerStarted(Exception):
+    """Not an AssertionError or OSError: run_jobs takes those for "no worker
+    can be started here" and lints in this process instead."""
+
+
+def no_workers(*args, **kwargs):
+    raise WorkerStarted
 
 
 def test_defaults() -> None:
@@ -174,15 +184,12 @@ def test_output_does_not_depend_on_which_worker_finishes_first(tmp_path: Path, m
 
 
 def test_a_budget_of_zero_lints_in_this_process(tmp_path: Path, monkeypatch) -> None:
-    (tmp_path / "k.py").write_bytes(TF32)
-
-    def no_workers(*args, **kwargs):
-        raise AssertionError("a worker was started")
-
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_bytes(TF32)
     monkeypatch.setattr(limits, "_Worker", no_workers)
     monkeypatch.chdir(tmp_path)
-    outcome = run(["k.py"], Settings(timeout_per_file=0))
-    assert [f.code for f in outcome.report.findings] == ["KL014"]
+    outcome = run(["."], Settings(timeout_per_file=0))
+    assert [(f.path, f.code) for f in outcome.report.findings] == [("a.py", "KL014"), ("b.py", "KL014")]
 
 
 # ---- workers that die -----------------------------------------------------
@@ -224,21 +231,83 @@ def test_a_worker_that_dies_is_kl999_for_its_file_only(tmp_path: Path, monkeypat
     assert outcome.exit_code == 2
 
 
-def test_an_exception_escaping_the_engine_in_a_worker_is_kl999(tmp_path: Path, monkeypatch) -> None:
-    (tmp_path / "k.py").write_bytes(TF32)
+@pytest.mark.parametrize(
+    "paths, where",
+    [(["k.py"], "kernlint"), (["k.py", "other.py"], "the file's worker process")],
+    ids=["one-file-in-process", "two-files-in-workers"],
+)
+def test_an_exception_escaping_the_engine_is_kl999(tmp_path: Path, monkeypatch, paths, where) -> None:
+    for path in paths:
+        (tmp_path / path).write_bytes(TF32)
 
     def broken(path, data, settings=Settings()):
         raise MemoryError("simulated")
 
     monkeypatch.setattr(engine, "lint_bytes", broken)
     monkeypatch.chdir(tmp_path)
-    outcome = run(["k.py"])
-    (finding,) = outcome.report.findings
-    assert finding.code == "KL999"
-    assert finding.message.startswith(
-        "internal error in the file's worker process on this file: MemoryError: simulated;"
+    outcome = run(paths)
+    assert [f.code for f in outcome.report.findings] == ["KL999"] * len(paths)
+    assert outcome.report.findings[0].message.startswith(
+        f"internal error in {where} on this file: MemoryError: simulated;"
     )
     assert outcome.exit_code == 2
+
+
+# ---- one small file: checked in this process, within the budget ----------
+
+
+def test_one_small_file_is_checked_in_this_process(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "k.py").write_bytes(TF32)
+    monkeypatch.setattr(limits, "_Worker", no_workers)
+    monkeypatch.chdir(tmp_path)
+    outcome = run(["k.py"], Settings(timeout_per_file=20))
+    assert [(f.code, f.span.line, f.span.column) for f in outcome.report.findings] == [("KL014", 2, 20)]
+
+
+def test_one_slow_small_file_is_kl902_on_time_without_a_worker(tmp_path: Path, monkeypatch) -> None:
+    """The check is abandoned in its thread (it sleeps on), and the run ends."""
+    (tmp_path / "slow.py").write_bytes(TF32)
+    monkeypatch.setattr(limits, "_Worker", no_workers)
+    monkeypatch.setattr(engine, "lint_bytes", slow_for("slow", 30))
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    outcome = run(["slow.py"], Settings(timeout_per_file=0.5))
+    assert time.monotonic() - started < 5
+    assert [(f.path, f.code) for f in outcome.report.findings] == [("slow.py", "KL902")]
+    assert outcome.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "why, arrange",
+    [
+        (
+            "over the in-process size",
+            lambda tmp_path, monkeypatch: monkeypatch.setattr(limits, "IN_PROCESS_MAX_BYTES", 10),
+        ),
+        ("two files", lambda tmp_path, monkeypatch: (tmp_path / "other.py").write_bytes(TF32)),
+    ],
+)
+def test_a_larger_file_or_several_files_get_workers(tmp_path: Path, monkeypatch, why, arrange) -> None:
+    (tmp_path / "k.py").write_bytes(TF32)
+    arrange(tmp_path, monkeypatch)
+    monkeypatch.setattr(limits, "_Worker", no_workers)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(WorkerStarted):
+        run(["."], Settings(timeout_per_file=20))
+
+
+def test_fixing_one_small_file_in_place_gets_a_worker(tmp_path: Path, monkeypatch) -> None:
+    """A fix writes the file: its check must be killable, not abandoned."""
+    (tmp_path / "k.py").write_bytes(TF32)
+    monkeypatch.setattr(limits, "_Worker", no_workers)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(WorkerStarted):
+        run(["k.py"], Settings(timeout_per_file=20), fix="fix")
+
+
+def test_a_timed_deep_call_cannot_be_nested() -> None:
+    with pytest.raises(ValueError, match="nested"):
+        deep.deep_call(lambda: deep.deep_call(lambda: 1, timeout=1))
 
 
 # ---- the rules' documentation --------------------------------------------

@@ -32,9 +32,7 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from kernlint.findings import Category, FileResult, Finding, Fix, Severity, Span
@@ -56,18 +54,18 @@ FORMAT = 2
 @functools.cache
 def code_fingerprint() -> str:
     """A hash of kernlint's own source and measurement records."""
+    from pathlib import Path
+
     import kernlint.engine
     import kernlint.rules
+    from kernlint.claims import MEASUREMENTS_DIR
+    from kernlint.provenance import library_folder
 
     digest = hashlib.sha256(f"kernlint {__version__} cache {FORMAT}".encode())
     roots = [Path(kernlint.engine.__file__).parent, Path(kernlint.rules.__file__).parent]
-    try:
-        from importlib import resources
-
-        records = resources.files("kernlint.kernels").joinpath("measurements")
-        roots.append(Path(str(records)))
-    except (ModuleNotFoundError, TypeError):
-        pass
+    library = library_folder()
+    if library is not None:
+        roots.append(Path(library) / MEASUREMENTS_DIR)
     for root in roots:
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".json") and "__pycache__" not in path.parts and path.is_file():
@@ -120,6 +118,8 @@ class ResultCache:
     def put(self, key: str, result: FileResult) -> None:
         if not cacheable(result):
             return
+        import tempfile  # here: a run that writes no cache entry does without it
+
         entry = self._entry(key)
         try:
             self._ensure_folder(os.path.dirname(entry))

@@ -7,7 +7,9 @@ Speedups are recomputed here from the before/after times in the record
 (before / after, per shape, for CUDA-graph and for eager time), so a record
 cannot claim a speedup its own times do not show.
 
-Records are read with importlib.resources and cached; torch is never imported.
+Records are read from the installed kernel library's folder, found without
+importing it (kernlint.provenance.library_folder), and cached; torch is never
+imported.
 
 A record is true of the code it measured: each result carries the digest of
 its pair's sources then (kernlint.provenance). A claim whose pair has changed
@@ -19,12 +21,11 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+import os
 
-from kernlint.provenance import is_current
+from kernlint.provenance import is_current, library_folder
 from kernlint.registry import all_rules
 
-MEASUREMENTS_PACKAGE = "kernlint.kernels"
 MEASUREMENTS_DIR = "measurements"
 RECORD_PREFIX = "kernels/measurements/"
 # The shape `measured_gain` ranks by: the seed problem's own size.
@@ -41,22 +42,26 @@ def load_records() -> tuple[tuple[str, dict], ...]:
 
     Records taken under --interpret (no timing) are skipped.
     """
+    library = library_folder()
+    if library is None:
+        return ()
+    folder = os.path.join(library, MEASUREMENTS_DIR)
     try:
-        folder = resources.files(MEASUREMENTS_PACKAGE).joinpath(MEASUREMENTS_DIR)
-        entries = [e for e in folder.iterdir() if e.name.endswith(".json")]
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+    except OSError:
         return ()
     found = []
-    for entry in sorted(entries, key=lambda e: e.name):
+    for name in names:
         try:
-            record = json.loads(entry.read_text())
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                record = json.load(handle)
         except (OSError, ValueError):
             continue
         if not isinstance(record, dict) or record.get("tool") != "kernlint verify":
             continue
         if (record.get("environment") or {}).get("interpret", True):
             continue
-        found.append((RECORD_PREFIX + entry.name, record))
+        found.append((RECORD_PREFIX + name, record))
     found.sort(key=lambda item: item[1].get("date", ""), reverse=True)
     return tuple(found)
 
@@ -191,9 +196,14 @@ def expected_speedup(code: str, target_gpu: str | None = None) -> dict | None:
 
     Taken from the pair that measures the rule alone (RULES == (code,)), in
     the newest record, or the newest whose GPU name contains `target_gpu`
-    (case-insensitive).
+    (case-insensitive). Worked out once per rule and GPU, and shared by every
+    finding of the rule: the dict is read-only.
     """
-    code = code.upper()
+    return _expected_speedup(code.upper(), target_gpu)
+
+
+@functools.cache
+def _expected_speedup(code: str, target_gpu: str | None) -> dict | None:
     if code not in _performance_rules():
         return None
     picked = _pick_record(target_gpu)

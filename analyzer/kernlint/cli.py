@@ -123,13 +123,33 @@ def setting_options(command: Callable[..., None]) -> Callable[..., None]:
         command = click.option(
             setting.flag,
             setting.attribute,
+            cls=SettingOption,
+            setting=setting,
             type=SettingValue(setting),
             multiple=setting.kind.multiple,
             default=None,
             metavar=setting.kind.metavar,
-            help=setting.help_line(),
         )(command)
     return command
+
+
+class SettingOption(click.Option):
+    """A setting's flag. Its help line is written when help is shown, not
+    when the command is built: the line names rule codes, and finding them
+    imports every rule and the model, which a run answered from the cache
+    (or `--version`) does not need (issue 14)."""
+
+    def __init__(self, *args: Any, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        return self.setting.help_line()
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        """click assigns the `help=` given (none): the setting's line stands."""
 
 
 def _flag_values(given: dict[str, object]) -> dict[str, object]:

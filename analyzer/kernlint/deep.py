@@ -30,11 +30,28 @@ _limit_users = 0
 _saved_limit = 0
 
 
-def deep_call(function: Callable[[], T]) -> T:
+class StillRunning(Exception):
+    """`deep_call`'s timeout passed before the call returned. The call goes
+    on in its thread, abandoned: a thread cannot be stopped."""
+
+
+class NoDeepThread(Exception):
+    """`deep_call` with a timeout, where no deep thread can be started."""
+
+
+def deep_call(function: Callable[[], T], timeout: float | None = None) -> T:
     """`function()` in a thread with a large stack and a raised recursion
     limit; its result or exception comes back as if called directly. Nested
-    calls run inline."""
+    calls run inline.
+
+    With a `timeout` (seconds), StillRunning when the call has not returned
+    by then, and NoDeepThread (the call not made) where no thread can be
+    started; a nested call cannot be timed and is refused (ValueError). The
+    wait ends on time while the call runs Python code; a call into C (CPython's
+    parser) that holds the interpreter lock delays it until that returns."""
     if getattr(_deep, "active", False):
+        if timeout is not None:
+            raise ValueError("a nested deep_call cannot have a timeout")
         return function()
     outcome: list[Any] = []
 
@@ -57,10 +74,13 @@ def deep_call(function: Callable[[], T]) -> T:
 
     done = _run_deep(target)
     if done is None:
+        if timeout is not None:
+            raise NoDeepThread
         # No thread with that stack here (an unusual platform or ulimit):
         # run inline; deep files then stop earlier with a RecursionError.
         return function()
-    done.wait()
+    if not done.wait(timeout):
+        raise StillRunning
     ok, value = outcome[0]
     if ok:
         return value

@@ -18,6 +18,18 @@ Three guards, each turning a hostile file into a finding for that file:
   generated one of a few MB. A budget of 0 turns workers off and lints in
   this process, in order.
 
+One small file (at most IN_PROCESS_MAX_BYTES, linted or diffed, not fixed
+in place) is checked in this process: an editor on save or a hook with
+one changed file would otherwise spend more on forking a worker than on
+the file (issue 14). It runs in kernlint.deep's thread, and the run waits
+for it at most the budget. On timeout the thread is abandoned, not
+stopped: it is the run's only file, so nothing later sees what it leaves
+half-done, and the run reports KL902 and ends. The wait cannot end inside
+CPython's parser, which holds the interpreter lock; on a file this small
+the parser's worst case (f-string placeholders, quadratic in CPython 3.11)
+measured under 0.6 s. A fix job, which writes the file, always has a
+worker that can be killed.
+
 Workers are forked where the platform allows (Linux), so they start in
 milliseconds with everything already imported; the results are put back in
 the order of the jobs, so output does not depend on which worker finished
@@ -34,18 +46,22 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from kernlint import engine
+from kernlint.deep import NoDeepThread, StillRunning, deep_call
 from kernlint.findings import FileResult
-from kernlint.fixes import FixOutcome, fix_file
 from kernlint.registry import all_rules
 from kernlint.settings import Settings
 
+if TYPE_CHECKING:
+    from kernlint.fixes import FixOutcome
+
 # What a job gives back: the lint result, or the fix outcome for a fix job.
-JobResult = FileResult | FixOutcome
+JobResult: TypeAlias = "FileResult | FixOutcome"
 
 MAX_WORKERS = 8
+IN_PROCESS_MAX_BYTES = 64 * 1024
 
 
 # ---- the time budget: one worker process per CPU, killed on timeout -------
@@ -67,6 +83,8 @@ def execute(job: Job, settings: Settings) -> JobResult:
     fixes.FixOutcome for a fix job."""
     if job.fix is None:
         return engine.lint_bytes(job.path, job.data, settings)
+    from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
+
     return fix_file(job.path, job.data, settings, write=job.fix == "fix")
 
 
@@ -84,6 +102,15 @@ def run_jobs(
     if timeout <= 0 or not jobs:
         with _lean_gc():
             return [execute(job, settings) for job in jobs]
+    if len(jobs) == 1 and jobs[0].fix != "fix" and len(jobs[0].data) <= IN_PROCESS_MAX_BYTES:
+        job = jobs[0]
+        with _lean_gc():
+            try:
+                return [deep_call(lambda: _execute_or_crash(job, settings, "kernlint"), timeout=timeout)]
+            except StillRunning:
+                return [on_unfinished(job, "timeout")]
+            except NoDeepThread:
+                pass  # a worker, then
     # Imported only when there is work for a worker: a run answered from the
     # cache starts none, and multiprocessing is a tenth of its imports.
     import multiprocessing.connection
@@ -209,16 +236,22 @@ def _serve(connection: Any, settings: Settings) -> None:
             job = connection.recv()
         except (EOFError, OSError):
             return
-        try:
-            result = execute(job, settings)
-        except BaseException as error:  # noqa: BLE001 - reported for this file
-            result = _crash_result(job, error)
+        result = _execute_or_crash(job, settings, "the file's worker process")
         try:
             connection.send(result)
         except (OSError, ValueError):
             return
         except Exception as error:  # noqa: BLE001 - e.g. a result that does not pickle
-            connection.send(_crash_result(job, error))
+            connection.send(_crash_result(job, error, "the file's worker process"))
+
+
+def _execute_or_crash(job: Job, settings: Settings, where: str) -> JobResult:
+    """`execute`; an exception escaping it is a KL999 finding for the file,
+    naming `where` it ran."""
+    try:
+        return execute(job, settings)
+    except BaseException as error:  # noqa: BLE001 - reported for this file
+        return _crash_result(job, error, where)
 
 
 # A libcst parse allocates hundreds of thousands of nodes, which free by
@@ -246,8 +279,10 @@ def _lean_gc() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _crash_result(job: Job, error: BaseException) -> JobResult:
-    result = engine.internal_error_result(job.path, "the file's worker process", f"{type(error).__name__}: {error}")
+def _crash_result(job: Job, error: BaseException, where: str) -> JobResult:
+    result = engine.internal_error_result(job.path, where, f"{type(error).__name__}: {error}")
     if job.fix is None:
         return result
+    from kernlint.fixes import FixOutcome
+
     return FixOutcome(job.path, result, 0, job.data, job.data, "")

@@ -6,18 +6,21 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernlint.advice import verdict
-from kernlint.cache import ResultCache
 from kernlint.discovery import discover
 from kernlint.engine import file_too_large_result, internal_error_result, timeout_result
 from kernlint.findings import FileResult
-from kernlint.fixes import FixOutcome
 from kernlint.limits import Job, run_jobs
 from kernlint.registry import rule_for_event
 from kernlint.reporters import ReportOptions, RunReport
 from kernlint.settings import Settings
 from kernlint.version import __version__
+
+if TYPE_CHECKING:  # a lint-only run uses neither, and fixes imports difflib and tempfile
+    from kernlint.cache import ResultCache
+    from kernlint.fixes import FixOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -83,7 +86,11 @@ def run(
             result = internal_error_result(job.path, "kernlint", why)
         if job.fix == "fix":
             _remove_orphaned_temporaries(job.path)
-        return result if job.fix is None else FixOutcome(job.path, result, 0, job.data, job.data, "")
+        if job.fix is None:
+            return result
+        from kernlint.fixes import FixOutcome
+
+        return FixOutcome(job.path, result, 0, job.data, job.data, "")
 
     cached: dict[int, FileResult] = {}
     keys: dict[int, str] = {}
