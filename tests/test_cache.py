@@ -47,6 +47,35 @@ def test_output_is_identical_across_jobs_and_cold_and_cached_runs(tmp_path: Path
     )
 
 
+WHAT_A_RUN_IMPORTED = """
+import contextlib, io, sys
+from kernlint.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main(sys.argv[1:])
+print(sorted(name for name in sys.modules if name.startswith(("kernlint.model", "kernlint.rules."))))
+"""
+
+
+def test_a_run_answered_from_the_cache_loads_no_rule_or_model(tmp_path: Path) -> None:
+    """Each file's verdict is cached with its result, and the exit code asks
+    the registry only about engine findings, so a warm run (the seed kernel
+    has findings and a verdict) never imports the rules or the model."""
+    folder = project(tmp_path)
+
+    def imported() -> str:
+        proc = subprocess.run(
+            [sys.executable, "-c", WHAT_A_RUN_IMPORTED, "--format", "json", "kernel.py"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        return proc.stdout.strip()
+
+    assert "kernlint.model" in imported()  # cold: linted here (one small file)
+    assert imported() == "[]"
+
+
 def test_a_changed_selection_config_or_file_misses_the_cache(tmp_path: Path) -> None:
     folder = project(tmp_path)
     kernlint(folder, ".")
@@ -70,7 +99,7 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:
     entry.write_text("{not json")
     again = kernlint(folder, "--format", "json", "kernel.py")
     assert again.stdout == first.stdout
-    assert entry.read_text().startswith('{"format":2')
+    assert entry.read_text().startswith('{"format":3')
 
 
 def test_clean_deletes_the_cache_and_refuses_a_folder_kernlint_did_not_make(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Results of earlier runs, so that a rerun checks only what changed.
 
-One JSON file per (file, content, settings, kernlint) in a cache folder
+One JSON file per (file, content, settings, kernlint), holding the file's
+result and its verdict (kernlint.advice), in a cache folder
 (`.kernlint_cache` beside the config file, else in the working directory;
 `cache-dir` / `--cache-dir` to move it, `--no-cache` to bypass it,
 `kernlint clean` to delete it). The folder holds a `CACHEDIR.TAG`, so backup
@@ -48,7 +49,7 @@ TAG = (
     "# This file is a cache directory tag created by kernlint.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
-FORMAT = 2
+FORMAT = 3
 
 
 @functools.cache
@@ -102,20 +103,26 @@ class ResultCache:
     def _entry(self, key: str) -> str:
         return os.path.join(self.directory, key[:2], key + ".json")
 
-    def get(self, key: str) -> FileResult | None:
+    def get(self, key: str) -> tuple[FileResult, dict[str, str]] | None:
+        """The result stored under `key` and its verdict (kernlint.advice),
+        or None."""
         try:
             with open(self._entry(key), encoding="utf-8") as handle:
-                result = _result_from_json(json.load(handle))
-        except (OSError, ValueError, KeyError, TypeError):
+                entry = json.load(handle)
+            result = _result_from_json(entry)
+            advice = {str(k): str(v) for k, v in entry["advice"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.misses += 1
             return None
         if any(file_digest(path) != digest for path, digest in result.dependencies):
             self.misses += 1
             return None
         self.hits += 1
-        return result
+        return result, advice
 
-    def put(self, key: str, result: FileResult) -> None:
+    def put(self, key: str, result: FileResult, advice: dict[str, str]) -> None:
+        """Store a result and its verdict, which depends on nothing the key
+        does not cover (the findings, the target GPU, the records)."""
         if not cacheable(result):
             return
         import tempfile  # here: a run that writes no cache entry does without it
@@ -125,7 +132,7 @@ class ResultCache:
             self._ensure_folder(os.path.dirname(entry))
             fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(_result_to_json(result), handle, separators=(",", ":"))
+                json.dump({**_result_to_json(result), "advice": advice}, handle, separators=(",", ":"))
             os.replace(temporary, entry)
         except OSError:
             pass  # a read-only or full disk: the run goes on uncached

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kernlint.advice import verdict
 from kernlint.discovery import discover
 from kernlint.engine import file_too_large_result, internal_error_result, timeout_result
-from kernlint.findings import FileResult
+from kernlint.findings import Category, FileResult
 from kernlint.limits import Job, run_jobs
 from kernlint.registry import rule_for_event
 from kernlint.reporters import ReportOptions, RunReport
@@ -92,6 +92,16 @@ def run(
 
         return FixOutcome(job.path, result, 0, job.data, job.data, "")
 
+    # Each result's verdict, by id(result): from the cache for a cached
+    # result (a warm run then loads no claims, rules or model), else worked
+    # out once.
+    verdicts: dict[int, dict[str, str]] = {}
+
+    def verdict_of(result: FileResult) -> dict[str, str]:
+        if id(result) not in verdicts:
+            verdicts[id(result)] = verdict(result.path, result.findings, settings.target_gpu)
+        return verdicts[id(result)]
+
     cached: dict[int, FileResult] = {}
     keys: dict[int, str] = {}
     if cache is not None:
@@ -99,9 +109,9 @@ def run(
             from_stdin = "-" in paths and index == 0
             if job.fix is None and not from_stdin:
                 keys[index] = cache.key(job.path, job.data, settings)
-                hit = cache.get(keys[index])
-                if hit is not None:
-                    cached[index] = hit
+                entry = cache.get(keys[index])
+                if entry is not None:
+                    cached[index], verdicts[id(entry[0])] = entry
     todo = [index for index in range(len(jobs)) if index not in cached]
     checked = run_jobs(
         [jobs[i] for i in todo], settings, settings.timeout_per_file, unfinished, workers=settings.jobs or None
@@ -110,7 +120,7 @@ def run(
     for index, outcome in zip(todo, checked):
         outcomes[index] = outcome
         if cache is not None and index in keys:
-            cache.put(keys[index], outcome)
+            cache.put(keys[index], outcome, verdict_of(outcome))
     for index, hit in cached.items():
         outcomes[index] = hit
     results.extend(too_large)
@@ -126,7 +136,7 @@ def run(
         if outcome.error:
             errors.append(f"{job.path}: not fixed: {outcome.error}")
     results.sort(key=lambda r: r.path)
-    advice = tuple(verdict(r.path, r.findings, settings.target_gpu) for r in results)
+    advice = tuple(verdict_of(r) for r in results)
     report = RunReport(__version__, tuple(results), advice, tuple(errors), options)
     code = exit_code(report, errors)
     if fix == "diff" and code != EXIT_ERROR:
@@ -153,7 +163,10 @@ def _remove_orphaned_temporaries(path: str) -> None:
 def exit_code(report: RunReport, errors: list[str] | tuple[str, ...]) -> int:
     """2 for a file error or an internal error, else 1 for a reported (not
     a suppressed) finding, else 0; the same whatever the format."""
-    if errors or any(f.code == rule_for_event("internal-error").code for f in report.findings):
+    # Only an engine finding can be an internal error: the registry, which
+    # imports every rule, is not consulted for a run without one.
+    engine_findings = [f for f in report.findings if f.category is Category.INTERNAL]
+    if errors or any(f.code == rule_for_event("internal-error").code for f in engine_findings):
         return EXIT_ERROR
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
