@@ -11,7 +11,9 @@ from the package registry into `.cache/bench/`, never committed), it times:
 and, once: one small kernel file end to end as pre-commit runs it (process
 start to exit; as run here, and with kernlint's bytecode cached), and a
 generated kernel file of 4,000 and 8,000 lines (linear cost: lint time /
-its own parse time, and the 8,000/4,000 ratio).
+its own parse time, and the 8,000/4,000 ratio), the CPU time of starting
+Python and importing all of kernlint, and the worst parse the time budget
+cannot interrupt (kernlint.limits: one small file, checked in-process).
 CPU seconds of child processes come from getrusage; peak memory is the
 largest resident set of any child. Ratios are to the parse floor of the same
 files measured in the same run. Every number printed comes from this run.
@@ -131,32 +133,55 @@ def parse_floor(files: list[Path], gc_thresholds: tuple[int, ...] | None = None)
     return json.loads(out.stdout)
 
 
-def in_process(path: Path) -> dict:
-    """CPU seconds of libcst's parse and of kernlint's lint of one file in
+def in_process(paths: list[Path]) -> list[dict]:
+    """CPU seconds of libcst's parse and of kernlint's lint of each file in
     one fresh process whose imports are already done, with the garbage
     collector set as kernlint's workers set it for both: the cost that grows
-    with the file, without the fixed cost of starting. Parse and lint take
-    turns, five times each, and the best of each counts, so that a slower
-    stretch of a shared machine does not fall on one side only."""
+    with the file, without the fixed cost of starting. Every step (each
+    file's parse and lint) takes turns with the others, seven times, and the
+    best of each counts, so that a slower stretch of a shared machine does
+    not fall on one file or one side only."""
     code = (
         "import gc, sys, time, json, libcst\n"
         "from kernlint.engine import lint_source\n"
         "from kernlint.limits import GC_THRESHOLDS\n"
         "from kernlint.settings import Settings\n"
         "gc.freeze(); gc.set_threshold(*GC_THRESHOLDS)\n"
-        "text = open(sys.argv[1]).read()\n"
-        "steps = {'parse': lambda: libcst.parse_module(text), 'lint': lambda: lint_source(sys.argv[1], text, Settings())}\n"
+        "texts = [open(p).read() for p in sys.argv[1:]]\n"
+        "steps = {}\n"
+        "for i, (p, t) in enumerate(zip(sys.argv[1:], texts)):\n"
+        "    steps[(i, 'parse')] = lambda t=t: libcst.parse_module(t)\n"
+        "    steps[(i, 'lint')] = lambda p=p, t=t: lint_source(p, t, Settings())\n"
         "best = {}\n"
-        "for _ in range(5):\n"
-        "    for name, step in steps.items():\n"
+        "for _ in range(7):\n"
+        "    for key, step in steps.items():\n"
         "        c = time.process_time(); step(); spent = time.process_time() - c\n"
-        "        best[name] = min(best.get(name, spent), spent)\n"
-        "print(json.dumps(best))\n"
+        "        best[key] = min(best.get(key, spent), spent)\n"
+        "print(json.dumps([{name: best[(i, name)] for name in ('parse', 'lint')} for i in range(len(texts))]))\n"
     )
     import json
 
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+IMPORT_EVERYTHING = "import kernlint.cli, kernlint.model; from kernlint.registry import all_rules; all_rules()"
+
+
+def worst_in_process_parse() -> float:
+    """CPU seconds to parse the largest file checked in kernlint's own
+    process made of nothing but f-string placeholders, best of 3."""
+    import ast
+
+    from kernlint.limits import IN_PROCESS_MAX_BYTES
+
+    text = "x = f'" + "{x}" * ((IN_PROCESS_MAX_BYTES - 8) // 3) + "'\n"
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        ast.parse(text)
+        best = min(best, time.process_time() - started)
+    return best
 
 
 def kernlint(*args: str) -> list[str]:
@@ -179,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="also write the Markdown table here")
     parser.add_argument("--corpus", action="append", choices=sorted(CORPORA), help="only this corpus (repeatable)")
     args = parser.parse_args(argv)
-    from kernlint.limits import GC_THRESHOLDS
+    from kernlint.limits import GC_THRESHOLDS, IN_PROCESS_MAX_BYTES
 
     cores = os.cpu_count() or 1
     lines = [
@@ -238,17 +263,19 @@ def main(argv: list[str] | None = None) -> int:
         compiled["PYTHONPYCACHEPREFIX"] = pycache
         timed(kernlint("--no-cache", str(SMALL)), ROOT, compiled)
         small_compiled = [timed(kernlint("--no-cache", str(SMALL)), ROOT, compiled)["wall"] for _ in range(5)]
+    imports = timed([sys.executable, "-c", IMPORT_EVERYTHING], ROOT)
+    worst_parse = worst_in_process_parse()
     with tempfile.TemporaryDirectory() as tmp:
         sizes = {}
-        warm: dict[int, dict] = {}
+        generated = {}
         for count in (4000, 8000):
-            path = Path(tmp) / f"gen_{count}.py"
+            path = generated[count] = Path(tmp) / f"gen_{count}.py"
             path.write_text(generated_kernel(count))
             floor = parse_floor([path])
             lean = parse_floor([path], GC_THRESHOLDS)
             run = timed(kernlint("--no-cache", "--jobs", "1", "--timeout-per-file", "0", str(path)), Path(tmp))
             sizes[count] = (floor["cpu"], run["cpu"], lean["cpu"])
-            warm[count] = in_process(path)
+        warm = dict(zip(generated, in_process(list(generated.values()))))
     lines += [
         "",
         f"- One small kernel file end to end (`kernlint --no-cache {SMALL.relative_to(ROOT)}`, process start to exit, "
@@ -260,12 +287,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{sizes[8000][1]:.2f} s ({sizes[8000][1] / sizes[8000][0]:.2f}x); doubling the file multiplies lint time by "
         f"{sizes[8000][1] / sizes[4000][1]:.2f}. With kernlint's GC settings the 4,000-line parse takes "
         f"{sizes[4000][2]:.2f} s (lint {sizes[4000][1] / sizes[4000][2]:.2f}x it). The lint times include starting "
-        "the process (about 0.4 s CPU of imports).",
-        f"- The same files in one process, imports done, with kernlint's GC settings (parse and lint alternating, best of 5 each): 4,000 lines parse {warm[4000]['parse']:.2f} s, "
+        f"the process ({imports['cpu']:.2f} s CPU to start Python and import kernlint, its rules and model).",
+        f"- The same files in one process, imports done, with kernlint's GC settings (every parse and lint taking turns, best of 7 each): 4,000 lines parse {warm[4000]['parse']:.2f} s, "
         f"lint {warm[4000]['lint']:.2f} s ({warm[4000]['lint'] / warm[4000]['parse']:.2f}x its parse); 8,000 lines "
         f"parse {warm[8000]['parse']:.2f} s, lint {warm[8000]['lint']:.2f} s "
         f"({warm[8000]['lint'] / warm[8000]['parse']:.2f}x); doubling multiplies lint time by "
         f"{warm[8000]['lint'] / warm[4000]['lint']:.2f}.",
+        f"- A single file of at most {IN_PROCESS_MAX_BYTES // 1024} KB is checked in kernlint's own process "
+        "(kernlint.limits), where the time budget cannot interrupt CPython's parser: its worst case, "
+        f"{IN_PROCESS_MAX_BYTES // 1024} KB of f-string placeholders (quadratic in CPython 3.11), parses in "
+        f"{worst_parse:.2f} s CPU (best of 3).",
     ]
     text = "\n".join(lines) + "\n"
     print(text)

@@ -97,8 +97,7 @@ DEEP_BRACKETS = "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
 @pytest.mark.parametrize(
     "source, message",
     [
-        # Over CPython's 200-bracket limit: refused before libcst's native
-        # parser could overflow the stack (which would kill the process).
+        # Over CPython's 200-bracket limit: CPython's parser refuses it.
         (DEEP_BRACKETS, "cannot analyze this file: too deeply nested: too many nested parentheses"),
         (
             "x = " + "[" * 5000 + "]" * 5000 + "\n",
@@ -152,7 +151,7 @@ def test_a_deep_statement_without_findings_does_not_stop_the_others() -> None:
 
 def test_deep_nesting_without_a_finding_is_analyzed() -> None:
     """The model's traversals are iterative (issue 14): a 100,000-term `and`
-    chain, which libcst's recursive visitor could not walk, is analyzed,
+    chain, which a recursive visitor could not walk, is analyzed,
     and nothing is reported (there is nothing to report)."""
     result = lint_source("deep.py", "import torch\nx = " + " and ".join(["a"] * 100_000) + "\n")
     assert result.findings == ()

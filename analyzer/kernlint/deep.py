@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 # The stack is reserved virtual memory; only the pages a deep file touches
-# are used. 512 MiB holds RECURSION_LIMIT levels of libcst's visitors with
-# room to spare (measured: 3000-level expressions need under 64 MiB).
+# are used. 512 MiB is room for RECURSION_LIMIT levels of recursion in the
+# model and the rules (tests/test_bad_input.py analyzes 3000-level sums).
 STACK_SIZE = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000
 

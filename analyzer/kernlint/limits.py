@@ -26,9 +26,13 @@ for it at most the budget. On timeout the thread is abandoned, not
 stopped: it is the run's only file, so nothing later sees what it leaves
 half-done, and the run reports KL902 and ends. The wait cannot end inside
 CPython's parser, which holds the interpreter lock; on a file this small
-the parser's worst case (f-string placeholders, quadratic in CPython 3.11)
-measured under 0.6 s. A fix job, which writes the file, always has a
-worker that can be killed.
+the parser's worst case (a file of nothing but f-string placeholders,
+quadratic in CPython 3.11) takes about half a second (`bench/bench.py`
+measures it). What this gives up: a native crash would end the run instead
+of becoming a KL999 finding for the file. None is known since kernlint
+parses with CPython's own parser; tests/test_bad_input.py lints its
+hostile nestings and chains in the test process itself. A fix job, which
+writes the file, always has a worker that can be killed.
 
 Workers are forked where the platform allows (Linux), so they start in
 milliseconds with everything already imported; the results are put back in
@@ -254,11 +258,14 @@ def _execute_or_crash(job: Job, settings: Settings, where: str) -> JobResult:
         return _crash_result(job, error, where)
 
 
-# A libcst parse allocates hundreds of thousands of nodes, which free by
-# reference counting (the tree has no cycles); the cyclic collector's default
-# first-generation threshold (700) makes it rescan them every few hundred
-# allocations, a third of the parse time on real files (issue 14). A worker
-# collects less often and never rescans what it inherited from its parent.
+# Parsing a file allocates hundreds of thousands of nodes (CPython's ast,
+# then kernlint.tree's), which free by reference counting (the trees have no
+# cycles); the cyclic collector's default first-generation threshold (700)
+# makes it rescan them every few hundred allocations. With the libcst parser
+# kernlint used before, that was a third of the parse time on real files
+# (issue 14; bench.py's last column still shows it on libcst's parse). A
+# worker collects less often and never rescans what it inherited from its
+# parent.
 GC_THRESHOLDS = (10_000, 20, 20)
 
 

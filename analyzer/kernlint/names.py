@@ -21,8 +21,8 @@ def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as the string "a.b.c"; None for anything that is not a plain
     attribute chain on a name."""
     parts: list[str] = []
-    # Exact types: a failing isinstance on a libcst class runs ABCMeta's
-    # check in Python, and this is asked for most nodes of every file.
+    # Exact types (kernlint.tree's node classes have no subclasses): this is
+    # asked for most nodes of every file.
     while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value

@@ -639,7 +639,7 @@ Linting (`kernlint FILE`) never executes anything; only `verify FILE` does.
     "static_file",
     metavar="JSON",
     default=None,
-    help="FILE: take lint findings and GEMM facts from --static-only's JSON (for a machine without libcst).",
+    help="FILE: take lint findings and GEMM facts from --static-only's JSON (for a machine where kernlint cannot lint).",
 )
 @click.option(
     "--rule", "rules", multiple=True, metavar="CODE", help="Library: pairs whose rules include CODE (repeatable)."
@@ -704,7 +704,9 @@ def verify_command(
             try:
                 click.echo(json.dumps(static_facts(file), indent=1))
             except ImportError:
-                raise VerifyError("--static-only needs libcst (pip install kernlint)") from None
+                raise VerifyError(
+                    "--static-only needs kernlint's linter and its dependencies (pip install kernlint)"
+                ) from None
             sys.exit(0)
         code, _ = run_verify_file(
             file,
