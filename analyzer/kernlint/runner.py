@@ -18,7 +18,7 @@ from kernlint.reporters import ReportOptions, RunReport
 from kernlint.settings import Settings
 from kernlint.version import __version__
 
-if TYPE_CHECKING:  # a lint-only run uses neither, and fixes imports difflib and tempfile
+if TYPE_CHECKING:  # annotations only: fixes imports difflib and tempfile, which linting does not need
     from kernlint.cache import ResultCache
     from kernlint.fixes import FixOutcome
 
