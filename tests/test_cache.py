@@ -52,14 +52,16 @@ import contextlib, io, sys
 from kernlint.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
     main(sys.argv[1:])
-print(sorted(name for name in sys.modules if name.startswith(("kernlint.model", "kernlint.rules."))))
+linting = ("kernlint.model", "kernlint.rules.", "kernlint.engine", "kernlint.tree", "kernlint.source")
+print(sorted(name for name in sys.modules if name.startswith(linting)))
 """
 
 
-def test_a_run_answered_from_the_cache_loads_no_rule_or_model(tmp_path: Path) -> None:
+def test_a_run_answered_from_the_cache_loads_nothing_that_lints(tmp_path: Path) -> None:
     """Each file's verdict is cached with its result, and the exit code asks
     the registry only about engine findings, so a warm run (the seed kernel
-    has findings and a verdict) never imports the rules or the model."""
+    has findings and a verdict) never imports the rules, the model, the
+    engine or the parser."""
     folder = project(tmp_path)
 
     def imported() -> str:

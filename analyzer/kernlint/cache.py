@@ -39,7 +39,6 @@ from typing import Any
 from kernlint.findings import Category, FileResult, Finding, Fix, Severity, Span
 from kernlint.registry import rule_for_event
 from kernlint.settings import Settings
-from kernlint.source import file_digest
 from kernlint.version import __version__
 
 DEFAULT_DIR = ".kernlint_cache"
@@ -57,13 +56,14 @@ def code_fingerprint() -> str:
     """A hash of kernlint's own source and measurement records."""
     from pathlib import Path
 
-    import kernlint.engine
     import kernlint.rules
     from kernlint.claims import MEASUREMENTS_DIR
     from kernlint.provenance import library_folder
 
     digest = hashlib.sha256(f"kernlint {__version__} cache {FORMAT}".encode())
-    roots = [Path(kernlint.engine.__file__).parent, Path(kernlint.rules.__file__).parent]
+    # This module's folder is the engine's and the model's (importing the
+    # engine to find it would cost a run answered from the cache a tenth).
+    roots = [Path(__file__).parent, Path(kernlint.rules.__file__).parent]
     library = library_folder()
     if library is not None:
         roots.append(Path(library) / MEASUREMENTS_DIR)
@@ -114,7 +114,7 @@ class ResultCache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.misses += 1
             return None
-        if any(file_digest(path) != digest for path, digest in result.dependencies):
+        if any(_file_digest(path) != digest for path, digest in result.dependencies):
             self.misses += 1
             return None
         self.hits += 1
@@ -215,3 +215,13 @@ def _result_from_json(data: dict[str, Any]) -> FileResult:
         suppressed=tuple(_finding_from_json(f) for f in data["suppressed"]),
         dependencies=tuple((str(path), str(digest)) for path, digest in data["dependencies"]),
     )
+
+
+def _file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes, or "" when it cannot be read (absent): what
+    a cached result that read the file depends on (kernlint.project)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return ""

@@ -52,7 +52,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from kernlint import engine
 from kernlint.deep import NoDeepThread, StillRunning, deep_call
 from kernlint.findings import FileResult
 from kernlint.registry import all_rules
@@ -85,6 +84,8 @@ class Job:
 def execute(job: Job, settings: Settings) -> JobResult:
     """Check one file in this process: a FileResult for a lint job, a
     fixes.FixOutcome for a fix job."""
+    from kernlint import engine  # here: a run answered from the cache lints nothing
+
     if job.fix is None:
         return engine.lint_bytes(job.path, job.data, settings)
     from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
@@ -287,6 +288,8 @@ def _lean_gc() -> Iterator[None]:
 
 
 def _crash_result(job: Job, error: BaseException, where: str) -> JobResult:
+    from kernlint import engine
+
     result = engine.internal_error_result(job.path, where, f"{type(error).__name__}: {error}")
     if job.fix is None:
         return result

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from kernlint.advice import verdict
 from kernlint.discovery import discover
-from kernlint.engine import file_too_large_result, internal_error_result, timeout_result
 from kernlint.findings import Category, FileResult
 from kernlint.limits import Job, run_jobs
 from kernlint.registry import rule_for_event
@@ -70,6 +69,8 @@ def run(
         try:
             size = os.stat(path).st_size
             if settings.max_file_size and size > settings.max_file_size:
+                from kernlint.engine import file_too_large_result
+
                 too_large.append(file_too_large_result(path, size, settings.max_file_size))
                 continue
             with open(path, "rb") as handle:
@@ -80,6 +81,8 @@ def run(
         jobs.append(Job(path, data, fix))
 
     def unfinished(job: Job, why: str) -> FileResult | FixOutcome:
+        from kernlint.engine import internal_error_result, timeout_result
+
         if why == "timeout":
             result = timeout_result(job.path, settings.timeout_per_file)
         else:

@@ -110,15 +110,3 @@ def python_parses(text: str) -> bool:
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return False
     return True
-
-
-def file_digest(path: str) -> str:
-    """SHA-256 of a file's bytes, or "" when it cannot be read (absent): what
-    a cached result that read the file depends on (kernlint.project)."""
-    import hashlib
-
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return ""
