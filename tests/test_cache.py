@@ -94,6 +94,22 @@ def test_a_changed_selection_config_or_file_misses_the_cache(tmp_path: Path) -> 
     assert len(entries(folder)) == 10
 
 
+def test_an_edited_reference_fix_pair_changes_kernlints_fingerprint(tmp_path: Path, monkeypatch) -> None:
+    """A claim says whether its pair changed since it was measured, so a
+    cached finding (and verdict) must not outlive an edit to the pair."""
+    from kernlint import cache, provenance
+
+    library = tmp_path / "kernels"
+    (library / "kl001_demo").mkdir(parents=True)
+    (library / "measurements").mkdir()
+    (library / "kl001_demo" / "after.py").write_text("x = 1\n")
+    (library / "measurements" / "gpu.json").write_text("{}")
+    monkeypatch.setattr(provenance, "library_folder", lambda: str(library))
+    before = cache.code_fingerprint.__wrapped__()
+    (library / "kl001_demo" / "after.py").write_text("x = 2\n")
+    assert cache.code_fingerprint.__wrapped__() != before
+
+
 def test_a_damaged_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:
     folder = project(tmp_path)
     first = kernlint(folder, "--format", "json", "kernel.py")

@@ -16,8 +16,10 @@ The key of an entry is a SHA-256 over everything the result depends on:
   linting, so the entry stores them with their SHA-256 and a hit requires
   each to be unchanged (an edited imported kernel misses);
 - kernlint itself: a fingerprint of the source of the engine, the model, the
-  rules and the measurement records the claims come from (so a new version,
-  an edited rule in a development checkout, or a new GPU record misses).
+  rules, the reference-fix library and the measurement records the claims
+  come from (so a new version, an edited rule or pair in a development
+  checkout, or a new GPU record misses: a claim says whether its pair
+  changed since it was measured).
 
 Entries are JSON, never pickle: a cache folder inside a repository being
 linted is as untrusted as the repository, and loading it must not run code.
@@ -53,11 +55,11 @@ FORMAT = 3
 
 @functools.cache
 def code_fingerprint() -> str:
-    """A hash of kernlint's own source and measurement records."""
+    """A hash of kernlint's own source, its reference-fix library and the
+    library's measurement records."""
     from pathlib import Path
 
     import kernlint.rules
-    from kernlint.claims import MEASUREMENTS_DIR
     from kernlint.provenance import library_folder
 
     digest = hashlib.sha256(f"kernlint {__version__} cache {FORMAT}".encode())
@@ -66,7 +68,9 @@ def code_fingerprint() -> str:
     roots = [Path(__file__).parent, Path(kernlint.rules.__file__).parent]
     library = library_folder()
     if library is not None:
-        roots.append(Path(library) / MEASUREMENTS_DIR)
+        # The records, and the pairs' code: a claim says whether its pair
+        # changed since it was measured (kernlint.provenance).
+        roots.append(Path(library))
     for root in roots:
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".json") and "__pycache__" not in path.parts and path.is_file():
