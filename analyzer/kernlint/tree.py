@@ -36,7 +36,8 @@ NO_BOUNDS = (-1, 1 << 62)
 
 
 class CSTNode:
-    """A node: its syntax fields (`FIELDS`) and where it lies."""
+    """A node: its syntax fields (`FIELDS`: by default the class's own
+    `__slots__`) and where it lies."""
 
     __slots__ = ("start", "end")
     FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -48,6 +49,10 @@ class CSTNode:
         def __init__(self, *slots: Any) -> None: ...
 
     def __init_subclass__(cls) -> None:
+        # A class's syntax fields are its own slots unless it says otherwise
+        # (a class whose slots also hold texts, such as Name.value).
+        if "FIELDS" not in cls.__dict__:
+            cls.FIELDS = tuple(cls.__dict__.get("__slots__", ()))
         # A positional constructor for every slot: start, end, then the
         # class's fields and texts in declaration order (the builder's calls).
         slots = [slot for klass in reversed(cls.__mro__) for slot in klass.__dict__.get("__slots__", ())]
@@ -155,44 +160,37 @@ class Module(CSTNode):
 
 class SimpleStatementLine(BaseStatement):
     __slots__ = ("body",)
-    FIELDS = ("body",)
     body: list[BaseSmallStatement]
 
 
 class SimpleStatementSuite(BaseSuite):
     __slots__ = ("body",)
-    FIELDS = ("body",)
     body: list[BaseSmallStatement]
 
 
 class IndentedBlock(BaseSuite):
     __slots__ = ("body",)
-    FIELDS = ("body",)
     body: list[BaseStatement]
 
 
 class Expr(BaseSmallStatement):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression
 
 
 class Assign(BaseSmallStatement):
     __slots__ = ("targets", "value")
-    FIELDS = ("targets", "value")
     targets: list[AssignTarget]
     value: BaseExpression
 
 
 class AssignTarget(CSTNode):
     __slots__ = ("target",)
-    FIELDS = ("target",)
     target: BaseExpression
 
 
 class AugAssign(BaseSmallStatement):
     __slots__ = ("target", "operator", "value")
-    FIELDS = ("target", "operator", "value")
     target: BaseExpression
     operator: BaseAugOp
     value: BaseExpression
@@ -200,7 +198,6 @@ class AugAssign(BaseSmallStatement):
 
 class AnnAssign(BaseSmallStatement):
     __slots__ = ("target", "annotation", "value")
-    FIELDS = ("target", "annotation", "value")
     target: BaseExpression
     annotation: Annotation
     value: BaseExpression | None
@@ -208,78 +205,65 @@ class AnnAssign(BaseSmallStatement):
 
 class Annotation(CSTNode):
     __slots__ = ("annotation",)
-    FIELDS = ("annotation",)
     annotation: BaseExpression
 
 
 class Return(BaseSmallStatement):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression | None
 
 
 class Raise(BaseSmallStatement):
     __slots__ = ("exc", "cause")
-    FIELDS = ("exc", "cause")
     exc: BaseExpression | None
     cause: From | None
 
 
 class From(CSTNode):
     __slots__ = ("item",)
-    FIELDS = ("item",)
     item: BaseExpression
 
 
 class Assert(BaseSmallStatement):
     __slots__ = ("test", "msg")
-    FIELDS = ("test", "msg")
     test: BaseExpression
     msg: BaseExpression | None
 
 
 class Del(BaseSmallStatement):
     __slots__ = ("target",)
-    FIELDS = ("target",)
     target: BaseExpression
 
 
 class Pass(BaseSmallStatement):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Break(BaseSmallStatement):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Continue(BaseSmallStatement):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Global(BaseSmallStatement):
     __slots__ = ("names",)
-    FIELDS = ("names",)
     names: list[NameItem]
 
 
 class Nonlocal(BaseSmallStatement):
     __slots__ = ("names",)
-    FIELDS = ("names",)
     names: list[NameItem]
 
 
 class NameItem(CSTNode):
     __slots__ = ("name",)
-    FIELDS = ("name",)
     name: Name
 
 
 class Import(BaseSmallStatement):
     __slots__ = ("names",)
-    FIELDS = ("names",)
     names: list[ImportAlias]
 
 
@@ -293,32 +277,27 @@ class ImportFrom(BaseSmallStatement):
 
 class ImportAlias(CSTNode):
     __slots__ = ("name", "asname")
-    FIELDS = ("name", "asname")
     name: Name | Attribute
     asname: AsName | None
 
 
 class ImportStar(CSTNode):
     __slots__ = ()
-    FIELDS = ()
 
 
 class AsName(CSTNode):
     __slots__ = ("name",)
-    FIELDS = ("name",)
     name: BaseExpression
 
 
 class TypeAlias(BaseSmallStatement):
     __slots__ = ("name", "value")
-    FIELDS = ("name", "value")
     name: BaseExpression
     value: BaseExpression
 
 
 class If(BaseCompoundStatement):
     __slots__ = ("test", "body", "orelse")
-    FIELDS = ("test", "body", "orelse")
     test: BaseExpression
     body: BaseSuite
     orelse: If | Else | None
@@ -326,13 +305,11 @@ class If(BaseCompoundStatement):
 
 class Else(CSTNode):
     __slots__ = ("body",)
-    FIELDS = ("body",)
     body: BaseSuite
 
 
 class For(BaseCompoundStatement):
     __slots__ = ("asynchronous", "target", "iter", "body", "orelse")
-    FIELDS = ("asynchronous", "target", "iter", "body", "orelse")
     asynchronous: Asynchronous | None
     target: BaseExpression
     iter: BaseExpression
@@ -342,7 +319,6 @@ class For(BaseCompoundStatement):
 
 class While(BaseCompoundStatement):
     __slots__ = ("test", "body", "orelse")
-    FIELDS = ("test", "body", "orelse")
     test: BaseExpression
     body: BaseSuite
     orelse: Else | None
@@ -350,7 +326,6 @@ class While(BaseCompoundStatement):
 
 class With(BaseCompoundStatement):
     __slots__ = ("asynchronous", "items", "body")
-    FIELDS = ("asynchronous", "items", "body")
     asynchronous: Asynchronous | None
     items: list[WithItem]
     body: BaseSuite
@@ -358,14 +333,12 @@ class With(BaseCompoundStatement):
 
 class WithItem(CSTNode):
     __slots__ = ("item", "asname")
-    FIELDS = ("item", "asname")
     item: BaseExpression
     asname: AsName | None
 
 
 class Try(BaseCompoundStatement):
     __slots__ = ("body", "handlers", "orelse", "finalbody")
-    FIELDS = ("body", "handlers", "orelse", "finalbody")
     body: BaseSuite
     handlers: list[ExceptHandler]
     orelse: Else | None
@@ -374,7 +347,6 @@ class Try(BaseCompoundStatement):
 
 class TryStar(BaseCompoundStatement):
     __slots__ = ("body", "handlers", "orelse", "finalbody")
-    FIELDS = ("body", "handlers", "orelse", "finalbody")
     body: BaseSuite
     handlers: list[ExceptStarHandler]
     orelse: Else | None
@@ -383,7 +355,6 @@ class TryStar(BaseCompoundStatement):
 
 class ExceptHandler(CSTNode):
     __slots__ = ("type", "name", "body")
-    FIELDS = ("type", "name", "body")
     type: BaseExpression | None
     name: AsName | None
     body: BaseSuite
@@ -391,7 +362,6 @@ class ExceptHandler(CSTNode):
 
 class ExceptStarHandler(CSTNode):
     __slots__ = ("type", "name", "body")
-    FIELDS = ("type", "name", "body")
     type: BaseExpression | None
     name: AsName | None
     body: BaseSuite
@@ -399,13 +369,11 @@ class ExceptStarHandler(CSTNode):
 
 class Finally(CSTNode):
     __slots__ = ("body",)
-    FIELDS = ("body",)
     body: BaseSuite
 
 
 class FunctionDef(BaseCompoundStatement):
     __slots__ = ("decorators", "asynchronous", "name", "params", "returns", "body")
-    FIELDS = ("decorators", "asynchronous", "name", "params", "returns", "body")
     decorators: list[Decorator]
     asynchronous: Asynchronous | None
     name: Name
@@ -416,7 +384,6 @@ class FunctionDef(BaseCompoundStatement):
 
 class ClassDef(BaseCompoundStatement):
     __slots__ = ("decorators", "name", "bases", "keywords", "body")
-    FIELDS = ("decorators", "name", "bases", "keywords", "body")
     decorators: list[Decorator]
     name: Name
     bases: list[Arg]
@@ -426,18 +393,15 @@ class ClassDef(BaseCompoundStatement):
 
 class Decorator(CSTNode):
     __slots__ = ("decorator",)
-    FIELDS = ("decorator",)
     decorator: BaseExpression
 
 
 class Asynchronous(CSTNode):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Parameters(CSTNode):
     __slots__ = ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg")
-    FIELDS = ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg")
     posonly_params: list[Param]
     params: list[Param]
     star_arg: Param | ParamStar | None
@@ -456,19 +420,16 @@ class Param(CSTNode):
 
 class ParamStar(CSTNode):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Match(BaseCompoundStatement):
     __slots__ = ("subject", "cases")
-    FIELDS = ("subject", "cases")
     subject: BaseExpression
     cases: list[MatchCase]
 
 
 class MatchCase(CSTNode):
     __slots__ = ("pattern", "guard", "body")
-    FIELDS = ("pattern", "guard", "body")
     pattern: MatchPattern
     guard: BaseExpression | None
     body: BaseSuite
@@ -476,7 +437,6 @@ class MatchCase(CSTNode):
 
 class MatchPattern(CSTNode):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Name(BaseExpression):
@@ -487,14 +447,12 @@ class Name(BaseExpression):
 
 class Attribute(BaseExpression):
     __slots__ = ("value", "attr")
-    FIELDS = ("value", "attr")
     value: BaseExpression
     attr: Name
 
 
 class Call(BaseExpression):
     __slots__ = ("func", "args")
-    FIELDS = ("func", "args")
     func: BaseExpression
     args: list[Arg]
 
@@ -509,14 +467,12 @@ class Arg(CSTNode):
 
 class Subscript(BaseExpression):
     __slots__ = ("value", "slice")
-    FIELDS = ("value", "slice")
     value: BaseExpression
     slice: list[SubscriptElement]
 
 
 class SubscriptElement(CSTNode):
     __slots__ = ("slice",)
-    FIELDS = ("slice",)
     slice: Index | Slice
 
 
@@ -529,7 +485,6 @@ class Index(BaseSlice):
 
 class Slice(BaseSlice):
     __slots__ = ("lower", "upper", "step")
-    FIELDS = ("lower", "upper", "step")
     lower: BaseExpression | None
     upper: BaseExpression | None
     step: BaseExpression | None
@@ -537,7 +492,6 @@ class Slice(BaseSlice):
 
 class BinaryOperation(BaseExpression):
     __slots__ = ("left", "operator", "right")
-    FIELDS = ("left", "operator", "right")
     left: BaseExpression
     operator: BaseBinaryOp
     right: BaseExpression
@@ -545,14 +499,12 @@ class BinaryOperation(BaseExpression):
 
 class UnaryOperation(BaseExpression):
     __slots__ = ("operator", "expression")
-    FIELDS = ("operator", "expression")
     operator: BaseUnaryOp
     expression: BaseExpression
 
 
 class BooleanOperation(BaseExpression):
     __slots__ = ("left", "operator", "right")
-    FIELDS = ("left", "operator", "right")
     left: BaseExpression
     operator: BaseBooleanOp
     right: BaseExpression
@@ -560,21 +512,18 @@ class BooleanOperation(BaseExpression):
 
 class Comparison(BaseExpression):
     __slots__ = ("left", "comparisons")
-    FIELDS = ("left", "comparisons")
     left: BaseExpression
     comparisons: list[ComparisonTarget]
 
 
 class ComparisonTarget(CSTNode):
     __slots__ = ("operator", "comparator")
-    FIELDS = ("operator", "comparator")
     operator: BaseCompOp
     comparator: BaseExpression
 
 
 class IfExp(BaseExpression):
     __slots__ = ("body", "test", "orelse")
-    FIELDS = ("body", "test", "orelse")
     body: BaseExpression
     test: BaseExpression
     orelse: BaseExpression
@@ -582,27 +531,23 @@ class IfExp(BaseExpression):
 
 class Lambda(BaseExpression):
     __slots__ = ("params", "body")
-    FIELDS = ("params", "body")
     params: Parameters
     body: BaseExpression
 
 
 class NamedExpr(BaseExpression):
     __slots__ = ("target", "value")
-    FIELDS = ("target", "value")
     target: BaseExpression
     value: BaseExpression
 
 
 class Await(BaseExpression):
     __slots__ = ("expression",)
-    FIELDS = ("expression",)
     expression: BaseExpression
 
 
 class Yield(BaseExpression):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression | From | None
 
 
@@ -641,95 +586,80 @@ class ConcatenatedString(BaseString):
 
 class FormattedString(BaseString):
     __slots__ = ("parts",)
-    FIELDS = ("parts",)
     parts: list[FormattedStringExpression]
 
 
 class FormattedStringExpression(CSTNode):
     __slots__ = ("expression", "format_spec")
-    FIELDS = ("expression", "format_spec")
     expression: BaseExpression
     format_spec: list[FormattedStringExpression]
 
 
 class Ellipsis(BaseExpression):
     __slots__ = ()
-    FIELDS = ()
 
 
 class Tuple(BaseExpression):
     __slots__ = ("elements",)
-    FIELDS = ("elements",)
     elements: list[BaseElement]
 
 
 class List(BaseExpression):
     __slots__ = ("elements",)
-    FIELDS = ("elements",)
     elements: list[BaseElement]
 
 
 class Set(BaseExpression):
     __slots__ = ("elements",)
-    FIELDS = ("elements",)
     elements: list[BaseElement]
 
 
 class Dict(BaseExpression):
     __slots__ = ("elements",)
-    FIELDS = ("elements",)
     elements: list[BaseDictElement]
 
 
 class Element(BaseElement):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression
 
 
 class StarredElement(BaseElement):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression
 
 
 class DictElement(BaseDictElement):
     __slots__ = ("key", "value")
-    FIELDS = ("key", "value")
     key: BaseExpression
     value: BaseExpression
 
 
 class StarredDictElement(BaseDictElement):
     __slots__ = ("value",)
-    FIELDS = ("value",)
     value: BaseExpression
 
 
 class ListComp(BaseExpression):
     __slots__ = ("elt", "for_in")
-    FIELDS = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
 
 class SetComp(BaseExpression):
     __slots__ = ("elt", "for_in")
-    FIELDS = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
 
 class GeneratorExp(BaseExpression):
     __slots__ = ("elt", "for_in")
-    FIELDS = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
 
 class DictComp(BaseExpression):
     __slots__ = ("key", "value", "for_in")
-    FIELDS = ("key", "value", "for_in")
     key: BaseExpression
     value: Any
     for_in: CompFor
@@ -737,7 +667,6 @@ class DictComp(BaseExpression):
 
 class CompFor(CSTNode):
     __slots__ = ("asynchronous", "target", "iter", "ifs", "inner_for_in")
-    FIELDS = ("asynchronous", "target", "iter", "ifs", "inner_for_in")
     asynchronous: Asynchronous | None
     target: BaseExpression
     iter: BaseExpression
@@ -747,7 +676,6 @@ class CompFor(CSTNode):
 
 class CompIf(CSTNode):
     __slots__ = ("test",)
-    FIELDS = ("test",)
     test: BaseExpression
 
 
