@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import click
+from kernlint.kernels.timing import mean_speedup_by_repeat
 from kernlint.provenance import is_current
 
 
@@ -153,6 +154,11 @@ def _spread(m: dict) -> str:
     return f"{lo:.1f}–{hi:.1f}" if len(m["repeat_medians_us"]) > 1 else f"{lo:.1f}"
 
 
+def _mean_spread(m: dict) -> str:
+    lo, hi = min(m["repeat_means_us"]), max(m["repeat_means_us"])
+    return f"{lo:.1f}–{hi:.1f}" if len(m["repeat_means_us"]) > 1 else f"{lo:.1f}"
+
+
 def _modes_table(record: dict) -> list[str]:
     """Every timing mode side by side, where the record has them (records before the modes have not)."""
     rows = [r for r in record["results"] if (r["before"].get("modes") and r["after"].get("modes"))]
@@ -162,7 +168,8 @@ def _modes_table(record: dict) -> list[str]:
         "",
         (
             "Every timing mode (µs per call: median over all samples; in brackets the range of the medians "
-            "of the repeats; KernelBench mode also gives the mean, which KernelBench reports):"
+            "of the repeats; KernelBench mode also gives the mean, which KernelBench reports, with the range of the "
+            "repeats' means, and the speedup of the means repeat by repeat, so that a spike in one repeat shows as one):"
         ),
         "",
         "| pair | shape | mode | before | after | speedup (medians) | reference |",
@@ -177,11 +184,15 @@ def _modes_table(record: dict) -> list[str]:
 
             def cell(m, mode=mode):
                 text = f"{m['median_us']:.1f} [{_spread(m)}]"
-                return text + (f", mean {m['mean_us']:.1f}" if mode == "kernelbench" else "")
+                return text + (f", mean {m['mean_us']:.1f} [{_mean_spread(m)}]" if mode == "kernelbench" else "")
 
+            speedup = f"{b['median_us'] / a['median_us']:.2f}×"
+            if mode == "kernelbench":
+                by_repeat = mean_speedup_by_repeat(b, a)
+                speedup += f"; mean {b['mean_us'] / a['mean_us']:.2f}× [{' / '.join(f'{x:.2f}' for x in by_repeat)}]"
             out.append(
                 f"| {r['pair']} | {r['shape']} | {label} | {cell(b)} | {cell(a)} "
-                f"| {b['median_us'] / a['median_us']:.2f}× | {cell(ref) if ref else '–'} |"
+                f"| {speedup} | {cell(ref) if ref else '–'} |"
             )
     return out
 

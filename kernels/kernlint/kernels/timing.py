@@ -94,6 +94,17 @@ class ModeTime:
         }
 
 
+def mean_speedup_by_repeat(before: dict, after: dict) -> list[float]:
+    """Before's mean over after's mean, repeat by repeat (a mode's dict from `as_dict`).
+
+    Repeats are timed interleaved, so repeat i of before and of after saw the
+    same machine: one repeat far from the others is a spike in that repeat
+    (a stalled host, another process on the GPU), not a property of the
+    kernel, and the pooled mean, which KernelBench reports, carries it whole.
+    """
+    return [_round(b / a) for b, a in zip(before["repeat_means_us"], after["repeat_means_us"])]
+
+
 def _round(v: float, nd: int = 4) -> float:
     return float(f"{v:.{nd}g}")
 
