@@ -86,6 +86,9 @@ class Rule:
     # Without measured records, the verdict orders findings by severity and
     # then by this number (lower first): how large a gain the fix usually is.
     priority: ClassVar[int] = 50
+    # How the fix changes the file's work, for the cost model's estimate at
+    # the file's own shapes (a key of kernlint.cost.EFFECTS); None: no estimate.
+    fix_effect: ClassVar[str | None] = None
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
     # True for a finding the engine emits from something other than the

@@ -51,7 +51,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kernlint import tree as cst
-from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.epilogues import EpilogueFacts
 from kernlint.model.facts import (
@@ -70,6 +69,7 @@ from kernlint.model.guards import GuardFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.layout import LayoutFacts
 from kernlint.model.offsets import OffsetFacts
+from kernlint.model.shapes import ShapeFacts
 from kernlint.model.tuning import TuningFacts
 
 if TYPE_CHECKING:
@@ -92,7 +92,14 @@ __all__ = [
 
 
 class FileModel(
-    DtypeFacts, OffsetFacts, KernelTileFacts, AttentionFacts, EpilogueFacts, LayoutFacts, GuardFacts, TuningFacts
+    DtypeFacts,
+    OffsetFacts,
+    KernelTileFacts,
+    ShapeFacts,
+    EpilogueFacts,
+    LayoutFacts,
+    GuardFacts,
+    TuningFacts,
 ):
     """Everything kernlint knows about one file. Built by `build_model`."""
 

@@ -94,6 +94,7 @@ class PerCallRelayout(Rule):
         "view with zero copies, or compute the new layout once at load time (register_buffer)."
     )
     priority = 20
+    fix_effect = "remove_copy"
 
     VALID = [
         # One-time work: __init__, a preparation method, a method called only from __init__.

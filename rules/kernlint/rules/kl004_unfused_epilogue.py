@@ -74,6 +74,7 @@ class UnfusedEpilogue(Rule):
         "apply them to the accumulator before the single store, in the output dtype."
     )
     priority = 15
+    fix_effect = "fuse_epilogue"
 
     VALID = [
         # Views and a reduction after the GEMM are not elementwise passes.

@@ -107,6 +107,7 @@ class PerStepLaunchLoop(Rule):
         "input-side projection of all steps with one GEMM outside it), or capture the loop in a CUDA graph."
     )
     priority = 5
+    fix_effect = "batch_loop"
 
     VALID = [
         # A handful of constant items.

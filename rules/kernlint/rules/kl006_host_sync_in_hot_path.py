@@ -87,6 +87,7 @@ class HostSyncInHotPath(Rule):
         "host value once outside the hot path, so the CPU never waits for the GPU per call."
     )
     priority = 25
+    fix_effect = "remove_sync"
 
     VALID = [
         # Python numbers: shapes, element counts, lengths.

@@ -77,6 +77,7 @@ class MaterializedAttention(Rule):
         "(or call torch.nn.functional.scaled_dot_product_attention), so scores never leave the chip."
     )
     priority = 10
+    fix_effect = "flash_attention"
 
     VALID = [
         # The library call already fuses it.

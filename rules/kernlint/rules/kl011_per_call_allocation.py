@@ -76,6 +76,7 @@ class PerCallAllocation(Rule):
     )
     method = "Build the tensor once in __init__ and register_buffer it (persistent=False), or cache it per device."
     priority = 60
+    fix_effect = "remove_alloc"
 
     VALID = [
         # Depends on the inputs' shape.

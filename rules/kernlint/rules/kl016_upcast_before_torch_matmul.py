@@ -95,6 +95,7 @@ class UpcastBeforeTorchMatmul(Rule):
         "with the scales applied once after it; fp16/bf16 operands go to the GEMM unconverted."
     )
     priority = 12
+    fix_effect = "narrow_gemm"
 
     VALID = [
         # Sources already fp32: the conversions are no-ops.

@@ -1,0 +1,386 @@
+"""The cost model: how long the file's entry point takes at its own shapes,
+before and after a finding's fix, in each timing mode.
+
+One job: turn the entry point's ops (`kernlint.model.shapes`) into times.
+Per op, GPU time is max(a floor per kernel, bytes / bandwidth, flops /
+throughput of its execution path) (a transposed copy at its own measured
+rate, a Triton grid with fewer programs than SMs at that fraction of the
+bandwidth); host time is the cost of issuing it (a torch op, an allocation,
+a Triton launch). The modes combine them as the harnesses measure them
+(`kernlint.kernels.timing`):
+
+  * graph: the sum of GPU times (no host cost); None when a host sync
+    makes the call impossible to capture;
+  * eager: the host issues ahead of the GPU, so each stretch between host
+    syncs costs max(GPU, host), plus each sync's round trip;
+  * kernelbench: as eager, but the 256 MiB L2 flush queued before the call
+    hides that much host time in the first stretch; ops after a sync find
+    the GPU idle.
+
+Every constant comes from a calibration record measured on the GPU
+(`python -m kernlint.kernels.calibrate`, committed under the kernel
+library's measurements/ as calibration_<gpu>.json): `derive_constants`
+computes them from the record's raw probe times whenever it is read, so
+none is typed here, and each estimate names the record it used.
+
+A finding's fix is a rule's declared `fix_effect` applied to the ops
+(`EFFECTS`): remove the per-call copy, allocation or sync; run a per-step
+loop's work as one batched launch; fold an epilogue into its GEMM; replace
+materialized attention by one fused attention kernel; run an upcast GEMM
+on its narrow inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from kernlint.model.shapes import EntryPoint, Op
+from kernlint.provenance import library_folder
+
+MEASUREMENTS_DIR = "measurements"
+CALIBRATION_PREFIX = "calibration_"
+RECORD_PREFIX = "kernels/measurements/"
+MODES = ("kernelbench", "eager", "graph")
+# The prompt's bar: "worth optimizing" at a 20% gain or more, not under 10%.
+WORTH_IT = 1.2
+MARGINAL = 1.1
+
+
+# -- constants, from the calibration record ------------------------------------
+
+
+def _median(record: dict, probe: str, mode: str) -> float:
+    return float(record["probes"][probe]["modes"][mode]["median_us"])
+
+
+def derive_constants(record: dict) -> dict[str, float]:
+    """The model's constants from a calibration record's probe times (µs, bytes per µs, flops per µs)."""
+    p = record["probes"]
+
+    def rate(probe: str, what: str = "bytes") -> float:
+        return p[probe][what] / _median(record, probe, "graph")
+
+    def slope(kind: str, mode: str, lo: int, hi: int) -> float:
+        return (_median(record, f"{kind}_{hi}", mode) - _median(record, f"{kind}_{lo}", mode)) / (hi - lo)
+
+    counts = sorted(int(name.rsplit("_", 1)[1]) for name in p if name.startswith("tiny_ops_"))
+    lo, mid, hi = counts[0], counts[len(counts) // 2], counts[-1]
+    host_op = slope("tiny_ops", "eager", mid, hi)
+    kb_slope = slope("tiny_ops", "kernelbench", mid, hi)
+    gpu_floor = slope("tiny_ops", "graph", lo, hi)
+    constants = {
+        "bw_stream": rate("copy_fp32_1g"),
+        "bw_transpose_2byte": rate("transpose_fp16"),
+        "bw_transpose_4byte": rate("transpose_fp32"),
+        "flops_fp16": rate("gemm_fp16", "flops"),
+        "flops_bf16": rate("gemm_bf16", "flops"),
+        "flops_fp32": rate("gemm_fp32", "flops"),
+        "flops_tf32": rate("gemm_tf32", "flops"),
+        "flops_int8": rate("gemm_int8", "flops"),
+        "flops_attention": rate("sdpa_fp16", "flops"),
+        "gpu_floor_us": gpu_floor,
+        "triton_floor_us": slope("tiny_triton", "graph", lo, hi),
+        "host_op_us": host_op,
+        "host_triton_us": slope("tiny_triton", "eager", mid, hi),
+        "host_alloc_us": slope("tiny_alloc", "eager", mid, hi),
+        "graph_base_us": _median(record, f"tiny_ops_{lo}", "graph") - lo * gpu_floor,
+        "eager_base_us": _median(record, f"tiny_ops_{lo}", "eager") - lo * host_op,
+        "kb_base_us": _median(record, f"tiny_ops_{lo}", "kernelbench") - lo * gpu_floor,
+        # Host time the flush in front of a KernelBench call hides: the ops'
+        # host cost beyond what the events measured.
+        "kb_hidden_us": max(
+            0.0,
+            (hi - lo) * kb_slope
+            - (_median(record, f"tiny_ops_{hi}", "kernelbench") - _median(record, f"tiny_ops_{lo}", "kernelbench")),
+        ),
+        "kb_host_op_us": kb_slope,
+        "sync_eager_us": _median(record, "sync", "eager") - _median(record, f"tiny_ops_{lo}", "eager"),
+        "sync_kb_us": _median(record, "sync", "kernelbench") - _median(record, f"tiny_ops_{lo}", "kernelbench"),
+        "sm_count": float(record["environment"].get("sm_count") or 132),
+    }
+    return {k: float(f"{v:.4g}") for k, v in constants.items()}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    path: str  # repository-relative, as estimates name it
+    gpu: str
+    date: str
+    constants: dict[str, float]
+
+
+@functools.lru_cache(maxsize=1)
+def calibration(target_gpu: str | None = None) -> Calibration | None:
+    """The newest calibration record (for `target_gpu`, matched as claims match records)."""
+    folder = library_folder()
+    if folder is None:
+        return None
+    directory = os.path.join(folder, MEASUREMENTS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.startswith(CALIBRATION_PREFIX) and n.endswith(".json"))
+    except OSError:
+        return None
+    found = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+            gpu = record["environment"]["gpu"]
+            constants = derive_constants(record)
+        except (OSError, ValueError, KeyError, ZeroDivisionError, TypeError):
+            continue
+        if target_gpu is None or target_gpu.casefold() in gpu.casefold():
+            found.append(Calibration(RECORD_PREFIX + name, gpu, record.get("date", ""), constants))
+    found.sort(key=lambda c: c.date, reverse=True)
+    return found[0] if found else None
+
+
+# -- time of ops and of the entry point -----------------------------------------
+
+
+def gpu_us(op: Op, c: dict[str, float]) -> float:
+    """One run of `op` on the GPU (µs)."""
+    if op.kind == "sync" or not op.launches:
+        return 0.0
+    if op.kind == "triton":
+        bandwidth = c["bw_stream"] * (min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0)
+        return max(c["triton_floor_us"], op.bytes / bandwidth)
+    if op.kind == "transpose_copy":
+        bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
+        return max(c["gpu_floor_us"], op.bytes / bandwidth)
+    compute = 0.0
+    if op.flops:
+        throughput = c["flops_attention"] if op.kind == "attention" else c.get(f"flops_{op.path}", c["flops_fp32"])
+        compute = op.flops / throughput
+    return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
+
+
+def host_us(op: Op, c: dict[str, float]) -> float:
+    if op.kind == "sync":
+        return 0.0
+    if op.kind == "triton":
+        return c["host_triton_us"]
+    if op.kind == "alloc":
+        return c["host_alloc_us"]
+    return c["host_op_us"]
+
+
+@dataclass(frozen=True)
+class Times:
+    kernelbench: float
+    eager: float
+    graph: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {m: (None if getattr(self, m) is None else round(getattr(self, m), 2)) for m in MODES}
+
+
+def entry_time(ops: tuple[Op, ...], c: dict[str, float]) -> Times:
+    """The entry point's time per call in each mode (µs)."""
+    stretches: list[tuple[float, float]] = [(0.0, 0.0)]
+    syncs = 0
+    for op in ops:
+        if op.kind == "sync":
+            syncs += op.repeat
+            stretches.append((0.0, 0.0))
+            continue
+        gpu, host = stretches[-1]
+        stretches[-1] = (gpu + op.repeat * gpu_us(op, c), host + op.repeat * host_us(op, c))
+    gpu_total = sum(g for g, _ in stretches)
+    first, rest = stretches[0], stretches[1:]
+    eager = c["eager_base_us"] + sum(max(g, h) for g, h in stretches) + syncs * c["sync_eager_us"]
+    kernelbench = (
+        c["kb_base_us"]
+        + max(first[0], first[1] - c["kb_hidden_us"])
+        + sum(max(g, h) for g, h in rest)
+        + syncs * c["sync_kb_us"]
+    )
+    graph = None if syncs else c["graph_base_us"] + gpu_total
+    return Times(kernelbench, eager, graph)
+
+
+def largest_terms(ops: tuple[Op, ...], c: dict[str, float], count: int = 3) -> list[dict]:
+    timed = sorted(
+        ((op.repeat * max(gpu_us(op, c), host_us(op, c)), i, op) for i, op in enumerate(ops)), key=lambda t: -t[0]
+    )
+    return [
+        {"line": op.line, "op": op.kind + (f" {op.note}" if op.note else ""), "us": round(t, 2), "repeat": op.repeat}
+        for t, _, op in timed[:count]
+    ]
+
+
+# -- a finding's fix, as a change to the ops ------------------------------------
+
+Effect = Callable[[tuple[Op, ...], int, int], tuple[Op, ...] | None]
+
+
+def _on_lines(ops: tuple[Op, ...], first: int, last: int, kinds: set[str]) -> list[int]:
+    return [i for i, op in enumerate(ops) if first <= op.line <= last and op.kind in kinds]
+
+
+def _without(ops: tuple[Op, ...], drop: set[int]) -> tuple[Op, ...]:
+    return tuple(op for i, op in enumerate(ops) if i not in drop)
+
+
+def _consumers(ops: tuple[Op, ...], sources: set[int], kinds: set[str]) -> set[int]:
+    """Ops of `kinds` that read, directly or through each other, what `sources` produced."""
+    chain: set[int] = set()
+    frontier = set(sources)
+    for i, op in enumerate(ops):
+        if op.kind in kinds and frontier & set(op.inputs):
+            chain.add(i)
+            frontier.add(i)
+    return chain
+
+
+def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    drop = set(_on_lines(ops, first, last, {"transpose_copy", "copy"}))
+    return _without(ops, drop) if drop else None
+
+
+def remove_alloc(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    allocs = set(_on_lines(ops, first, last, {"alloc"}))
+    # Conversions and host-to-device moves of the new tensor on the same lines go with it.
+    derived = {i for i in _consumers(ops, allocs, {"elementwise", "sync"}) if first <= ops[i].line <= last}
+    drop = allocs | derived
+    return _without(ops, drop) if drop else None
+
+
+def _feeding_only(ops: tuple[Op, ...], drop: set[int], first: int, last: int) -> set[int]:
+    """Ops on the finding's lines whose results only the dropped ops read: dead once those go."""
+    dead = set(drop)
+    for i in range(len(ops) - 1, -1, -1):
+        if i in dead or not first <= ops[i].line <= last:
+            continue
+        readers = [j for j, op in enumerate(ops) if i in op.inputs]
+        if readers and all(j in dead for j in readers):
+            dead.add(i)
+    return dead
+
+
+def remove_sync(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The value stays on the device: the sync goes, and the reduction that fed only it."""
+    drop = set(_on_lines(ops, first, last, {"sync"}))
+    return _without(ops, _feeding_only(ops, drop, first, last)) if drop else None
+
+
+def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The loop's per-step ops as one launch each over all steps' data."""
+    inside = [i for i, op in enumerate(ops) if op.loop_line == first and op.repeat > 1]
+    if not inside:
+        return None
+    batched = list(ops)
+    for i in inside:
+        op = ops[i]
+        batched[i] = replace(op, repeat=1, bytes=op.bytes * op.repeat, flops=op.flops * op.repeat, loop_line=0)
+    return tuple(batched)
+
+
+def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The elementwise ops after the GEMM run in its epilogue: no pass of their own."""
+    gemms = {i for i, op in enumerate(ops) if op.kind == "gemm" and op.line <= last}
+    near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
+    chain = _consumers(ops, set(near), {"elementwise"})
+    return _without(ops, chain) if chain else None
+
+
+def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """scores GEMM -> scale/mask/softmax -> output GEMM as one fused attention kernel."""
+    gemms = [i for i, op in enumerate(ops) if op.kind == "gemm" and op.line >= first]
+    if not gemms:
+        return None
+    scores = gemms[0]
+    between = _consumers(ops, {scores}, {"elementwise", "reduction"})
+    output = next((i for i in gemms[1:] if set(ops[i].inputs) & (between | {scores})), None)
+    if output is None:
+        return None
+    s, o = ops[scores], ops[output]
+    fused = Op(
+        "attention",
+        s.line,
+        bytes=(s.bytes - s.out_bytes) + (o.bytes - o.in_bytes[0]) if o.in_bytes else s.bytes,
+        flops=s.flops + o.flops,
+        path=s.path,
+        repeat=s.repeat,
+        loop_line=s.loop_line,
+        inputs=s.inputs,
+    )
+    drop = between | {output}
+    return tuple(fused if i == scores else op for i, op in enumerate(ops) if i not in drop)
+
+
+def narrow_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """An upcast GEMM on its narrow inputs: the casts go, the GEMM runs on the narrow path."""
+    gemms = [i for i, op in enumerate(ops) if op.kind == "gemm" and first <= op.line <= last]
+    if not gemms:
+        return None
+    out = list(ops)
+    drop: set[int] = set()
+    for i in gemms:
+        gemm = ops[i]
+        casts = [j for j in gemm.inputs if j >= 0 and ops[j].kind == "elementwise" and ops[j].note.startswith("cast")]
+        narrow = [ops[j].note.removeprefix("cast from ") for j in casts]
+        if not casts:
+            continue
+        drop.update(casts)
+        path = "int8" if "int8" in narrow else "fp16" if "float16" in narrow else "bf16"
+        shrink = sum(ops[j].bytes for j in casts) // 3  # a cast's input is a third of its traffic (1 in, 4 out)
+        out[i] = replace(gemm, path=path, bytes=max(gemm.out_bytes, gemm.bytes - sum(gemm.in_bytes) + shrink))
+    return _without(tuple(out), drop) if drop else None
+
+
+EFFECTS: dict[str, Effect] = {
+    "remove_copy": remove_copy,
+    "remove_alloc": remove_alloc,
+    "remove_sync": remove_sync,
+    "batch_loop": batch_loop,
+    "fuse_epilogue": fuse_epilogue,
+    "flash_attention": flash_attention,
+    "narrow_gemm": narrow_gemm,
+}
+
+
+def estimate(effect: str, entry: EntryPoint | None, first: int, last: int, target_gpu: str | None = None) -> dict:
+    """The speedup of the whole entry point from this fix, per mode, or why there is none."""
+    if entry is None:
+        return {"status": "unknown", "reason": "not a KernelBench-style file (no get_inputs and model class)"}
+    if entry.unknown:
+        return {"status": "unknown", "reason": "shapes not static: " + "; ".join(entry.unknown[:2])}
+    cal = calibration(target_gpu)
+    if cal is None:
+        return {"status": "unknown", "reason": "no calibration record for this GPU"}
+    fixed = EFFECTS[effect](entry.ops, first, last)
+    if fixed is None:
+        return {
+            "status": "unknown",
+            "reason": f"the fix's ops ({effect}) were not found in {entry.model_class}.forward",
+        }
+    c = cal.constants
+    before, after = entry_time(entry.ops, c), entry_time(fixed, c)
+    speedup: dict[str, float | None] = {}
+    for mode in MODES:
+        b, a = getattr(before, mode), getattr(after, mode)
+        speedup[mode] = round(b / a, 2) if b is not None and a else None
+    return {
+        "status": "estimated",
+        **speedup,
+        "before_us": before.as_dict(),
+        "after_us": after.as_dict(),
+        "entry_point": f"{entry.model_class}.forward",
+        "inputs": [f"{name}: {desc}" for name, desc in entry.inputs],
+        "shapes_from": list(entry.sources),
+        "largest_terms": largest_terms(entry.ops, c),
+        "calibration": cal.path,
+        "gpu": cal.gpu,
+    }
+
+
+def verdict_gain(estimate_: dict | None) -> float | None:
+    """The number the verdict decides on: the KernelBench-mode estimate."""
+    if not estimate_ or estimate_.get("status") != "estimated":
+        return None
+    return estimate_.get("kernelbench")

@@ -1,0 +1,1038 @@
+"""Static shapes and dtypes of a KernelBench-style file's entry point, and
+the GPU work its `forward` does (for kernlint.cost).
+
+KernelBench's convention fixes the sizes in the source: module-level
+constants, `get_inputs()` (the forward's arguments) and `get_init_inputs()`
+(the constructor's). From them this module binds `Model.__init__`'s
+parameters (and so the shapes of `nn.Linear` weights, `nn.Parameter`s and
+buffers) and `forward`'s arguments, then reads `forward` once, statement by
+statement, recording each torch op it runs with its shapes, dtypes, bytes,
+flops and line: an `Op`. A Python loop over `range(n)` records its body
+once, with `repeat = n`. Triton launches are recorded with the tensors
+they are passed.
+
+Nothing is executed: values are evaluated from the syntax alone. What
+cannot be evaluated (a size computed at run time, a module this table does
+not know, a branch on data) makes the op, or the whole entry point,
+unknown, with the reason kept in `EntryPoint.unknown`, never a guess.
+
+Reads only the module-level statements, the model class and the functions
+`get_inputs`/`get_init_inputs`: no second pass over the tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from kernlint import tree as cst
+from kernlint.model.attention import AttentionFacts
+
+DTYPE_BYTES = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "float64": 8,
+    "int8": 1,
+    "uint8": 1,
+    "int32": 4,
+    "int64": 8,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+}
+DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32"}
+CREATORS = {
+    "randn",
+    "rand",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "randint",
+    "randn_like",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "rand_like",
+}
+FILLING_ALLOCATORS = {
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "tensor",
+    "as_tensor",
+    "linspace",
+    "eye",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+}
+UNARY = {
+    "relu", "sigmoid", "tanh", "exp", "log", "abs", "neg", "sqrt", "rsqrt", "gelu", "silu", "mish", "softplus",
+    "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "relu6", "clamp", "clip", "sin", "cos", "erf",
+    "reciprocal", "square", "log1p", "expm1", "sign", "round", "floor", "ceil", "dropout", "selu", "celu",
+    "logsigmoid", "tanhshrink", "softsign", "swish",
+}  # fmt: skip
+BINARY = {"add", "sub", "mul", "div", "maximum", "minimum", "pow", "where", "true_divide", "multiply", "subtract"}
+SOFTMAX = {"softmax", "log_softmax"}
+REDUCTIONS = {
+    "sum",
+    "mean",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "prod",
+    "norm",
+    "logsumexp",
+    "var",
+    "std",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+}
+CASTS = {
+    "float": "float32",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "double": "float64",
+    "int": "int32",
+    "long": "int64",
+}
+VIEWS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "expand", "expand_as", "view_as", "reshape_as", "detach"}
+SYNCS = {"item", "tolist", "cpu", "numpy"}
+LOOP_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True)
+class Tensor:
+    shape: tuple[int, ...]
+    dtype: str
+    contiguous: bool = True
+    origin: int = -1  # index of the op that produced it (-1: an input or a parameter)
+    on_host: bool = False  # built in forward without a device: a CPU tensor
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * DTYPE_BYTES.get(self.dtype, 4)
+
+
+@dataclass(frozen=True)
+class Op:
+    """One piece of GPU (or host) work `forward` does, at `line`, `repeat` times."""
+
+    kind: str  # gemm | elementwise | reduction | copy | transpose_copy | alloc | attention | sync | triton
+    line: int
+    bytes: int = 0
+    flops: int = 0
+    path: str = ""  # the GEMM's execution path: fp32, tf32, fp16, bf16, int8
+    repeat: int = 1
+    loop_line: int = 0  # the `for` this op runs in, 0 outside loops
+    inputs: tuple[int, ...] = ()  # producing ops of its tensor inputs
+    launches: bool = True  # a GPU kernel (torch.empty allocates without one)
+    programs: int = 0  # Triton launches: programs in the grid, when known
+    note: str = ""
+    in_bytes: tuple[int, ...] = ()  # per tensor input
+    out_bytes: int = 0
+    elem_bytes: int = 4  # bytes per element moved (a transposed copy's rate depends on it)
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """What the file's entry point does at its own shapes."""
+
+    model_class: str
+    ops: tuple[Op, ...]
+    inputs: tuple[tuple[str, str], ...]  # (name, "dtype[shape]") of forward's arguments
+    sources: tuple[str, ...]  # where the shapes came from
+    unknown: tuple[str, ...] = field(default=())  # why some work could not be sized (empty: all known)
+
+
+class _Unknown(Exception):
+    pass
+
+
+class ShapeFacts(AttentionFacts):
+    # -- static shapes ------------------------------------------------------
+
+    @cached_property
+    def entry_point(self) -> EntryPoint | None:
+        """The KernelBench entry point's ops at the file's shapes; None when
+        the file is not in KernelBench form (no get_inputs or no model class)."""
+        return _Evaluator(self).run()
+
+
+def _number(node: cst.BaseExpression) -> int | float | None:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return ast.literal_eval(node.value)
+    return None
+
+
+class _Evaluator:
+    def __init__(self, model: ShapeFacts) -> None:
+        self.model = model
+        self.constants: dict[str, object] = {}
+        self.ops: list[Op] = []
+        self.unknown: list[str] = []
+        self.loop: tuple[int, int] = (1, 0)
+        self.self_attrs: dict[str, object] = {}
+        self._recording = False
+
+    # -- the file ------------------------------------------------------------
+
+    def run(self) -> EntryPoint | None:
+        module = self.model.module
+        functions: dict[str, cst.FunctionDef] = {}
+        classes: dict[str, cst.ClassDef] = {}
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                functions[statement.name.value] = statement
+            elif isinstance(statement, cst.ClassDef):
+                classes[statement.name.value] = statement
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        self._bind_module_assign(small)
+        model_class = classes.get("ModelNew") or classes.get("Model")
+        if model_class is None or "get_inputs" not in functions:
+            return None
+        sources = ["module constants"] if self.constants else []
+        inputs = self._returned_list(functions["get_inputs"])
+        init_args = self._returned_list(functions["get_init_inputs"]) if "get_init_inputs" in functions else []
+        if inputs is None:
+            return None
+        sources.append("get_inputs()")
+        if init_args is not None and "get_init_inputs" in functions:
+            sources.append("get_init_inputs()")
+        methods = {s.name.value: s for s in model_class.body.body if isinstance(s, cst.FunctionDef)}
+        forward = methods.get("forward")
+        if forward is None:
+            return None
+        init = methods.get("__init__")
+        if init is not None:
+            scope = self._bind_params(init, list(init_args or []), skip_self=True)
+            try:
+                self._run_body(init.body.body, scope, record=False)
+            except _Unknown as why:
+                self.unknown.append(f"__init__: {why}")
+        scope = self._bind_params(forward, list(inputs), skip_self=True)
+        described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
+        try:
+            self._run_body(forward.body.body, scope, record=True)
+        except _Unknown as why:
+            self.unknown.append(f"forward: {why}")
+        return EntryPoint(
+            model_class=model_class.name.value,
+            ops=tuple(self.ops),
+            inputs=described,
+            sources=tuple(sources),
+            unknown=tuple(self.unknown),
+        )
+
+    def _bind_module_assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            try:
+                value = self._eval(node.value, self.constants, record=False)
+            except _Unknown:
+                continue
+            self._assign(target.target, value, self.constants)
+
+    def _returned_list(self, function: cst.FunctionDef) -> list | None:
+        for statement in function.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Return) and small.value is not None:
+                        try:
+                            value = self._eval(small.value, dict(self.constants), record=False)
+                        except _Unknown as why:
+                            self.unknown.append(f"{function.name.value}(): {why}")
+                            return None
+                        return list(value) if isinstance(value, (list, tuple)) else None
+        return None
+
+    def _bind_params(self, function: cst.FunctionDef, args: list, skip_self: bool) -> dict[str, object]:
+        scope: dict[str, object] = dict(self.constants)
+        params = list(function.params.params)
+        if skip_self and params and params[0].name.value == "self":
+            params = params[1:]
+        for i, param in enumerate(params):
+            if i < len(args):
+                scope[param.name.value] = args[i]
+            elif param.default is not None:
+                try:
+                    scope[param.name.value] = self._eval(param.default, scope, record=False)
+                except _Unknown:
+                    pass
+        return scope
+
+    # -- statements ----------------------------------------------------------
+
+    def _run_body(self, body, scope: dict, record: bool) -> object | None:
+        self._recording = record
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Return):
+                        return self._eval(small.value, scope, record) if small.value is not None else None
+                    if isinstance(small, cst.Assign):
+                        value = self._eval(small.value, scope, record)
+                        for target in small.targets:
+                            self._assign(target.target, value, scope)
+                    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                        self._assign(small.target, self._eval(small.value, scope, record), scope)
+                    elif isinstance(small, cst.AugAssign):
+                        left = self._eval(small.target, scope, record)
+                        right = self._eval(small.value, scope, record)
+                        op = type(small.operator).__name__.removesuffix("Assign")
+                        self._assign(small.target, self._binary(op, left, right, small, record), scope)
+                    elif isinstance(small, cst.Expr):
+                        self._eval(small.value, scope, record)
+            elif isinstance(statement, cst.For):
+                self._run_for(statement, scope, record)
+            elif isinstance(statement, cst.If):
+                test = self._eval_or_none(statement.test, scope, record)
+                if isinstance(test, Tensor):
+                    self._record(record, Op("sync", self._line(statement.test), note="branch on a tensor"))
+                    test = None
+                if test is None or test:
+                    result = self._run_body(statement.body.body, scope, record)
+                    if result is not None:
+                        return result
+                elif isinstance(statement.orelse, cst.Else):
+                    result = self._run_body(statement.orelse.body.body, scope, record)
+                    if result is not None:
+                        return result
+            elif isinstance(statement, (cst.With,)):
+                result = self._run_body(statement.body.body, scope, record)
+                if result is not None:
+                    return result
+            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.Pass if hasattr(cst, "Pass") else ())):
+                continue
+            else:
+                raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
+        return None
+
+    def _run_for(self, node: cst.For, scope: dict, record: bool) -> None:
+        count = self._trip_count(node.iter, scope)
+        if count is None:
+            raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
+        if count == 0:
+            return
+        outer = self.loop
+        self.loop = (outer[0] * count, self._line(node))
+        try:
+            if isinstance(node.target, cst.Name):
+                scope[node.target.value] = None  # the loop index: unknown, sizes do not depend on it
+            self._run_body(node.body.body, scope, record)
+        finally:
+            self.loop = outer
+
+    def _trip_count(self, node: cst.BaseExpression, scope: dict) -> int | None:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range":
+            try:
+                bounds = [self._eval(a.value, scope, record=False) for a in node.args]
+            except _Unknown:
+                return None
+            if not all(isinstance(b, int) for b in bounds) or not 1 <= len(bounds) <= 3:
+                return None
+            count = len(range(*bounds))  # type: ignore[call-overload]
+            return count if count <= LOOP_LIMIT else None
+        try:
+            value = self._eval(node, scope, record=False)
+        except _Unknown:
+            return None
+        if isinstance(value, (list, tuple)):
+            return len(value)
+        return None
+
+    def _assign(self, target: cst.BaseExpression, value: object, scope: dict) -> None:
+        if isinstance(target, cst.Name):
+            scope[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = list(value) if isinstance(value, (list, tuple)) else [None] * len(target.elements)
+            if len(values) != len(target.elements):
+                values = [None] * len(target.elements)
+            for element, item in zip(target.elements, values):
+                self._assign(element.value, item, scope)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            self.self_attrs[target.attr.value] = value
+        elif isinstance(target, cst.Subscript) and isinstance(value, Tensor) and self._recording:
+            # `out[:, t] = value` copies value into the slice: a kernel of its own
+            self._record(
+                True,
+                Op("copy", self._line(target), bytes=2 * value.nbytes, inputs=(value.origin,), note="setitem"),
+            )
+
+    # -- expressions ---------------------------------------------------------
+
+    def _eval_or_none(self, node, scope, record):
+        try:
+            return self._eval(node, scope, record)
+        except _Unknown:
+            return None
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.model.line_of(node)
+
+    def _record(self, record: bool, op: Op) -> int:
+        if not record:
+            return -1
+        count, loop_line = self.loop
+        self.ops.append(replace(op, repeat=op.repeat * count, loop_line=loop_line))
+        return len(self.ops) - 1
+
+    def _eval(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:  # noqa: C901
+        number = _number(node)
+        if number is not None:
+            return number
+        if isinstance(node, cst.Name):
+            if node.value in scope:
+                return scope[node.value]
+            if node.value in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[node.value]
+            raise _Unknown(f"`{node.value}` has no static value")
+        if isinstance(node, cst.SimpleString):
+            return node.evaluated_value
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return [self._eval(e.value, scope, record) for e in node.elements]
+        if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
+            count = self._trip_count(node.for_in.iter, scope)
+            if count is None or count > 64:
+                raise _Unknown(f"line {self._line(node)}: a comprehension whose length is not static")
+            return [self._eval(node.elt, scope, record) for _ in range(count)]
+        if isinstance(node, cst.UnaryOperation):
+            value = self._eval(node.expression, scope, record)
+            if type(node.operator).__name__ == "Minus":
+                if isinstance(value, (int, float)):
+                    return -value
+                return self._elementwise([value], node, record)
+            return value
+        if isinstance(node, cst.BinaryOperation):
+            left = self._eval(node.left, scope, record)
+            right = self._eval(node.right, scope, record)
+            return self._binary(type(node.operator).__name__, left, right, node, record)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, scope, record)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, scope, record)
+        if isinstance(node, cst.Call):
+            return self._call(node, scope, record)
+        if isinstance(node, cst.Comparison):
+            left = self._eval(node.left, scope, record)
+            if isinstance(left, Tensor):
+                return self._elementwise([left], node, record, dtype="bool")
+            return None
+        raise _Unknown(f"line {self._line(node)}: {type(node).__name__} is not evaluated")
+
+    def _binary(self, op: str, left, right, node, record: bool):
+        if isinstance(left, Tensor) or isinstance(right, Tensor):
+            if op == "MatrixMultiply":
+                return self._matmul(left, right, node, record)
+            return self._elementwise([left, right], node, record)
+        if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
+            if op == "Multiply" and isinstance(left, list) and isinstance(right, int):
+                return left * right
+            if op == "Add" and isinstance(left, list) and isinstance(right, list):
+                return left + right
+            raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
+        try:
+            return {
+                "Add": lambda: left + right,
+                "Subtract": lambda: left - right,
+                "Multiply": lambda: left * right,
+                "Divide": lambda: left / right,
+                "FloorDivide": lambda: left // right,
+                "Modulo": lambda: left % right,
+                "Power": lambda: left**right,
+            }[op]()
+        except (KeyError, ZeroDivisionError, OverflowError) as error:
+            raise _Unknown(f"line {self._line(node)}: {op}") from error
+
+    def _attribute(self, node: cst.Attribute, scope: dict, record: bool):
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if node.attr.value in self.self_attrs:
+                return self.self_attrs[node.attr.value]
+            raise _Unknown(f"`self.{node.attr.value}` was not set statically in __init__")
+        qualname = self.model.qualname(node)
+        if qualname and qualname.startswith("torch.") and qualname.removeprefix("torch.") in DTYPE_BYTES:
+            return qualname.removeprefix("torch.")
+        if qualname and qualname.removeprefix("torch.") in DTYPE_ALIASES:
+            return DTYPE_ALIASES[qualname.removeprefix("torch.")]
+        base = self._eval(node.value, scope, record)
+        attr = node.attr.value
+        if isinstance(base, Tensor):
+            if attr == "shape":
+                return list(base.shape)
+            if attr == "T" or attr == "mT":
+                return _transposed(base, -2, -1)
+            if attr == "dtype":
+                return base.dtype
+            if attr == "device":
+                return "device"
+        if isinstance(base, _Module) and attr in base.attrs:
+            return base.attrs[attr]
+        raise _Unknown(f"line {self._line(node)}: attribute `{attr}`")
+
+    def _subscript(self, node: cst.Subscript, scope: dict, record: bool):
+        base = self._eval(node.value, scope, record)
+        if isinstance(base, (list, tuple)) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            index = self._eval(node.slice[0].slice.value, scope, record)
+            if isinstance(index, int):
+                return base[index]
+            raise _Unknown(f"line {self._line(node)}: index is not static")
+        if isinstance(base, Tensor):
+            shape = list(base.shape)
+            out: list[int] = []
+            dim = 0
+            for element in node.slice:
+                s = element.slice
+                if isinstance(s, cst.Index):
+                    if isinstance(s.value, cst.Name) and s.value.value == "None":
+                        out.append(1)
+                        continue
+                    if isinstance(s.value, cst.Ellipsis):
+                        keep = len(shape) - (len(node.slice) - 1 - len([e for e in node.slice if _is_none(e)]))
+                        out.extend(shape[dim : dim + keep])
+                        dim += keep
+                        continue
+                    dim += 1  # an integer index drops the dimension
+                    continue
+                lower = self._eval(s.lower, scope, record) if s.lower is not None else 0
+                upper = self._eval(s.upper, scope, record) if s.upper is not None else shape[dim]
+                step = self._eval(s.step, scope, record) if s.step is not None else 1
+                if not all(isinstance(v, int) for v in (lower, upper, step)):
+                    raise _Unknown(f"line {self._line(node)}: slice bounds are not static")
+                out.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
+                dim += 1
+            out.extend(shape[dim:])
+            return Tensor(tuple(out), base.dtype, contiguous=False, origin=base.origin)
+        raise _Unknown(f"line {self._line(node)}: subscript of a non-static value")
+
+    # -- calls ---------------------------------------------------------------
+
+    def _call(self, node: cst.Call, scope: dict, record: bool):  # noqa: C901
+        func = node.func
+        qualname = self.model.qualname(func) or ""
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        line = self._line(node)
+
+        def args(values=positional):
+            return [self._eval(a.value, scope, record) for a in values]
+
+        def kw(name, default=None):
+            return self._eval(keywords[name], scope, record) if name in keywords else default
+
+        if isinstance(func, cst.Name) and func.value in (
+            "int",
+            "float",
+            "len",
+            "min",
+            "max",
+            "abs",
+            "range",
+            "list",
+            "tuple",
+        ):
+            values = args()
+            if func.value == "range":
+                return list(range(*values))
+            if func.value in ("list", "tuple"):
+                return list(values[0]) if values else []
+            if func.value == "len":
+                return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
+            builtin: Any = {"int": int, "float": float, "min": min, "max": max, "abs": abs}[func.value]
+            return builtin(*values)
+        if isinstance(func, cst.Name) and func.value == "super":
+            return _Module("super", {})
+        if isinstance(func, cst.Subscript):
+            return self._triton_launch(node, scope, record)
+        name = qualname.rsplit(".", 1)[-1] if qualname else (func.attr.value if isinstance(func, cst.Attribute) else "")
+        # torch.* factories and functional ops
+        if qualname.startswith("torch.nn.functional.") or qualname.startswith("torch.") and "." not in qualname[6:]:
+            return self._torch_function(name, qualname, node, args, kw, keywords, scope, record)
+        if qualname.startswith("torch.nn.") and name[:1].isupper():
+            return self._nn_module(name, args(), kw, node)
+        if qualname.startswith("math."):
+            values = args()
+            fn = getattr(math, name, None)
+            if fn is None or not all(isinstance(v, (int, float)) for v in values):
+                raise _Unknown(f"line {line}: math.{name}")
+            return fn(*values)
+        if qualname.startswith("triton.") and name in ("cdiv", "next_power_of_2"):
+            values = args()
+            if not all(isinstance(v, int) for v in values):
+                raise _Unknown(f"line {line}: triton.{name} of non-static values")
+            return -(-values[0] // values[1]) if name == "cdiv" else 1 << max(0, values[0] - 1).bit_length()
+        if isinstance(func, cst.Attribute):
+            # self.module(x), self.register_buffer(...), x.method(...)
+            if isinstance(func.value, cst.Name) and func.value.value == "self":
+                if func.attr.value == "register_buffer" and len(positional) >= 2:
+                    key, value = args(positional[:2])
+                    self.self_attrs[str(key)] = value
+                    return None
+                target = self.self_attrs.get(func.attr.value)
+                if isinstance(target, _Module):
+                    return self._module_call(target, args(), node, record)
+                raise _Unknown(f"line {line}: `self.{func.attr.value}(...)`")
+            base = self._eval(func.value, scope, record)
+            if isinstance(base, Tensor):
+                return self._tensor_method(base, func.attr.value, node, args, kw, record)
+            if isinstance(base, _Module) and base.kind == "super":
+                return None
+            if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
+                return None
+        raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
+
+    def _torch_function(self, name, qualname, node, args, kw, keywords, scope, record):
+        line = self._line(node)
+        dtype = kw("dtype")
+        if name in CREATORS or name in FILLING_ALLOCATORS or name == "arange":
+            values = args()
+            if name.endswith("_like"):
+                like = values[0]
+                shape = like.shape
+                dtype = dtype or like.dtype
+            elif name == "randint":
+                size = kw("size") if "size" in keywords else values[-1] if len(values) >= 2 else None
+                shape = tuple(size) if isinstance(size, (list, tuple)) else None
+                dtype = dtype or "int64"
+            elif name == "arange":
+                bounds = [v for v in values if isinstance(v, (int, float))]
+                shape = (len(range(*[int(b) for b in bounds])),) if bounds else None
+                dtype = dtype or ("float32" if any(isinstance(b, float) for b in bounds) else "int64")
+            elif name in ("tensor", "as_tensor"):
+                data = values[0] if values else None
+                shape = _nested_shape(data)
+                dtype = dtype or ("float32" if _has_float(data) else "int64")
+            elif name == "full":
+                shape = tuple(values[0]) if isinstance(values[0], (list, tuple)) else None
+            elif name == "linspace":
+                steps = kw("steps", values[2] if len(values) > 2 else None)
+                shape = (steps,) if isinstance(steps, int) else None
+            else:
+                dims = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
+                shape = tuple(dims) if all(isinstance(d, int) for d in dims) else None
+            if shape is None or not all(isinstance(d, int) for d in shape):
+                raise _Unknown(f"line {line}: torch.{name} with a size that is not static")
+            on_host = record and "device" not in keywords and not name.endswith("_like")
+            tensor = Tensor(tuple(shape), dtype or "float32", on_host=on_host)
+            if not record:
+                return tensor
+            fills = (name in FILLING_ALLOCATORS or name.startswith("rand")) and not on_host
+            index = self._record(
+                record,
+                Op("alloc", line, bytes=tensor.nbytes if fills else 0, launches=fills, note=f"torch.{name}"),
+            )
+            return replace(tensor, origin=index)
+        values = args()
+        tensors = [v for v in values if isinstance(v, Tensor)]
+        if name in ("matmul", "mm", "bmm"):
+            return self._matmul(values[0], values[1], node, record)
+        if name == "addmm" or name == "baddbmm":
+            out = self._matmul(values[1], values[2], node, record)
+            return out
+        if name == "linear":
+            weight = values[1]
+            out = self._matmul(values[0], _transposed(weight, -2, -1), node, record)
+            return out
+        if name == "_int_mm":
+            return self._matmul(values[0], values[1], node, record, out_dtype="int32")
+        if name == "scaled_dot_product_attention":
+            q, k, v = values[:3]
+            *batch, s_q, d = q.shape
+            s_k = k.shape[-2]
+            flops = 4 * math.prod(batch) * s_q * s_k * d
+            index = self._record(
+                record,
+                Op(
+                    "attention",
+                    line,
+                    bytes=q.nbytes + k.nbytes + v.nbytes + q.nbytes,
+                    flops=flops,
+                    path=_gemm_path(q.dtype),
+                    inputs=(q.origin, k.origin, v.origin),
+                ),
+            )
+            return replace(q, origin=index)
+        if name in SOFTMAX:
+            return self._elementwise(tensors[:1], node, record, kind="reduction")
+        if name in REDUCTIONS:
+            return self._reduce(
+                tensors[0], kw("dim", values[1] if len(values) > 1 else None), kw("keepdim", False), node, record
+            )
+        if name in ("cat", "stack"):
+            parts = values[0]
+            dim = kw("dim", values[1] if len(values) > 1 else 0)
+            if not isinstance(parts, list) or not all(isinstance(p, Tensor) for p in parts) or not isinstance(dim, int):
+                raise _Unknown(f"line {line}: torch.{name} of non-static parts")
+            first = parts[0]
+            if name == "stack":
+                shape = list(first.shape)
+                shape.insert(dim % (len(shape) + 1), len(parts))
+            else:
+                shape = list(first.shape)
+                shape[dim] = sum(p.shape[dim] for p in parts)
+            out = Tensor(tuple(shape), first.dtype)
+            index = self._record(record, Op("copy", line, bytes=2 * out.nbytes, inputs=tuple(p.origin for p in parts)))
+            return replace(out, origin=index)
+        if name in ("transpose", "permute", "t"):
+            return self._tensor_method(
+                tensors[0], name, node, lambda: values[1:] and values[1:] or [], kw, record, given=values[1:]
+            )
+        if name in UNARY or name in BINARY or name in ("clamp", "where", "lerp", "addcmul", "addcdiv"):
+            return self._elementwise(values, node, record)
+        if name in VIEWS or name in ("flatten",):
+            return self._tensor_method(tensors[0], name, node, lambda: values[1:], kw, record, given=values[1:])
+        if name in ("is_inference_mode_enabled", "is_grad_enabled", "no_grad", "inference_mode"):
+            return None
+        raise _Unknown(f"line {line}: `{qualname}` is not in the cost table")
+
+    def _nn_module(self, name: str, values: list, kw, node) -> _Module:
+        attrs: dict[str, object] = {}
+        if name == "Linear":
+            in_f, out_f = values[0], values[1]
+            attrs["weight"] = Tensor((out_f, in_f), "float32")
+            if kw("bias", True):
+                attrs["bias"] = Tensor((out_f,), "float32")
+        elif name == "Parameter":
+            value = values[0]
+            return value
+        return _Module(name, attrs, values, node)
+
+    def _module_call(self, module: _Module, values: list, node, record: bool):
+        line = self._line(node)
+        if module.kind == "Linear":
+            weight = module.attrs["weight"]
+            assert isinstance(weight, Tensor)
+            return self._matmul(values[0], _transposed(weight, -2, -1), node, record)
+        if module.kind in {
+            "ReLU",
+            "GELU",
+            "SiLU",
+            "Sigmoid",
+            "Tanh",
+            "Dropout",
+            "LeakyReLU",
+            "Mish",
+            "Softplus",
+            "Hardtanh",
+            "ELU",
+        }:
+            return self._elementwise(values[:1], node, record)
+        if module.kind in ("Softmax", "LogSoftmax"):
+            return self._elementwise(values[:1], node, record, kind="reduction")
+        raise _Unknown(f"line {line}: module nn.{module.kind} is not in the cost table")
+
+    def _tensor_method(self, base: Tensor, method: str, node, args, kw, record: bool, given=None):  # noqa: C901
+        line = self._line(node)
+        values = list(given) if given is not None else args()
+        if method in SYNCS:
+            index = self._record(
+                record,
+                Op(
+                    "sync",
+                    line,
+                    bytes=base.nbytes if method != "item" else 0,
+                    inputs=(base.origin,),
+                    note=f".{method}()",
+                ),
+            )
+            return None if method == "item" else replace(base, origin=index)
+        if base.on_host and (method in ("cuda", "to")):
+            # A pageable host-to-device copy: the host waits for it (a sync), then the GPU has the tensor.
+            index = self._record(
+                record,
+                Op("sync", line, bytes=base.nbytes, inputs=(base.origin,), note="host-to-device copy"),
+            )
+            moved = replace(base, on_host=False, origin=index)
+            dtype = next((v for v in values if isinstance(v, str) and v in DTYPE_BYTES), None) or kw("dtype")
+            return (
+                moved if dtype is None or dtype == base.dtype else self._elementwise([moved], node, record, dtype=dtype)
+            )
+        if base.on_host and method in CASTS:
+            return replace(base, dtype=CASTS[method])  # converted on the CPU: no kernel
+        if method in CASTS or method == "to" or method == "type":
+            dtype = CASTS.get(method)
+            if method in ("to", "type"):
+                dtype = next((v for v in values if isinstance(v, str) and v in DTYPE_BYTES), None) or kw("dtype")
+                if dtype is None or dtype == base.dtype:
+                    return base  # a move to the same device
+            return self._elementwise([base], node, record, dtype=dtype)
+        if method in ("t", "transpose", "swapaxes"):
+            if method == "t" or not values:
+                return _transposed(base, -2, -1)
+            return _transposed(base, int(values[0]), int(values[1]))
+        if method == "permute":
+            order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
+            shape = tuple(base.shape[i] for i in order)
+            return Tensor(shape, base.dtype, contiguous=list(order) == sorted(order), origin=base.origin)
+        if method in ("contiguous", "clone"):
+            if method == "contiguous" and base.contiguous:
+                return base
+            kind = "transpose_copy" if not base.contiguous else "copy"
+            op = Op(
+                kind,
+                line,
+                bytes=2 * base.nbytes,
+                inputs=(base.origin,),
+                note=f".{method}()",
+                in_bytes=(base.nbytes,),
+                out_bytes=base.nbytes,
+                elem_bytes=DTYPE_BYTES.get(base.dtype, 4),
+            )
+            index = self._record(record, op)
+            return Tensor(base.shape, base.dtype, origin=index)
+        if method in (
+            "view",
+            "reshape",
+            "view_as",
+            "reshape_as",
+            "flatten",
+            "unsqueeze",
+            "squeeze",
+            "expand",
+            "expand_as",
+            "detach",
+            "unflatten",
+        ):
+            return self._reshape(base, method, values, node)
+        if method in ("size",):
+            return list(base.shape) if not values else base.shape[int(values[0])]
+        if method in ("dim", "ndimension"):
+            return len(base.shape)
+        if method == "numel":
+            return base.numel
+        if method in SOFTMAX:
+            return self._elementwise([base], node, record, kind="reduction")
+        if method in REDUCTIONS:
+            dim = kw("dim", values[0] if values else None)
+            return self._reduce(base, dim, kw("keepdim", values[1] if len(values) > 1 else False), node, record)
+        if (
+            method in UNARY
+            or method in BINARY
+            or method in ("masked_fill", "clamp_", "add_", "mul_", "div_", "sub_", "relu_", "pow", "fill_", "zero_")
+        ):
+            return self._elementwise([base, *values], node, record)
+        if method in ("matmul", "mm", "bmm"):
+            return self._matmul(base, values[0], node, record)
+        raise _Unknown(f"line {line}: tensor method `.{method}()` is not in the cost table")
+
+    def _reshape(self, base: Tensor, method: str, values: list, node) -> Tensor:
+        line = self._line(node)
+        if method in ("detach",):
+            return base
+        if method in ("view_as", "reshape_as", "expand_as"):
+            return replace(base, shape=values[0].shape)
+        if method == "flatten":
+            start = values[0] if values else 0
+            end = values[1] if len(values) > 1 else -1
+            start %= len(base.shape)
+            end %= len(base.shape)
+            shape = base.shape[:start] + (math.prod(base.shape[start : end + 1]),) + base.shape[end + 1 :]
+            return replace(base, shape=shape)
+        if method == "unsqueeze":
+            grown = list(base.shape)
+            grown.insert(values[0] % (len(grown) + 1), 1)
+            return replace(base, shape=tuple(grown))
+        if method == "squeeze":
+            if values:
+                kept = list(base.shape)
+                if kept[values[0]] == 1:
+                    del kept[values[0]]
+                return replace(base, shape=tuple(kept))
+            return replace(base, shape=tuple(d for d in base.shape if d != 1))
+        dims = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
+        if not all(isinstance(d, int) for d in dims):
+            raise _Unknown(f"line {line}: .{method}() with sizes that are not static")
+        dims = list(dims)
+        if method == "expand":
+            dims = [b if d == -1 else d for d, b in zip(dims, (1,) * (len(dims) - len(base.shape)) + base.shape)]
+            return Tensor(tuple(dims), base.dtype, contiguous=False, origin=base.origin)
+        if -1 in dims:
+            known = math.prod(d for d in dims if d != -1)
+            dims[dims.index(-1)] = base.numel // max(known, 1)
+        return replace(base, shape=tuple(dims))
+
+    # -- the work ------------------------------------------------------------
+
+    def _elementwise(
+        self, values: list, node, record: bool, dtype: str | None = None, kind: str = "elementwise"
+    ) -> Tensor:
+        tensors = [v for v in values if isinstance(v, Tensor)]
+        if not tensors:
+            raise _Unknown(f"line {self._line(node)}: an op with no tensor operand")
+        shape = _broadcast([t.shape for t in tensors])
+        out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]))
+        nbytes = sum(t.nbytes for t in tensors) + out.nbytes
+        note = f"cast from {tensors[0].dtype}" if dtype and dtype != tensors[0].dtype and len(tensors) == 1 else ""
+        op = Op(
+            kind,
+            self._line(node),
+            bytes=nbytes,
+            inputs=tuple(t.origin for t in tensors),
+            in_bytes=tuple(t.nbytes for t in tensors),
+            out_bytes=out.nbytes,
+            note=note,
+        )
+        return replace(out, origin=self._record(record, op))
+
+    def _reduce(self, base: Tensor, dim, keepdim, node, record: bool) -> Tensor:
+        if dim is None:
+            shape: tuple[int, ...] = ()
+        else:
+            dims = {d % len(base.shape) for d in (dim if isinstance(dim, (list, tuple)) else [dim])}
+            shape = tuple(1 if i in dims else s for i, s in enumerate(base.shape) if keepdim or i not in dims)
+        out = Tensor(shape, base.dtype)
+        index = self._record(
+            record, Op("reduction", self._line(node), bytes=base.nbytes + out.nbytes, inputs=(base.origin,))
+        )
+        return replace(out, origin=index)
+
+    def _matmul(self, a, b, node, record: bool, out_dtype: str | None = None) -> Tensor:
+        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+            raise _Unknown(f"line {self._line(node)}: a matmul of non-static operands")
+        a_shape = a.shape if len(a.shape) > 1 else (1, *a.shape)
+        b_shape = b.shape if len(b.shape) > 1 else (*b.shape, 1)
+        m, k = a_shape[-2], a_shape[-1]
+        n = b_shape[-1]
+        batch = _broadcast([a_shape[:-2], b_shape[:-2]])
+        out = Tensor((*batch, m, n), out_dtype or _promote([a.dtype, b.dtype]))
+        flops = 2 * math.prod(batch) * m * n * k
+        index = self._record(
+            record,
+            Op(
+                "gemm",
+                self._line(node),
+                bytes=a.nbytes + b.nbytes + out.nbytes,
+                flops=flops,
+                path="int8" if out_dtype == "int32" else _gemm_path(_promote([a.dtype, b.dtype])),
+                inputs=(a.origin, b.origin),
+                in_bytes=(a.nbytes, b.nbytes),
+                out_bytes=out.nbytes,
+            ),
+        )
+        return replace(out, origin=index)
+
+    def _triton_launch(self, node: cst.Call, scope: dict, record: bool):
+        func = node.func
+        assert isinstance(func, cst.Subscript)
+        line = self._line(node)
+        grid_node = func.slice[0].slice
+        programs = 0
+        if isinstance(grid_node, cst.Index):
+            try:
+                grid = self._eval(grid_node.value, scope, record=False)
+                dims: list[Any] = list(grid) if isinstance(grid, (list, tuple)) else [grid]
+                if all(isinstance(d, int) for d in dims):
+                    programs = 1
+                    for d in dims:
+                        programs *= d
+            except _Unknown:
+                programs = 0
+        tensors = []
+        for arg in node.args:
+            value = self._eval_or_none(arg.value, scope, record=False)
+            if isinstance(value, Tensor):
+                tensors.append(value)
+        nbytes = sum(t.nbytes for t in tensors)
+        self._record(
+            record,
+            Op(
+                "triton",
+                line,
+                bytes=nbytes,
+                programs=programs,
+                inputs=tuple(t.origin for t in tensors),
+                note=self.model.code(func.value),
+            ),
+        )
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class _Module:
+    kind: str
+    attrs: dict
+    args: list = field(default_factory=list)
+    node: object = None
+
+
+def _is_none(element: cst.SubscriptElement) -> bool:
+    s = element.slice
+    return isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None"
+
+
+def _transposed(t, i: int, j: int):
+    if not isinstance(t, Tensor):
+        raise _Unknown("a transpose of a non-static value")
+    shape = list(t.shape)
+    if len(shape) < 2:
+        return t
+    shape[i], shape[j] = shape[j], shape[i]
+    return Tensor(tuple(shape), t.dtype, contiguous=False, origin=t.origin)
+
+
+def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    width = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(width):
+        dims = {s[len(s) - width + i] for s in shapes if len(s) - width + i >= 0}
+        dims.discard(1)
+        out.append(max(dims) if dims else 1)
+    return tuple(out)
+
+
+def _promote(dtypes: list[str]) -> str:
+    order = (
+        "bool",
+        "uint8",
+        "int8",
+        "int32",
+        "int64",
+        "float8_e5m2",
+        "float8_e4m3fn",
+        "bfloat16",
+        "float16",
+        "float32",
+        "float64",
+    )
+    return max(dtypes, key=lambda d: order.index(d) if d in order else len(order) - 2)
+
+
+def _gemm_path(dtype: str) -> str:
+    # torch.backends.cuda.matmul.allow_tf32 is False by default: fp32 GEMMs run on the FMA units.
+    return {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}.get(dtype, "fp32")
+
+
+def _nested_shape(data) -> tuple[int, ...] | None:
+    if isinstance(data, (int, float)):
+        return ()
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return (0,)
+        inner = _nested_shape(data[0])
+        return None if inner is None else (len(data), *inner)
+    return None
+
+
+def _has_float(data) -> bool:
+    if isinstance(data, float):
+        return True
+    if isinstance(data, (list, tuple)):
+        return any(_has_float(d) for d in data)
+    return False
+
+
+def _describe(t: Tensor) -> str:
+    return f"{t.dtype}[{', '.join(map(str, t.shape))}]"

@@ -1,0 +1,84 @@
+"""The cost model against the GPU: estimated vs measured speedup of each validation pair.
+
+    python scripts/costmodel.py            # print the table
+    python scripts/costmodel.py --check    # exit 1 unless the issue-25 bars hold
+
+Each pair in fixtures/costmodel/ is a KernelBench-style file (NAME_before.py)
+and the fix of its finding (NAME_after.py), measured on the H100 with
+`kernlint verify NAME_after.py --reference NAME_before.py`
+(kernels/kernlint/kernels/measure_costmodel.sh; records in
+kernels/kernlint/kernels/measurements/costmodel/). kernlint lints the before
+(no execution) and estimates, for the finding of the pair's rule, the whole
+entry point's speedup in each mode from the calibration record; this script
+puts the two side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAIRS = os.path.join(REPO, "fixtures", "costmodel")
+RECORDS = os.path.join(REPO, "kernels", "kernlint", "kernels", "measurements", "costmodel")
+MODES = ("kernelbench", "eager", "graph")
+WITHIN = 1.5
+
+
+def rows() -> list[dict]:
+    from kernlint.engine import lint_source
+
+    out = []
+    for name in sorted(n.removesuffix(".json") for n in os.listdir(RECORDS) if n.endswith(".json")):
+        with open(os.path.join(RECORDS, name + ".json"), encoding="utf-8") as handle:
+            measured = json.load(handle)["speedup"]
+        rule = name.split("_", 1)[0].upper()
+        path = os.path.join(PAIRS, name + "_before.py")
+        with open(path, encoding="utf-8") as handle:
+            result = lint_source(os.path.relpath(path, REPO), handle.read())
+        estimates = [(f.expected_speedup or {}).get("for_this_file") for f in result.findings if f.code == rule]
+        estimate = next(
+            (e for e in estimates if e and e.get("status") == "estimated"), estimates[0] if estimates else None
+        )
+        out.append({"name": name, "rule": rule, "measured": measured, "estimate": estimate or {}})
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    table = rows()
+    print("| pair | mode | measured | estimated | ratio |")
+    print("|---|---|---|---|---|")
+    within = {mode: 0 for mode in MODES}
+    counted = {mode: 0 for mode in MODES}
+    verdicts = 0
+    for row in table:
+        est = row["estimate"]
+        for mode in MODES:
+            m, e = row["measured"].get(mode), est.get(mode)
+            if m is None:
+                continue
+            counted[mode] += 1
+            ratio = max(m, e) / min(m, e) if e else None
+            within[mode] += bool(ratio is not None and ratio <= WITHIN)
+            shown = "–" if e is None else f"{e:.2f}x"
+            print(f"| {row['name']} | {mode} | {m:.2f}x | {shown} | {'–' if ratio is None else f'{ratio:.2f}'} |")
+        if est.get("status") != "estimated":
+            print(f"| {row['name']} | – | – | {est.get('reason', 'no finding')} | – |")
+        measured_yes = row["measured"]["kernelbench"] >= 1.2
+        estimated_yes = (est.get("kernelbench") or 0) >= 1.2
+        verdicts += measured_yes == estimated_yes
+    print()
+    for mode in MODES:
+        print(f"{mode}: estimate within {WITHIN}x of the measurement on {within[mode]} of {counted[mode]}")
+    print(f"worth optimizing (>= 1.2x KernelBench) agrees with the measurement on {verdicts} of {len(table)}")
+    ok = all(within[m] >= counted[m] - 2 for m in MODES) and verdicts == len(table)
+    return 0 if ok or not args.check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
