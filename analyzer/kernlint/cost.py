@@ -344,8 +344,13 @@ EFFECTS: dict[str, Effect] = {
 }
 
 
-def estimate(effect: str, entry: EntryPoint | None, first: int, last: int, target_gpu: str | None = None) -> dict:
-    """The speedup of the whole entry point from this fix, per mode, or why there is none."""
+def estimate(
+    effect: str, entry: EntryPoint | None, spans: list[tuple[int, int]], target_gpu: str | None = None
+) -> dict:
+    """The speedup of the whole entry point from the rule's fix at every one
+    of its findings (`spans`: their first and last lines), per mode, or why
+    there is none. A rule's plan fixes all its findings in the file, so they
+    share one estimate."""
     if entry is None:
         return {"status": "unknown", "reason": "not a KernelBench-style file (no get_inputs and model class)"}
     if entry.unknown:
@@ -353,8 +358,13 @@ def estimate(effect: str, entry: EntryPoint | None, first: int, last: int, targe
     cal = calibration(target_gpu)
     if cal is None:
         return {"status": "unknown", "reason": "no calibration record for this GPU"}
-    fixed = EFFECTS[effect](entry.ops, first, last)
-    if fixed is None:
+    fixed: tuple[Op, ...] | None = entry.ops
+    applied = 0
+    for first, last in sorted(spans, reverse=True):
+        changed = EFFECTS[effect](fixed, first, last) if fixed is not None else None
+        if changed is not None:
+            fixed, applied = changed, applied + 1
+    if fixed is None or not applied:
         return {
             "status": "unknown",
             "reason": f"the fix's ops ({effect}) were not found in {entry.model_class}.forward",
@@ -370,6 +380,7 @@ def estimate(effect: str, entry: EntryPoint | None, first: int, last: int, targe
         **speedup,
         "before_us": before.as_dict(),
         "after_us": after.as_dict(),
+        "findings_fixed": applied,
         "entry_point": f"{entry.model_class}.forward",
         "inputs": [f"{name}: {desc}" for name, desc in entry.inputs],
         "shapes_from": list(entry.sources),

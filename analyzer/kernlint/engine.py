@@ -93,7 +93,8 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         except Exception as error:  # noqa: BLE001
             findings.append(_internal_error(path, f"{rule.code} ({rule.name})", error))
             continue
-        findings.extend(_finding(rule, report, model, settings) for report in reports)
+        estimate = _estimate(rule, reports, model, settings)
+        findings.extend(_finding(rule, report, model, settings, estimate) for report in reports)
     unique = {f.sort_key: f for f in findings}
     ordered = sorted(unique.values(), key=lambda f: f.sort_key)
     try:
@@ -104,13 +105,23 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
     return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed), dependencies=dependencies)
 
 
-def _finding(rule: type[Rule], report: Report, model: FileModel, settings: Settings) -> Finding:
+def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, settings: Settings) -> dict | None:
+    """The cost model's estimate for the file, of fixing all of the rule's findings in it."""
+    if rule.fix_effect is None or not reports or not rule.category.is_performance:
+        return None
+    spans = [model.span(report.node) for report in reports]
+    return cost.estimate(
+        rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu
+    )
+
+
+def _finding(
+    rule: type[Rule], report: Report, model: FileModel, settings: Settings, estimate: dict | None = None
+) -> Finding:
     speedup = None
     if rule.category.is_performance:
         speedup = claims.expected_speedup(rule.code, settings.target_gpu)
-        if rule.fix_effect is not None:
-            span = model.span(report.node)
-            estimate = cost.estimate(rule.fix_effect, model.entry_point, span.line, span.end_line, settings.target_gpu)
+        if estimate is not None:
             # The pair's measurement stays, named as the pair's; the file's own estimate leads.
             speedup = {**(speedup or {}), "for_this_file": estimate}
     return Finding(

@@ -248,17 +248,12 @@ class _Evaluator:
             self._assign(target.target, value, self.constants)
 
     def _returned_list(self, function: cst.FunctionDef) -> list | None:
-        for statement in function.body.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Return) and small.value is not None:
-                        try:
-                            value = self._eval(small.value, dict(self.constants), record=False)
-                        except _Unknown as why:
-                            self.unknown.append(f"{function.name.value}(): {why}")
-                            return None
-                        return list(value) if isinstance(value, (list, tuple)) else None
-        return None
+        try:
+            value = self._run_body(function.body.body, dict(self.constants), record=False)
+        except _Unknown as why:
+            self.unknown.append(f"{function.name.value}(): {why}")
+            return None
+        return list(value) if isinstance(value, (list, tuple)) else None
 
     def _bind_params(self, function: cst.FunctionDef, args: list, skip_self: bool) -> dict[str, object]:
         scope: dict[str, object] = dict(self.constants)

@@ -20,6 +20,8 @@ Probes (each name is a key of the record's "probes"):
   * ``tiny_ops_N``: N one-element torch ops: the per-kernel GPU floor (graph),
     the host cost per torch op (eager) and how much of it KernelBench's L2
     flush hides (kernelbench); ``tiny_triton_N``: the same for Triton launches;
+  * ``module_ops_N``: the same N ops in an ``nn.Module``'s forward, called as
+    a harness calls a model: what a call costs beyond its ops;
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
   * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
 
@@ -131,7 +133,16 @@ def _probes(torch, triton, tl):
         def allocs(count=count):
             return [torch.zeros(16, device=dev) for _ in range(count)]
 
+        class Ops(torch.nn.Module):
+            # As a KernelBench harness calls it: through nn.Module.__call__.
+            def forward(self, x, count=count):
+                for _ in range(count):
+                    x = x + 1.0
+                return x
+
+        module = Ops()
         add(f"tiny_ops_{count}", ops, ops=count, bytes=8 * count)
+        add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
         add(f"tiny_triton_{count}", launches, triton_launches=count, bytes=8 * count)
         add(f"tiny_alloc_{count}", allocs, allocs=count, bytes=64 * count)
     add("sync", lambda: (t + 1.0).item(), ops=1, syncs=1, bytes=8)
