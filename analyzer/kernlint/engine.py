@@ -110,9 +110,7 @@ def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, setting
     if rule.fix_effect is None or not reports or not rule.category.is_performance:
         return None
     spans = [model.span(report.node) for report in reports]
-    return cost.estimate(
-        rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu
-    )
+    return cost.estimate(rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu)
 
 
 def _finding(
