@@ -1,12 +1,16 @@
 """The architect's verdict for one file: is it worth optimizing, and the ONE
 optimization to make.
 
-Findings are ranked by measured gain when the reference-fix library has a
-record for their rule (the largest `measured_gain` first); without records,
-by severity and then by each rule's documented `priority` (lower first). A
-file is worth optimizing when its top finding's measured gain is at least
-1.2x (the architect prompt's 20% bar), or, unmeasured, when it is a
-performance warning.
+Findings are ranked by the cost model's estimate for this file
+(`expected_speedup.for_this_file`, KernelBench mode: the whole entry point
+before vs after the finding's fix, at the file's own shapes), largest
+first. A file is worth optimizing when that estimate is at least 1.2x (the
+architect prompt's 20% bar); under 1.1x it is not, and between the two it
+is not either, with a reason that says the gain is marginal. A finding the
+model cannot size (no static shapes, not a KernelBench-style file) ranks
+by its rule's measured gain on the reference-fix library, and the verdict
+then says that the file's shapes are unknown; without records, by severity
+and each rule's documented `priority` (lower first).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from kernlint.findings import Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
 WORTH_IT = 1.2  # the architect prompt: "Expected speedup >= 20%"
+MARGINAL = 1.1  # the architect prompt: "< 10%: not worth it"
 
 ADVICE_KEYS = (
     "worth_optimizing",
@@ -28,12 +33,27 @@ ADVICE_KEYS = (
 )
 
 
+def file_estimate(finding: Finding) -> dict | None:
+    """The cost model's estimate for the file, when it could make one."""
+    estimate = (finding.expected_speedup or {}).get("for_this_file")
+    return estimate if estimate and estimate.get("status") == "estimated" else None
+
+
+def _gain(finding: Finding, target_gpu: str | None) -> tuple[float | None, bool]:
+    """(gain, for this file?): the file's KernelBench-mode estimate, else the pair's measured gain."""
+    estimate = file_estimate(finding)
+    if estimate is not None and estimate.get("kernelbench") is not None:
+        return float(estimate["kernelbench"]), True
+    return claims.measured_gain(finding.code, target_gpu), False
+
+
 def _rank(finding: Finding, target_gpu: str | None) -> tuple:
-    gain = claims.measured_gain(finding.code, target_gpu)
+    gain, own = _gain(finding, target_gpu)
     rule = rule_by_code_or_name(finding.code)
     priority = rule.priority if rule is not None else 99
     return (
         -(gain or 0.0),
+        not own,
         finding.severity.rank,
         priority,
         finding.span.line,
@@ -49,23 +69,32 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         reason += f" (only {', '.join(others)}, which do not change speed)." if others else "."
         return _no(path, reason)
     best = min(candidates, key=lambda f: _rank(f, target_gpu))
-    gain = claims.measured_gain(best.code, target_gpu)
-    if gain is not None and gain < WORTH_IT:
+    gain, own = _gain(best, target_gpu)
+    where = f"{best.code} {best.name} at line {best.span.line}"
+    if own and gain is not None and gain < WORTH_IT:
+        size = "marginal (10-20%)" if gain >= MARGINAL else "under 10%"
         return _no(
             path,
-            f"The largest measured gain, {best.code} {best.name} at line {best.span.line}, is "
-            f"{gain:.2f}x on the reference-fix library, under the 20% bar.",
+            f"The largest estimated gain for this file, {where}, is {gain:.2f}x in KernelBench timing "
+            f"at the file's own shapes: {size}, under the 20% bar.",
+        )
+    if not own and gain is not None and gain < WORTH_IT:
+        return _no(
+            path,
+            f"The largest measured gain, {where}, is {gain:.2f}x on the reference-fix library, under the 20% bar "
+            f"(the file's shapes are unknown: {_why_unknown(best)}).",
         )
     if gain is None and best.severity is Severity.INFO:
         return _no(
             path,
-            f"Only small or context-dependent gains were found ({best.code} {best.name} at line "
-            f"{best.span.line} is the largest), none measured above 20%.",
+            f"Only small or context-dependent gains were found ({where} is the largest), none measured above 20%.",
         )
     rule = rule_by_code_or_name(best.code)
     assert rule is not None
     others = sorted({f"{f.code} (line {f.span.line})" for f in candidates if f is not best})
-    reason = f"{best.code} {best.name} at line {best.span.line}: {best.message.rstrip('.')}."
+    reason = f"{where}: {best.message.rstrip('.')}."
+    if not own:
+        reason += f" The file's shapes are unknown ({_why_unknown(best)}): the gain is the reference pair's."
     if others:
         reason += f" Also found: {', '.join(others)}."
     return {
@@ -80,9 +109,35 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
     }
 
 
+def _why_unknown(finding: Finding) -> str:
+    estimate = (finding.expected_speedup or {}).get("for_this_file") or {}
+    return str(estimate.get("reason") or "the rule has no cost model of its fix")
+
+
+def estimate_text(estimate: dict) -> str:
+    """One line: the file's estimate in each mode, at its shapes, and what dominates."""
+    modes = ", ".join(
+        f"{estimate[mode]:.2f}x ({label})"
+        for mode, label in (("kernelbench", "KernelBench"), ("eager", "eager"), ("graph", "CUDA graph"))
+        if estimate.get(mode) is not None
+    )
+    before, after = estimate["before_us"], estimate["after_us"]
+    inputs = "; ".join(estimate.get("inputs") or []) or "no tensor inputs"
+    return (
+        f"{modes} for this file ({estimate['entry_point']} {before['kernelbench']:.1f} -> {after['kernelbench']:.1f} us "
+        f"per call in KernelBench timing, estimated at its inputs {inputs}, from {', '.join(estimate['shapes_from'])}; "
+        f"cost model calibrated on {estimate['gpu']}, {estimate['calibration']})"
+    )
+
+
 def _speedup_text(best: Finding, candidates: list[Finding], target_gpu: str | None) -> str:
     claim = best.expected_speedup or {}
-    text = str(claim.get("summary", "unmeasured"))
+    estimate = file_estimate(best)
+    pair = str(claim.get("summary", "unmeasured"))
+    if estimate is not None:
+        text = estimate_text(estimate) + f"; the rule's reference pair measured {pair}"
+    else:
+        text = f"the file's shapes are unknown ({_why_unknown(best)}); the rule's reference pair measured {pair}"
     codes = frozenset(f.code for f in candidates)
     if len(codes) > 1:
         combined = claims.combined_speedup(codes, target_gpu)

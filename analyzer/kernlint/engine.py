@@ -121,7 +121,7 @@ def _finding(
         speedup = claims.expected_speedup(rule.code, settings.target_gpu)
         if estimate is not None:
             # The pair's measurement stays, named as the pair's; the file's own estimate leads.
-            speedup = {**(speedup or {}), "for_this_file": estimate}
+            speedup = {**(speedup or {"measured": False, "summary": "unmeasured"}), "for_this_file": estimate}
     return Finding(
         code=rule.code,
         name=rule.name,

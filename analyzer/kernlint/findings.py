@@ -46,12 +46,19 @@ class Category(str, enum.Enum):
     @property
     def prompt_name(self) -> str:
         """The category in the architect prompt's words ("Operator Fusion",
-        "Kernel Launch Reduction", ...); the others as themselves."""
+        "Kernel Launch Reduction", ...); the others as themselves.
+
+        The prompt knows four categories only, so a tuning finding (tile
+        sizes, warps, stages, an EVEN_K path) is named Memory Layout
+        Optimization: what a tile config decides is how the operands are
+        staged through shared memory and registers, the layout of the work
+        on the memory hierarchy."""
         return {
             Category.OPERATOR_FUSION: "Operator Fusion",
             Category.ALGORITHM_REPLACEMENT: "Algorithm Replacement",
             Category.LAUNCH_REDUCTION: "Kernel Launch Reduction",
             Category.MEMORY_LAYOUT: "Memory Layout Optimization",
+            Category.TUNING: "Memory Layout Optimization",
         }.get(self, self.value.capitalize())
 
 
