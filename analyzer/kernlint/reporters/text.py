@@ -1,6 +1,6 @@
 """`path:line:col: CODE [name] message`, one line per finding, then a
 summary and each file's verdict in one line (with --quiet, the finding
-lines only). What is listed and counted: kernlint.reporters."""
+lines only; with --statistics, the counts per rule only). What is listed and counted: kernlint.reporters."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 def render(report: RunReport) -> str:
     if report.checked_nothing:
         return ""  # nothing was checked: the error lines say why, "All checks passed" would not
+    if report.options.statistics:
+        # The counts alone, as ruff's --statistics (issue 28: the findings
+        # used to come first).
+        return "".join(f"{count:>5}  {code}  {name}\n" for code, name, count in report.statistics)
     style = (lambda text, **kw: click.style(text, **kw)) if report.options.color else (lambda text, **kw: text)
     lines = []
     for finding in report.shown:
@@ -30,9 +34,6 @@ def render(report: RunReport) -> str:
 def summary(report: RunReport, style) -> list[str]:
     lines = []
     findings = report.findings
-    if report.statistics:
-        lines.append("")
-        lines += [f"{count:>5}  {code}  {name}" for code, name, count in report.statistics]
     if findings:
         by_severity = Counter(f.severity.value for f in findings)
         parts = ", ".join(f"{by_severity[s]} {s}" for s in ("error", "warning", "info") if by_severity[s])
