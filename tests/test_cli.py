@@ -157,3 +157,30 @@ def test_statistics_prints_the_counts_only() -> None:
         "    1  KL010  unconditional-k-mask",
         "    1  KL014  deprecated-allow-tf32",
     ]
+
+
+def test_a_run_over_many_files_ends_with_one_summary_of_the_top_files(tmp_path) -> None:
+    """Issue 28: a verdict line per file drowned a whole-tree run."""
+    seed = (FIXTURES / "seed" / "kernel.py").read_bytes()
+    for name in ("a", "b", "c", "d", "e", "f"):
+        (tmp_path / f"{name}.py").write_bytes(seed)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    proc = run_kernlint("--no-color", ".", cwd=tmp_path)
+    lines = proc.stdout.decode().splitlines()
+    assert not any(line.startswith("Verdict for") for line in lines)
+    assert lines[-8:] == [
+        "Found 36 findings (18 warning, 18 info) in 6 of 7 files.",
+        "6 of 7 files worth optimizing; the 5 with the largest estimated gain:",
+        "  a.py: 4.7x from KL002 per-call-relayout (line 112)",
+        "  b.py: 4.7x from KL002 per-call-relayout (line 112)",
+        "  c.py: 4.7x from KL002 per-call-relayout (line 112)",
+        "  d.py: 4.7x from KL002 per-call-relayout (line 112)",
+        "  e.py: 4.7x from KL002 per-call-relayout (line 112)",
+        "(gain: the measured speedup of the file's best fix; `kernlint --format advice PATH` for its plan)",
+    ]
+    advice = json.loads(run_kernlint("--format", "advice", ".", cwd=tmp_path).stdout)
+    assert [(a["path"], a["worth_optimizing"]) for a in advice] == [
+        *((f"{name}.py", "yes") for name in "abc"),
+        ("clean.py", "no"),
+        *((f"{name}.py", "yes") for name in "def"),
+    ]

@@ -277,7 +277,12 @@ def measured_gain(code: str, target_gpu: str | None = None) -> float | None:
     record's shapes when the seed shape was not measured; None when the
     rule is unmeasured.
     """
-    claim = expected_speedup(code, target_gpu)
+    return claim_gain(expected_speedup(code, target_gpu))
+
+
+def claim_gain(claim: dict | None) -> float | None:
+    """`measured_gain` of a claim already at hand (a finding's
+    `expected_speedup`, which a cached result carries without the records)."""
     if not claim or not claim.get("measured"):
         return None
     for shape in claim["shapes"]:

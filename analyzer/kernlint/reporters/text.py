@@ -1,6 +1,9 @@
 """`path:line:col: CODE [name] message`, one line per finding, then a
-summary and each file's verdict in one line (with --quiet, the finding
-lines only; with --statistics, the counts per rule only). What is listed and counted: kernlint.reporters."""
+summary: for one file, its verdict in one line; for several, one line per
+file worth optimizing, the TOP_FILES with the largest estimated gain (with
+--quiet, the finding lines only; with --statistics, the counts per rule
+only). Every file's full verdict stays in `--format advice` and json: on a
+whole library a verdict line per file was most of the output (issue 28). What is listed and counted: kernlint.reporters."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import click
 from kernlint.reporters import RunReport
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
+TOP_FILES = 5
 
 
 def render(report: RunReport) -> str:
@@ -50,11 +54,46 @@ def summary(report: RunReport, style) -> list[str]:
                 fg="green",
             )
         )
-    for advice in report.advice:
-        if advice["worth_optimizing"] == "yes":
-            lines.append(
-                f"Verdict for {advice['path']}: worth optimizing. {advice['optimisation method']} "
-                f"Expected speedup: {advice['expected_speedup']}. "
-                f"(`kernlint --format advice {advice['path']}` for the full plan)"
-            )
+    if len(report.results) == 1:
+        for advice in report.advice:
+            if advice["worth_optimizing"] == "yes":
+                lines.append(
+                    f"Verdict for {advice['path']}: worth optimizing. {advice['optimisation method']} "
+                    f"Expected speedup: {advice['expected_speedup']}. "
+                    f"(`kernlint --format advice {advice['path']}` for the full plan)"
+                )
+    else:
+        lines += _worth_optimizing(report)
+    return lines
+
+
+def _worth_optimizing(report: RunReport) -> list[str]:
+    """The files whose verdict is "worth optimizing", ranked by their
+    estimated gain: the measured gain (kernlint.claims.measured_gain) of the
+    finding the verdict picked, which is the file's largest; unmeasured ones
+    last, then by path."""
+    from kernlint import claims
+
+    worth = {a["path"] for a in report.advice if a["worth_optimizing"] == "yes"}
+    if not worth:
+        return []
+    ranked = []
+    for result in report.results:
+        if result.path not in worth:
+            continue
+        gains = [(claims.claim_gain(f.expected_speedup), f) for f in result.findings if f.category.is_performance]
+        measured = [(gain, f) for gain, f in gains if gain is not None]
+        if measured:
+            gain, best = max(measured, key=lambda pair: (pair[0], -pair[1].severity.rank, -pair[1].span.line))
+            ranked.append((-gain, result.path, f"{gain:.1f}x from {best.code} {best.name} (line {best.span.line})"))
+        else:
+            ranked.append((0.0, result.path, "unmeasured"))
+    ranked.sort()
+    total = report.files_checked
+    lines = [
+        f"{len(worth)} of {total} files worth optimizing"
+        + (f"; the {TOP_FILES} with the largest estimated gain:" if len(worth) > TOP_FILES else ":")
+    ]
+    lines += [f"  {path}: {why}" for _, path, why in ranked[:TOP_FILES]]
+    lines.append("(gain: the measured speedup of the file's best fix; `kernlint --format advice PATH` for its plan)")
     return lines
