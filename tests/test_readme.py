@@ -26,3 +26,24 @@ def test_readme_outputs_are_what_kernlint_prints_now() -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_every_revision_the_readme_pins_is_a_commit_of_this_history() -> None:
+    """Issue 28: the snippets pinned `v0.1.0`, which did not exist. A pinned
+    revision (pre-commit's `rev:`, a `git+...@REV` install, an action's
+    `uses: ...@REV`) must be a commit that HEAD contains."""
+    import re
+    import shutil
+
+    import pytest
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout")
+    text = (ROOT / "README.md").read_text()
+    revs = set(re.findall(r"rev: (\S+)", text)) | set(re.findall(r"kernlint/kernlint@([\w.-]+)", text))
+    assert revs, "the README pins no revision"
+    for rev in revs:
+        proc = subprocess.run(
+            ["git", "merge-base", "--is-ancestor", rev, "HEAD"], cwd=ROOT, capture_output=True, timeout=60
+        )
+        assert proc.returncode == 0, f"{rev} is not a commit of this history"
