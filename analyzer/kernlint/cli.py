@@ -112,6 +112,7 @@ def main() -> None:
     kernlint rule KL001         a rule's documentation
     kernlint verify             measure the reference-fix library on a GPU
     kernlint verify FILE        run FILE's ModelNew against Model (EXECUTES FILE)
+    kernlint server             the Language Server, for editors (over stdio)
     """
 
 
@@ -489,6 +490,18 @@ def rules_command(output_format: str) -> None:
             f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} "
             f"{'yes' if r.fixable() else '':<3} {labels[r.code]:<{claim_width}} {r.summary}"
         )
+
+
+@main.command("server")
+def server_command() -> None:
+    """Run the Language Server over stdio (for editors; needs `kernlint[server]`)."""
+    try:
+        from kernlint.server import main as serve
+    except ImportError as error:
+        click.echo(f"kernlint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    _stage["doing"] = "serving the editor"
+    serve()
 
 
 @main.command("schema")
