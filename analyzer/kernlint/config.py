@@ -114,21 +114,27 @@ def find_config(paths: list[str] | tuple[str, ...], cwd: str | None = None) -> s
         start = os.path.dirname(start)
     current = start
     while True:
-        candidate = os.path.join(current, "pyproject.toml")
-        if os.path.isfile(candidate):
-            try:
-                if _has_section(_read(candidate)):
-                    return candidate
-            except ConfigError:
-                # A broken pyproject.toml that may not be ours: name it only
-                # if it could be (it mentions the section).
-                with open(candidate, "rb") as handle:
-                    if b"tool.kernlint" in handle.read():
-                        return candidate
+        found = _config_in(current)
+        if found is not None:
+            return found
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
+
+
+def _config_in(folder: str) -> str | None:
+    """The folder's pyproject.toml when it has a [tool.kernlint] section."""
+    candidate = os.path.join(folder, "pyproject.toml")
+    if not os.path.isfile(candidate):
+        return None
+    try:
+        return candidate if _has_section(_read(candidate)) else None
+    except ConfigError:
+        # A broken pyproject.toml that may not be ours: name it only if it
+        # could be (it mentions the section).
+        with open(candidate, "rb") as handle:
+            return candidate if b"tool.kernlint" in handle.read() else None
 
 
 def load_config(path: str) -> Config:
@@ -256,8 +262,9 @@ def scopes(targets: list[str], stdin_filename: str | None = None) -> tuple[list[
 
 
 class _NearestConfig:
-    """find_config's answer per folder, remembered: a tree of a thousand
-    files in a hundred folders reads each pyproject.toml once."""
+    """find_config's answer per folder, remembered with its ancestors': a
+    tree of a thousand files in a hundred folders reads each pyproject.toml
+    once."""
 
     def __init__(self) -> None:
         self._folders: dict[str, str | None] = {}
@@ -267,8 +274,21 @@ class _NearestConfig:
         return self.of_folder(os.path.dirname(os.path.abspath(path)))
 
     def of_folder(self, folder: str) -> str | None:
-        if folder not in self._folders:
-            self._folders[folder] = find_config([folder])
+        """find_config([folder]), each folder's pyproject.toml read once."""
+        chain = []
+        while folder not in self._folders:
+            found = _config_in(folder)
+            if found is not None:
+                self._folders[folder] = found
+                break
+            chain.append(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                self._folders[folder] = None
+                break
+            folder = parent
+        for below in chain:
+            self._folders[below] = self._folders[folder]
         return self._folders[folder]
 
     def exclude(self, config_path: str | None) -> tuple[str, ...]:
