@@ -134,7 +134,7 @@ def test_hover_shows_the_rule_docs_and_the_findings_estimate(seen: dict) -> None
     value = seen["hover"].contents.value
     assert value.startswith("**KL002 per-call-relayout** (warning, memory-layout)")
     assert "**Expected speedup:** 6.7-13.5x (CUDA graph)" in value
-    assert "#### Why is this bad?" in value
+    assert "\n#### Why is this bad?\n" in value
 
 
 def test_change_and_save_publish_fresh_diagnostics(seen: dict) -> None:

@@ -210,8 +210,8 @@ def hover_text(finding: Finding) -> str:
 
 
 def _demote(markdown: str) -> str:
-    """A rule's `# ` headings as `#### `, so they sit under the finding."""
-    return "\n".join("###" + line if line.startswith("#") else line for line in markdown.splitlines())
+    """A rule's `## ` headings as `#### `, so they sit under the finding's."""
+    return "\n".join("##" + line if line.startswith("#") else line for line in markdown.splitlines())
 
 
 def _offsets_range(text: str, start: int, end: int, lines: Sequence[str], ls: Any) -> types.Range:
