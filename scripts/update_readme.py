@@ -1,10 +1,14 @@
-"""Regenerate the command outputs shown in README.md, and docs/rules.md.
+"""Regenerate the command outputs shown in README.md and docs/*.md, and
+docs/rules.md.
 
-Each block in the README that follows a marker line
+Each block in the README or a page of docs/ that follows a marker line
 `<!-- output: kernlint ARGS -->` is replaced by what `kernlint ARGS` prints
-now (run from the repository root). `--check` exits 1 instead of writing
-when a block is stale; tests/test_readme.py runs that, so the README never
-shows output the code no longer produces.
+now (run from the repository root); `<!-- markdown: CMD -->` ... `<!-- end
+-->` by the Markdown CMD prints (the measurement tables of
+docs/measurements.md: a new record is rendered by running this script). `--check` exits 1 instead of writing
+when a block is stale; tests/test_readme.py runs that, so no page shows
+output the code no longer produces. docs/realworld.md is written by
+scripts/realworld.py --write-docs instead (it needs the corpora).
 """
 
 from __future__ import annotations
@@ -88,8 +92,16 @@ def rules_document() -> str:
     return "\n".join(parts)
 
 
+def pages() -> list[Path]:
+    """The README and every page of docs/ that this script keeps (not
+    docs/rules.md, written whole below, nor docs/realworld.md)."""
+    docs = sorted(p for p in (ROOT / "docs").glob("*.md") if p not in (RULES_DOC, ROOT / "docs" / "realworld.md"))
+    return [README, *docs]
+
+
 def main() -> int:
-    targets = {README: regenerate(README.read_text(encoding="utf-8")), RULES_DOC: rules_document()}
+    targets = {page: regenerate(page.read_text(encoding="utf-8")) for page in pages()}
+    targets[RULES_DOC] = rules_document()
     stale = [path for path, fresh in targets.items() if not path.exists() or path.read_text(encoding="utf-8") != fresh]
     if "--check" in sys.argv:
         for path in stale:

@@ -244,12 +244,13 @@ def test_a_nonexistent_path_beside_a_real_one_still_lints_the_real_one(tmp_path)
     assert proc.returncode == 2
 
 
-def test_a_directory_without_python_passes_with_zero_files(tmp_path) -> None:
+def test_a_directory_without_python_passes_with_ruffs_warning(tmp_path) -> None:
     (tmp_path / "notes.md").write_text("# notes\n")
     (tmp_path / "data.txt").write_bytes(TF32)
     proc = run_kernlint(".", cwd=tmp_path)
-    assert proc.stdout.decode() == "All checks passed (0 files).\n"
-    assert proc.stderr == b"" and proc.returncode == 0
+    assert proc.stdout.decode() == ""
+    assert proc.stderr.decode() == "kernlint: warning: No Python files found under the given path(s)\n"
+    assert proc.returncode == 0
 
 
 def test_non_py_names_passed_explicitly_are_linted(tmp_path) -> None:

@@ -94,3 +94,93 @@ def test_select_and_ignore_take_codes_or_names() -> None:
     rest = json.loads(run_kernlint("--format", "json", "--ignore", "KL014,KL001", SEED).stdout)
     assert "KL014" not in {f["code"] for f in rest["findings"]}
     assert "KL001" not in {f["code"] for f in rest["findings"]}
+
+
+def test_stdin_filename_without_dash_reads_stdin_as_ruff_does(tmp_path) -> None:
+    """Issue 28: `--stdin-filename` without `-` used to lint the working
+    directory and ignore stdin."""
+    (tmp_path / "other.py").write_text("import triton.language as tl\nc = tl.dot(a, b, allow_tf32=True)\n")
+    source = b"import triton.language as tl\n\nc = tl.dot(a, b, allow_tf32=True)\n"
+    alone = run_kernlint("--stdin-filename", "pkg/k.py", "--no-color", stdin=source, cwd=tmp_path)
+    assert alone.stdout.decode().splitlines()[0].startswith("pkg/k.py:3:18: KL014 [deprecated-allow-tf32]")
+    assert alone.stderr == b""
+    beside = run_kernlint("--stdin-filename", "pkg/k.py", "other.py", "--no-color", stdin=source, cwd=tmp_path)
+    assert beside.stdout == alone.stdout
+    assert beside.stderr.decode() == (
+        "kernlint: warning: ignoring other.py in favor of standard input (--stdin-filename)\n"
+    )
+
+
+def test_top_level_help_lists_the_lint_options() -> None:
+    """Issue 28: `kernlint --help` listed only --version and -h."""
+    text = run_kernlint("--help").stdout.decode()
+    for option in ("--select", "--format", "--fix", "--statistics", "--stdin-filename", "--config", "--exit-zero"):
+        assert option in text, option
+    assert text.index("--version") < text.index("--select") < text.index("Commands:")
+
+
+def test_a_folder_without_python_files_warns_as_ruff_does(tmp_path) -> None:
+    """Issue 28: it used to print "All checks passed (0 files)." A folder
+    that exists but holds no Python file exits 0 with ruff's warning on
+    stderr and no report; a path that does not exist stays an error (2)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text("# notes\n")
+    proc = run_kernlint("docs", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert proc.stderr.decode() == "kernlint: warning: No Python files found under the given path(s)\n"
+    missing = run_kernlint("dcos", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.decode() == "kernlint: error: dcos: no such file or directory\n"
+
+
+def test_color_always_colours_a_pipe_and_never_does_not() -> None:
+    """Issue 28: `--color` did nothing when stdout is a pipe."""
+    first = "fixtures/seed/kernel.py:23:13:"
+    always = run_kernlint("--color", "always", "--select", "KL009", "fixtures/seed/kernel.py").stdout.decode()
+    assert always.splitlines()[0].startswith(f"\x1b[1m{first}\x1b[0m \x1b[36m\x1b[1mKL009\x1b[0m ")
+    bare = run_kernlint("--color", "--select", "KL009", "fixtures/seed/kernel.py").stdout.decode()
+    assert bare == always
+    for args in (("--color", "never"), ("--no-color",), ()):
+        plain = run_kernlint(*args, "--select", "KL009", "fixtures/seed/kernel.py").stdout.decode()
+        assert "\x1b[" not in plain and plain.startswith(f"{first} KL009 "), args
+
+
+def test_statistics_prints_the_counts_only() -> None:
+    """Issue 28: --statistics printed every finding first; ruff's prints counts."""
+    proc = run_kernlint("--statistics", SEED)
+    assert proc.returncode == 1
+    assert proc.stdout.decode().splitlines() == [
+        "    1  KL001  upcast-before-dot",
+        "    1  KL002  per-call-relayout",
+        "    1  KL003  hardcoded-launch-config",
+        "    1  KL009  missing-l2-swizzle",
+        "    1  KL010  unconditional-k-mask",
+        "    1  KL014  deprecated-allow-tf32",
+    ]
+
+
+def test_a_run_over_many_files_ends_with_one_summary_of_the_top_files(tmp_path) -> None:
+    """Issue 28: a verdict line per file drowned a whole-tree run."""
+    seed = (FIXTURES / "seed" / "kernel.py").read_bytes()
+    for name in ("a", "b", "c", "d", "e", "f"):
+        (tmp_path / f"{name}.py").write_bytes(seed)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    proc = run_kernlint("--no-color", ".", cwd=tmp_path)
+    lines = proc.stdout.decode().splitlines()
+    assert not any(line.startswith("Verdict for") for line in lines)
+    assert lines[-8:] == [
+        "Found 36 findings (18 warning, 18 info) in 6 of 7 files.",
+        "6 of 7 files worth optimizing; the 5 with the largest estimated gain:",
+        *(
+            f"  {name}.py: 4.9x (the pair's, shapes unknown) from KL002 per-call-relayout (line 112)"
+            for name in "abcde"
+        ),
+        "(gain: the KernelBench-mode speedup of the file's best fix, estimated at its shapes, or its rule's "
+        "reference pair where they are unknown; `kernlint --format advice PATH` for its plan)",
+    ]
+    advice = json.loads(run_kernlint("--format", "advice", ".", cwd=tmp_path).stdout)
+    assert [(a["path"], a["worth_optimizing"]) for a in advice] == [
+        *((f"{name}.py", "yes") for name in "abc"),
+        ("clean.py", "no"),
+        *((f"{name}.py", "yes") for name in "def"),
+    ]

@@ -249,3 +249,32 @@ def test_force_exclude_applies_exclude_to_files_named_explicitly(tmp_path) -> No
     forced = run_kernlint("--force-exclude", "generated_k.py", "k.py", cwd=tmp_path)
     assert forced.stdout.decode().splitlines()[0].startswith("k.py:2:18: KL014")
     assert "generated_k.py" not in forced.stdout.decode()
+
+
+def test_each_file_follows_its_nearest_config_as_in_ruff(tmp_path: Path) -> None:
+    """Issue 28: `kernlint repo/mm.py other/` used to look for one config
+    from the paths' common folder (tmp_path) and so ignored repo's."""
+    project(
+        tmp_path,
+        {
+            "repo/pyproject.toml": '[tool.kernlint]\nignore = ["KL014"]\nextend-select = ["KL900"]\n',
+            "repo/mm.py": SOURCE,
+            "other/k.py": SOURCE,
+        },
+    )
+    assert findings(tmp_path, "repo/mm.py", "other/") == [("KL014", "other/k.py", 3, 18), ("KL900", "repo/mm.py", 4, 8)]
+
+
+def test_a_deeper_config_inside_a_walked_folder_governs_its_files(tmp_path: Path) -> None:
+    project(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.kernlint]\nexclude = ["skipped_*.py"]\n',
+            "a.py": SOURCE,
+            "sub/pyproject.toml": '[tool.kernlint]\nignore = ["KL014"]\nexclude = ["gen_*.py"]\n',
+            "sub/b.py": SOURCE,
+            "sub/gen_c.py": SOURCE,
+            "skipped_d.py": SOURCE,
+        },
+    )
+    assert findings(tmp_path, ".") == [("KL014", "a.py", 3, 18)]

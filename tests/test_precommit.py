@@ -82,3 +82,40 @@ def test_hook_passes_on_a_clean_file(tmp_path: Path, pre_commit_home: Path) -> N
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "Passed" in output, output
+
+
+def readme_snippet() -> str:
+    """The `.pre-commit-config.yaml` the README tells users to write."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"`\.pre-commit-config\.yaml`:\n\n```yaml\n(.*?)```", text, re.S)
+    assert match, "README has no pre-commit snippet"
+    return match.group(1)
+
+
+def test_the_readmes_snippet_runs_verbatim_with_this_checkout_as_the_repository(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
+    """The snippet's `rev` is a commit of this repository (issue 28: it
+    pinned a tag, v0.1.0, that does not exist); only the URL is swapped for
+    this checkout, as a fork or mirror would be."""
+    snippet = readme_snippet()
+    assert "repo: https://github.com/kernlint/kernlint\n" in snippet
+    config = snippet.replace("https://github.com/kernlint/kernlint", str(ROOT))
+    seed = (FIXTURES / "seed" / "kernel.py").read_text(encoding="utf-8")
+    repo = git_repo(tmp_path / "project", {"kernel.py": seed, ".pre-commit-config.yaml": config})
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update({"PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--files", "kernel.py"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "- hook id: kernlint" in output and "- exit code: 1" in output, output
+    assert "kernel.py:54:37: KL014 [deprecated-allow-tf32]" in output, output

@@ -41,10 +41,8 @@ def file_estimate(finding: Finding) -> dict | None:
 
 def _gain(finding: Finding, target_gpu: str | None) -> tuple[float | None, bool]:
     """(gain, for this file?): the file's KernelBench-mode estimate, else the pair's measured gain."""
-    estimate = file_estimate(finding)
-    if estimate is not None and estimate.get("kernelbench") is not None:
-        return float(estimate["kernelbench"]), True
-    return claims.measured_gain(finding.code, target_gpu), False
+    gain, own = claims.file_gain(finding.expected_speedup)
+    return (gain, True) if own else (claims.measured_gain(finding.code, target_gpu), False)
 
 
 def _rank(finding: Finding, target_gpu: str | None) -> tuple:

@@ -277,10 +277,25 @@ def measured_gain(code: str, target_gpu: str | None = None) -> float | None:
     record's shapes when the seed shape was not measured; None when the
     rule is unmeasured.
     """
-    claim = expected_speedup(code, target_gpu)
+    return claim_gain(expected_speedup(code, target_gpu))
+
+
+def claim_gain(claim: dict | None) -> float | None:
+    """`measured_gain` of a claim already at hand (a finding's
+    `expected_speedup`, which a cached result carries without the records)."""
     if not claim or not claim.get("measured"):
         return None
     for shape in claim["shapes"]:
         if shape["name"] == RANKING_SHAPE:
             return shape.get("kernelbench") or shape["graph"] or shape["eager"]
     return (claim.get("kernelbench") or claim.get("graph") or claim["eager"])["max"]
+
+
+def file_gain(claim: dict | None) -> tuple[float | None, bool]:
+    """(gain, for this file?) of a finding's `expected_speedup`: the cost
+    model's KernelBench-mode estimate for the file (kernlint.cost) when it
+    made one, else the pair's `claim_gain`."""
+    estimate = (claim or {}).get("for_this_file") or {}
+    if estimate.get("status") == "estimated" and estimate.get("kernelbench") is not None:
+        return float(estimate["kernelbench"]), True
+    return claim_gain(claim), False

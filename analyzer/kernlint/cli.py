@@ -41,6 +41,25 @@ class DefaultToCheck(click.Group):
         _register_lazy(cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's options, then `check`'s (what `kernlint PATH` takes;
+        issue 28: they were only under `kernlint check --help`), then the
+        commands."""
+        click.Command.format_options(self, ctx, formatter)
+        check = self.get_command(ctx, "check")
+        assert check is not None
+        check_ctx = click.Context(check, info_name="check", parent=ctx)
+        records = [
+            record
+            for param in check.get_params(check_ctx)
+            if isinstance(param, click.Option)
+            and param.name != "help"
+            and (record := param.get_help_record(check_ctx)) is not None
+        ]
+        with formatter.section("Lint options (`kernlint [check] [OPTIONS] [PATHS]...`)"):
+            formatter.write_dl(records)
+        self.format_commands(ctx, formatter)
+
     def resolve_command(self, ctx: click.Context, args: list[str]):
         name, command, rest = super().resolve_command(ctx, args)
         _stage["doing"] = f"running `kernlint {name}`"
@@ -93,6 +112,7 @@ def main() -> None:
     kernlint rule KL001         a rule's documentation
     kernlint verify             measure the reference-fix library on a GPU
     kernlint verify FILE        run FILE's ModelNew against Model (EXECUTES FILE)
+    kernlint server             the Language Server, for editors (over stdio)
     """
 
 
@@ -209,11 +229,24 @@ def clean(config_file: str | None) -> None:
     show_default=True,
     help="Output format.",
 )
-@click.option("--stdin-filename", default=None, help="The name to report for `-` (stdin).")
+@click.option(
+    "--stdin-filename",
+    default=None,
+    help="Lint stdin, reported as this name (which also picks its config); other paths are ignored, as in ruff.",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule, and nothing else.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: only on a terminal).")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    is_flag=False,
+    flag_value="always",
+    default=None,
+    help="Colour the text output: auto (only on a terminal; the default), always (in a pipe too), never. "
+    "`--color` alone is always.",
+)
+@click.option("--no-color", is_flag=True, help="Same as --color never.")
 @click.option(
     "--output-file",
     "-o",
@@ -250,7 +283,8 @@ def check(
     exit_zero: bool,
     statistics: bool,
     quiet: bool,
-    color: bool | None,
+    color: str | None,
+    no_color: bool,
     output_file: str | None,
     config_file: str | None,
     show_suppressed: bool,
@@ -265,43 +299,72 @@ def check(
     from kernlint import config
     from kernlint.cache import ResultCache
     from kernlint.reporters import ReportOptions
-    from kernlint.runner import final_exit_code
+    from kernlint.runner import final_exit_code, merge
 
-    targets = list(paths) or ["."]
-    try:
-        config_path = config_file or config.find_config(
-            [stdin_filename if p == "-" and stdin_filename else p for p in targets]
-        )
-        loaded = config.load_config(config_path) if config_path else config.Config()
-        settings = config.resolve(
-            loaded,
-            report_unused_suppressions=report_unused_suppressions,
-            **_flag_values(dict(setting_flags)),
-        )
-    except config.ConfigError as error:
-        click.echo(f"kernlint: error: {error}", err=True)
-        sys.exit(EXIT_ERROR)
+    if stdin_filename is not None and any(p != "-" for p in paths):
+        # As ruff: a --stdin-filename means the file comes from stdin; the
+        # paths beside it are named, not linted (issue 28: they used to be
+        # linted and stdin ignored).
+        for path in paths:
+            if path != "-":
+                click.echo(
+                    f"kernlint: warning: ignoring {path} in favor of standard input (--stdin-filename)", err=True
+                )
+    targets = ["-"] if stdin_filename is not None else list(paths) or ["."]
     fix_mode = "diff" if diff else "fix" if fix else None
     stdin_fixed_to_stdout = fix_mode == "fix" and "-" in targets
     # The report goes to stderr when fixed stdin takes stdout.
     to_terminal = (sys.stderr if stdin_fixed_to_stdout else sys.stdout).isatty() and output_file is None
+    use_color = {"always": True, "never": False}.get("never" if no_color else color or "auto", to_terminal)
     options = ReportOptions(
         show_suppressed=show_suppressed,
         statistics=statistics,
         quiet=quiet,
-        color=(to_terminal if color is None else color) and output_format == "text",
+        color=use_color and output_format == "text",
     )
+    try:
+        # One config file governs each file: the nearest (config.scopes), or
+        # --config's for all of them.
+        walk_errors: tuple[str, ...] = ()
+        if config_file is not None:
+            parts = [config.Scope(config_file, tuple(targets))]
+        else:
+            parts, walk_errors = config.scopes(targets, stdin_filename)
+        scoped = []
+        for part in parts:
+            loaded = config.load_config(part.config) if part.config else config.Config()
+            settings = config.resolve(
+                loaded,
+                report_unused_suppressions=report_unused_suppressions,
+                **_flag_values(dict(setting_flags)),
+            )
+            scoped.append((part, loaded, settings))
+    except config.ConfigError as error:
+        click.echo(f"kernlint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
     _stage["doing"] = "checking " + ", ".join(targets)
-    outcome = run(
-        targets,
-        settings,
-        stdin_filename=stdin_filename,
-        exclude=config.exclude_patterns(loaded),
-        fix=fix_mode,
-        force_exclude=force_exclude,
-        options=options,
-        cache=None if no_cache else ResultCache(_cache_dir(settings)),
+    outcome = merge(
+        [
+            run(
+                list(part.paths),
+                settings,
+                stdin_filename=stdin_filename,
+                exclude=config.exclude_patterns(loaded),
+                fix=fix_mode,
+                force_exclude=force_exclude,
+                options=options,
+                cache=None if no_cache else ResultCache(_cache_dir(settings)),
+            )
+            for part, loaded, settings in scoped
+        ],
+        walk_errors,
+        fix_mode,
+        options,
     )
+    if not outcome.report.results and not outcome.errors:
+        # ruff's words and exit code: a folder without Python files is not
+        # an error, but it is never silent (issue 28).
+        click.echo("kernlint: warning: No Python files found under the given path(s)", err=True)
     for line in outcome.errors:
         click.echo(f"kernlint: error: {line}", err=True)
     code = final_exit_code(outcome.exit_code, exit_zero)
@@ -321,20 +384,22 @@ def check(
         if output_file is not None:
             _write_report(output_file, text)
         else:
-            click.echo(text, err=True, nl=False)
+            click.echo(text, err=True, nl=False, color=options.color or None)
         sys.exit(code)
     if fix_mode == "fix" and outcome.fixed and not quiet:
         noun = "fix" if outcome.fixed == 1 else "fixes"
         click.echo(f"Applied {outcome.fixed} {noun}.", err=True)
-    _emit(text, output_file)
+    _emit(text, output_file, options.color)
     sys.exit(code)
 
 
-def _emit(text: str, output_file: str | None) -> None:
+def _emit(text: str, output_file: str | None, color: bool = False) -> None:
     if output_file is not None:
         _write_report(output_file, text)
     else:
-        click.echo(text, nl=False)
+        # click strips colour codes when stdout is not a terminal unless told
+        # (issue 28: `--color always` did nothing in a pipe).
+        click.echo(text, nl=False, color=color or None)
 
 
 def _write_report(path: str, text: str) -> None:
@@ -425,6 +490,18 @@ def rules_command(output_format: str) -> None:
             f"{r.code:<6} {r.name:<{width}} {r.category.value:<21} {r.severity.value:<8} "
             f"{'yes' if r.fixable() else '':<3} {labels[r.code]:<{claim_width}} {r.summary}"
         )
+
+
+@main.command("server")
+def server_command() -> None:
+    """Run the Language Server over stdio (for editors; needs `kernlint[server]`)."""
+    try:
+        from kernlint.server import main as serve
+    except ImportError as error:
+        click.echo(f"kernlint: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    _stage["doing"] = "serving the editor"
+    serve()
 
 
 @main.command("schema")

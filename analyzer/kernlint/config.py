@@ -10,8 +10,11 @@ and settings table are printed from it). For example:
     [tool.kernlint.per-file-ignores]
     "tests/*.py" = ["KL003"]                   # globs relative to this file's folder
 
-The nearest pyproject.toml with a `[tool.kernlint]` table, searched from the
-linted paths' common folder upwards, is the one used. A file named with
+Each file is governed by the nearest pyproject.toml with a `[tool.kernlint]`
+table, searched from the file's folder upwards, as ruff does (issue 28: the
+config used to come from the common folder of all the paths, so
+`kernlint repo/mm.py other/` dropped repo/pyproject.toml); `scopes` splits a
+run's paths by the config that governs them. A file named with
 --config may be a pyproject.toml or a plain TOML file with the keys at the
 top level. An unknown key, a value of the wrong type or an unknown rule is an
 error naming the key and the file: a typo must not silently turn a check off.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from kernlint.registry import rule_for_event
@@ -110,21 +114,27 @@ def find_config(paths: list[str] | tuple[str, ...], cwd: str | None = None) -> s
         start = os.path.dirname(start)
     current = start
     while True:
-        candidate = os.path.join(current, "pyproject.toml")
-        if os.path.isfile(candidate):
-            try:
-                if _has_section(_read(candidate)):
-                    return candidate
-            except ConfigError:
-                # A broken pyproject.toml that may not be ours: name it only
-                # if it could be (it mentions the section).
-                with open(candidate, "rb") as handle:
-                    if b"tool.kernlint" in handle.read():
-                        return candidate
+        found = _config_in(current)
+        if found is not None:
+            return found
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
+
+
+def _config_in(folder: str) -> str | None:
+    """The folder's pyproject.toml when it has a [tool.kernlint] section."""
+    candidate = os.path.join(folder, "pyproject.toml")
+    if not os.path.isfile(candidate):
+        return None
+    try:
+        return candidate if _has_section(_read(candidate)) else None
+    except ConfigError:
+        # A broken pyproject.toml that may not be ours: name it only if it
+        # could be (it mentions the section).
+        with open(candidate, "rb") as handle:
+            return candidate if b"tool.kernlint" in handle.read() else None
 
 
 def load_config(path: str) -> Config:
@@ -212,3 +222,82 @@ def exclude_patterns(config: Config, cwd: str | None = None) -> tuple[str, ...]:
         prefix = os.path.relpath(root, cwd).replace(os.sep, "/")
         patterns += [f"{prefix}/{p.lstrip('/')}" for p in config.exclude if "/" in p]
     return tuple(patterns)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The paths of one run that one config file governs (`config` None: no
+    file does). `paths` are files, or `-` for stdin; folders named on the
+    command line are already walked."""
+
+    config: str | None
+    paths: tuple[str, ...]
+
+
+def scopes(targets: list[str], stdin_filename: str | None = None) -> tuple[list[Scope], tuple[str, ...]]:
+    """`targets` split by the nearest config of each file (ruff's
+    hierarchical configuration), and the errors met walking folders. A
+    folder is walked with its own config's `exclude`; a file found under it
+    that a deeper config governs moves to that config, which it is also
+    excluded by. Scopes come in the order of their first path."""
+    from kernlint.discovery import discover, excluded
+
+    nearest = _NearestConfig()
+    by_config: dict[str | None, list[str]] = {}
+    errors: list[str] = []
+    for target in targets:
+        if target == "-":
+            by_config.setdefault(nearest.of_file(stdin_filename or os.path.join(".", "-")), []).append(target)
+        elif not os.path.isdir(target):  # a file, or a path discovery will report as missing
+            by_config.setdefault(nearest.of_file(target), []).append(target)
+        else:
+            own = nearest.of_folder(os.path.abspath(target))
+            found = discover([target], nearest.exclude(own))
+            errors.extend(found.errors)
+            for path in found.files:
+                deeper = nearest.of_file(path)
+                if deeper == own or not excluded(path, nearest.exclude(deeper)):
+                    by_config.setdefault(deeper, []).append(path)
+    return [Scope(path, tuple(paths)) for path, paths in by_config.items()], tuple(errors)
+
+
+class _NearestConfig:
+    """find_config's answer per folder, remembered with its ancestors': a
+    tree of a thousand files in a hundred folders reads each pyproject.toml
+    once."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str | None] = {}
+        self._excludes: dict[str | None, tuple[str, ...]] = {None: ()}
+
+    def of_file(self, path: str) -> str | None:
+        return self.of_folder(os.path.dirname(os.path.abspath(path)))
+
+    def of_folder(self, folder: str) -> str | None:
+        """find_config([folder]), each folder's pyproject.toml read once."""
+        chain = []
+        while folder not in self._folders:
+            found = _config_in(folder)
+            if found is not None:
+                self._folders[folder] = found
+                break
+            chain.append(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                self._folders[folder] = None
+                break
+            folder = parent
+        for below in chain:
+            self._folders[below] = self._folders[folder]
+        return self._folders[folder]
+
+    def exclude(self, config_path: str | None) -> tuple[str, ...]:
+        """The config's exclude globs; a config that does not load has none
+        here (loading it for its scope reports the error)."""
+        if config_path not in self._excludes:
+            assert config_path is not None  # None is always known
+            try:
+                self._excludes[config_path] = exclude_patterns(load_config(config_path))
+            except ConfigError:
+                self._excludes[config_path] = ()
+        return self._excludes[config_path]

@@ -134,7 +134,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = (), force_exclude: boo
             _walk(path, files, errors, exclude)
         elif os.path.islink(path) and not os.path.exists(path):
             errors.append(f"{raw}: {_dangling(path)}")
-        elif not (force_exclude and _excluded(path, exclude)):
+        elif not (force_exclude and excluded(path, exclude)):
             files.add(path)
     return Discovery(tuple(sorted(os.path.normpath(f).replace(os.sep, "/") for f in files)), tuple(errors))
 
@@ -151,7 +151,7 @@ def _dangling(path: str) -> str:
     return "broken symbolic link"
 
 
-def _excluded(path: str, exclude: tuple[str, ...]) -> bool:
+def excluded(path: str, exclude: tuple[str, ...]) -> bool:
     posix = path.replace(os.sep, "/")
     name = os.path.basename(path)
     return any(fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(name, pattern) for pattern in exclude)
@@ -176,13 +176,13 @@ def _walk(root: str, files: set[str], errors: list[str], exclude: tuple[str, ...
             and not d.endswith(".egg-info")
             and not _is_virtualenv(os.path.join(directory, d))
             and not ignore.ignored(os.path.join(directory, d), True)
-            and not _excluded(os.path.join(directory, d), exclude)
+            and not excluded(os.path.join(directory, d), exclude)
         )
         for name in sorted(filenames):  # errors in a fixed order too
             if not name.endswith(".py"):
                 continue
             path = os.path.join(directory, name)
-            if ignore.ignored(path, False) or _excluded(path, exclude):
+            if ignore.ignored(path, False) or excluded(path, exclude):
                 continue
             if os.path.islink(path) and not os.path.exists(path):
                 errors.append(f"{path}: {_dangling(path)}")

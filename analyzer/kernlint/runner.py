@@ -147,6 +147,31 @@ def run(
     return RunOutcome(report, tuple(errors), code, tuple(d for d in diffs if d), fixed, stdin_fixed)
 
 
+def merge(
+    outcomes: list[RunOutcome],
+    errors: tuple[str, ...] = (),
+    fix: str | None = None,
+    options: ReportOptions = ReportOptions(),
+) -> RunOutcome:
+    """One outcome for runs over parts of the same command line (one per
+    config file, kernlint.config.scopes), with `errors` met before them
+    (walking folders): results sorted by path as one run sorts them."""
+    if len(outcomes) == 1 and not errors:
+        return outcomes[0]
+    pairs = sorted(
+        (pair for outcome in outcomes for pair in zip(outcome.report.results, outcome.report.advice)),
+        key=lambda pair: pair[0].path,
+    )
+    all_errors = (*errors, *(line for outcome in outcomes for line in outcome.errors))
+    report = RunReport(__version__, tuple(r for r, _ in pairs), tuple(a for _, a in pairs), tuple(all_errors), options)
+    diffs = tuple(d for outcome in outcomes for d in outcome.diffs)
+    code = exit_code(report, all_errors)
+    if fix == "diff" and code != EXIT_ERROR:
+        code = EXIT_FINDINGS if diffs else EXIT_CLEAN
+    stdin_fixed = next((o.stdin_fixed for o in outcomes if o.stdin_fixed is not None), None)
+    return RunOutcome(report, all_errors, code, diffs, sum(o.fixed for o in outcomes), stdin_fixed)
+
+
 def _remove_orphaned_temporaries(path: str) -> None:
     """A worker stopped inside fixes.write_atomic may leave its temporary
     file beside the original (which is intact: the rename is atomic)."""

@@ -17,8 +17,9 @@ here, once, and every reporter renders it:
 - `quiet`: the summary, statistics and verdict lines are left out; only the
   text format has them (every other format is findings or verdicts only);
 - `errors`: file errors go to stderr (kernlint.cli) in every format; a run
-  that checked nothing prints no text report (json and the CI formats still
-  print a valid, empty document);
+  that checked nothing (every path missing, or no Python file under them:
+  the CLI warns "No Python files found", as ruff does) prints no text
+  report (json and the CI formats still print a valid, empty document);
 - `fingerprints`: one line-shift-stable id per finding, over every finding
   reported or suppressed, so SARIF and GitLab give a finding the same id
   whether or not suppressed ones are shown.
@@ -90,7 +91,7 @@ class RunReport:
 
     @property
     def checked_nothing(self) -> bool:
-        return bool(self.errors) and not self.results
+        return not self.results
 
     @property
     def files_checked(self) -> int:
