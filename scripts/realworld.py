@@ -180,6 +180,10 @@ def lint(cache: str, corpus: Corpus, parent: str) -> list[Finding]:
             "--format",
             "json",
             "--exit-zero",
+            # Opt-in rules whose fixes do not pay by default (KL010, KL015) are
+            # still reviewed: a user who selects them gets these findings.
+            "--extend-select",
+            "KL010,KL015",
             "--config",
             config,
             corpus.package,

@@ -12,6 +12,16 @@ FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 
 
+def every_performance_rule():
+    """Settings with the opt-in performance rules (KL010, KL015: fixes that do
+    not pay by default) selected too: fixtures and the library are held to them."""
+    from kernlint.registry import Activation, all_rules
+    from kernlint.settings import Settings
+
+    opt_in = {r.code for r in all_rules() if r.activation is Activation.OPT_IN and r.category.is_performance}
+    return Settings(extend_select=frozenset(opt_in))
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES

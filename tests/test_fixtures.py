@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import every_performance_rule
 from kernlint.engine import lint_source
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
@@ -31,7 +32,7 @@ FILES = sorted(FIXTURE_DIR.rglob("*.py"))
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURE_DIR)))
 def test_fixture_findings_match_annotations(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    result = lint_source(str(path), text)
+    result = lint_source(str(path), text, every_performance_rule())
     reported = {(f.code, f.span.line) for f in result.findings}
     expected = annotations(text, EXPECT)
     assert reported == expected, f"\nmissing: {sorted(expected - reported)}\nunexpected: {sorted(reported - expected)}"

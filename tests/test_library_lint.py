@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import every_performance_rule
 from kernlint.engine import lint_source
 from kernlint.kernels import PAIRS, pair_meta
 
@@ -13,7 +14,7 @@ KERNELS = Path(pair_meta(PAIRS[0]).__file__).resolve().parents[1]
 
 
 def codes(path: Path) -> set[str]:
-    return {f.code for f in lint_source(str(path), path.read_text(encoding="utf-8")).findings}
+    return {f.code for f in lint_source(str(path), path.read_text(encoding="utf-8"), every_performance_rule()).findings}
 
 
 @pytest.mark.parametrize("pair", PAIRS)

@@ -194,7 +194,16 @@ def hover_text(finding: Finding) -> str:
     rule = rule_by_code_or_name(finding.code)
     claim = finding.expected_speedup or {}
     if finding.category.is_performance:
-        speedup = str(claim.get("summary", "unmeasured"))
+        from kernlint.advice import estimate_text
+
+        estimate = claim.get("for_this_file") or {}
+        pair = f"the rule's reference pair measured {claim.get('summary', 'unmeasured')}"
+        if estimate.get("status") == "estimated":
+            speedup = f"{estimate_text(estimate)}; {pair}"
+        elif estimate:
+            speedup = f"the file's shapes are unknown ({estimate.get('reason')}); {pair}"
+        else:
+            speedup = pair
     else:
         speedup = claims.claim_label(finding.code, finding.category.value)
     parts = [

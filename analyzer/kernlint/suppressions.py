@@ -26,7 +26,7 @@ With KL900 (unused-suppression) enabled (`--report-unused-suppressions` or
 `extend-select = ["KL900"]`), a directive that silenced nothing is itself a
 finding, with a safe fix that deletes it (or only its unused codes). A code
 is judged unused only when its rule ran on the file; a blanket directive
-only when every rule ran.
+only when every rule that runs by default ran.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kernlint.findings import Finding, Fix, Span
-from kernlint.registry import all_rules, rule_by_code_or_name, rule_for_event
+from kernlint.registry import Activation, all_rules, rule_by_code_or_name, rule_for_event
 from kernlint.source import line_starts
 
 if TYPE_CHECKING:
@@ -227,7 +227,13 @@ def _first_covering(finding: Finding, file_level: list[Directive], scanned: Scan
 def _unused(path: str, text: str, scanned: Scan, settings: Settings) -> Iterable[Finding]:
 
     unused = rule_for_event("unused-suppression")
-    every_rule_ran = all(settings.enabled(rule.code) for rule in all_rules() if rule is not unused)
+    # Opt-in rules (KL010, KL015: fixes that do not pay) do not count: a blanket
+    # directive is judged once every rule that runs by default ran.
+    every_rule_ran = all(
+        settings.enabled(rule.code)
+        for rule in all_rules()
+        if rule is not unused and rule.activation is not Activation.OPT_IN
+    )
     starts = line_starts(text)
     where = {"noqa": "on this line", "ignore": "here", "ignore-file": "in this file"}
     for directive in scanned.directives:

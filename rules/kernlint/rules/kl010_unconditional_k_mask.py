@@ -8,7 +8,7 @@ from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.kernel_loops import DotLoop
 from kernlint.model.syntax import walk
-from kernlint.registry import Invalid, Report, Rule, Valid
+from kernlint.registry import Activation, Invalid, Report, Rule, Valid
 
 # Constexprs that switch a K mask off when K divides the block.
 SWITCH = re.compile(r"EVEN|DIVISIBLE|DIVIABLE|DIVIDES|MASK|ALIGNED|BOUNDS", re.IGNORECASE)
@@ -93,6 +93,9 @@ class UnconditionalKMask(Rule):
     name = "unconditional-k-mask"
     category = Category.TUNING
     severity = Severity.INFO
+    # Opt-in (issue 25): its reference pair measures 1.0x in every mode at every shape, so by default it would only add noise
+    # (ruff keeps such rules out of its defaults). `extend-select = ["KL010"]` turns it on.
+    activation = Activation.OPT_IN
     summary = "Loads in a tl.dot K loop are masked on K every iteration; no EVEN_K fast path."
     bottleneck = (
         "Every K step evaluates a mask on K for each loaded element, which also blocks wide vectorized "

@@ -8,7 +8,7 @@ from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.offsets import TileRange
 from kernlint.model.syntax import keyword, positional
-from kernlint.registry import Invalid, Report, Rule, Valid
+from kernlint.registry import Activation, Invalid, Report, Rule, Valid
 
 # Tensor-core MMA minimum per dimension (16-bit operands; 8-bit need K >= 32).
 MINIMUM = 16
@@ -93,6 +93,9 @@ class SmallDotTile(Rule):
     # every shape on an H100 (`kernlint rule KL015` prints the record's
     # numbers; tests/test_kernels_claims.py keeps severity and record in step).
     severity = Severity.INFO
+    # Opt-in (issue 25): its reference pair measures 0.96-1.06x: no mode and shape where the fix pays, so by default it would only add noise
+    # (ruff keeps such rules out of its defaults). `extend-select = ["KL015"]` turns it on.
+    activation = Activation.OPT_IN
     summary = "A tl.dot tile dimension is below the tensor-core minimum (a 1-row GEMV tile, M/N/K < 16, int8 K < 32)."
     bottleneck = (
         "The MMA pads the small tile dimension to the tensor-core block (16 rows): for a 1-row GEMV tile 15/16 "
