@@ -102,7 +102,7 @@ def test_the_action_installs_kernlint_and_fails_with_annotations(ran) -> None:
     assert annotate.returncode == 1, annotate.stderr
     lines = annotate.stdout.splitlines()
     assert len(lines) == 5
-    assert lines[4].startswith(
+    assert lines[3].startswith(
         "::warning file=kernel.py,line=112,col=9,endLine=112,endColumn=37,title=KL002 (per-call-relayout)::KL002 "
     )
     assert (workspace / "out" / "kernlint.sarif").is_file()
