@@ -210,7 +210,8 @@ class _Evaluator:
         inputs = self._returned_list(functions["get_inputs"])
         init_args = self._returned_list(functions["get_init_inputs"]) if "get_init_inputs" in functions else []
         if inputs is None:
-            return None
+            why = tuple(self.unknown) or ("get_inputs() does not return a list",)
+            return EntryPoint(model_class.name.value, (), (), tuple(sources), unknown=why)
         sources.append("get_inputs()")
         if init_args is not None and "get_init_inputs" in functions:
             sources.append("get_init_inputs()")

@@ -1,0 +1,164 @@
+"""The cost model (issue 25): static shapes of a KernelBench entry point,
+constants derived from the committed calibration record, and estimates
+checked against the validation pairs measured on the H100."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from kernlint import cost
+from kernlint.engine import lint_source
+from kernlint.model import build_model
+from kernlint.source import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+CALIBRATION = ROOT / "kernels/kernlint/kernels/measurements/calibration_h100.json"
+
+KERNELBENCH = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        w = self.linear.weight.t().contiguous()
+        y = x @ w
+        y = torch.relu(y) * 2.0
+        s = y.sum().item()
+        return y
+
+
+batch_size = 16
+in_features, out_features = 256, 512
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]
+"""
+
+
+def entry(source: str):
+    return build_model("k.py", source, parse(source)).entry_point
+
+
+def test_forward_is_read_at_the_files_own_shapes() -> None:
+    e = entry(KERNELBENCH)
+    assert e.model_class == "Model"
+    assert e.inputs == (("x", "float32[16, 256]"),)
+    assert e.sources == ("module constants", "get_inputs()", "get_init_inputs()")
+    assert e.unknown == ()
+    assert [(op.kind, op.line, op.bytes, op.flops) for op in e.ops] == [
+        ("transpose_copy", 11, 2 * 512 * 256 * 4, 0),
+        ("gemm", 12, (16 * 256 + 256 * 512 + 16 * 512) * 4, 2 * 16 * 512 * 256),
+        ("elementwise", 13, 2 * 16 * 512 * 4, 0),
+        ("elementwise", 13, 2 * 16 * 512 * 4, 0),
+        ("reduction", 14, 16 * 512 * 4 + 4, 0),
+        ("sync", 14, 0, 0),
+    ]
+    assert e.ops[1].path == "fp32"  # torch's default: no TF32 for matmul
+
+
+def test_a_loop_records_its_body_once_with_its_trip_count() -> None:
+    source = KERNELBENCH.replace(
+        "        w = self.linear.weight.t().contiguous()\n",
+        "        w = self.linear.weight.t()\n        for step in range(7):\n            x = x + 1.0\n",
+    )
+    ops = entry(source).ops
+    assert [(op.kind, op.repeat, op.loop_line) for op in ops[:1]] == [("elementwise", 7, 12)]
+
+
+def test_what_cannot_be_evaluated_stays_unknown_and_says_why() -> None:
+    source = KERNELBENCH.replace("torch.randn(batch_size, in_features)", "torch.randn(batch_size, load_size())")
+    e = entry(source)
+    assert e is None or e.unknown
+    found = [f for f in lint_source("k.py", KERNELBENCH.replace("batch_size = 16", "batch_size = n()")).findings]
+    estimates = [(f.expected_speedup or {}).get("for_this_file") for f in found if f.code == "KL002"]
+    assert estimates and estimates[0]["status"] == "unknown"
+    assert estimates[0]["reason"].startswith("shapes not static: get_inputs(): ")
+
+
+def test_a_file_without_get_inputs_is_not_estimated() -> None:
+    assert entry("import torch\nclass Model:\n    def forward(self, x):\n        return x\n") is None
+
+
+def test_every_constant_is_derived_from_the_records_probe_times() -> None:
+    record = json.loads(CALIBRATION.read_text())
+    constants = cost.derive_constants(record)
+    probe = record["probes"]["copy_fp32_1g"]
+    best = min(probe["modes"][m]["median_us"] for m in ("graph", "kernelbench"))
+    assert constants["bw_stream"] == float(f"{probe['bytes'] / best:.4g}")
+    # Each constant moves with the times it comes from: none is typed.
+    slower = copy.deepcopy(record)
+    for p in slower["probes"].values():
+        for mode in p["modes"].values():
+            mode["median_us"] *= 2
+    halved = cost.derive_constants(slower)
+    for key in ("bw_stream", "bw_transpose_2byte", "flops_fp16", "flops_int8", "flops_attention"):
+        assert halved[key] == pytest.approx(constants[key] / 2, rel=1e-3), key
+    for key in ("gpu_floor_us", "eager_host_op_us", "kb_host_op_us", "eager_sync_us", "kb_sync_us"):
+        assert halved[key] == pytest.approx(constants[key] * 2, rel=1e-3), key
+
+
+def test_a_finding_carries_the_estimate_for_this_file_and_the_pairs_measurement() -> None:
+    found = {f.code: f for f in lint_source("k.py", KERNELBENCH).findings}
+    speedup = found["KL002"].expected_speedup
+    estimate = speedup["for_this_file"]
+    assert estimate["status"] == "estimated"
+    assert estimate["calibration"] == "kernels/measurements/calibration_h100.json"
+    assert estimate["entry_point"] == "Model.forward"
+    assert estimate["graph"] is None  # the .item() makes the call impossible to capture
+    assert estimate["kernelbench"] > 1.0 and estimate["eager"] > 1.0
+    assert estimate["before_us"]["kernelbench"] > estimate["after_us"]["kernelbench"]
+    assert speedup["pair"] == "kl002_per_call_relayout"  # the pair's measurement stays, named as the pair's
+
+
+def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> None:
+    """Issue 25's validation: 12 before/after files measured on the H100 with
+    `kernlint verify AFTER --reference BEFORE` (fixtures/costmodel/)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import costmodel
+
+    rows = costmodel.rows()
+    assert len(rows) == 12 and len({r["rule"] for r in rows}) == 6
+    for mode in ("kernelbench", "eager"):
+        close = [
+            r["name"]
+            for r in rows
+            if r["estimate"].get(mode)
+            and max(r["estimate"][mode], r["measured"][mode]) / min(r["estimate"][mode], r["measured"][mode]) <= 1.5
+        ]
+        assert len(close) >= 10, (mode, close)
+    worth = [(r["measured"]["kernelbench"] >= 1.2) == ((r["estimate"].get("kernelbench") or 0) >= 1.2) for r in rows]
+    assert all(worth)
+
+
+def test_verdict_says_marginal_between_ten_and_twenty_percent() -> None:
+    from kernlint.runner import run
+
+    outcome = run([str(ROOT / "fixtures/costmodel/kl002_prefill_before.py")])
+    (verdict,) = outcome.report.advice
+    assert verdict["worth_optimizing"] == "no"
+    assert "marginal (10-20%)" in verdict["reason"]
+
+
+def test_json_with_an_estimate_is_schema_valid() -> None:
+    from conftest import run_kernlint
+    from kernlint import schemas
+
+    proc = run_kernlint("--format", "json", "fixtures/costmodel/kl002_decode_before.py")
+    document = json.loads(proc.stdout)
+    schemas.validate("json", document)
+    (finding,) = [f for f in document["findings"] if f["code"] == "KL002"]
+    assert finding["expected_speedup"]["for_this_file"]["status"] == "estimated"
