@@ -312,3 +312,28 @@ def test_committed_seed_records_validate_and_render_as_committed():
     assert [f["code"] for f in records[0][1]["findings"]] == ["KL009", "KL010", "KL001", "KL014", "KL002", "KL003"]
     assert (seed["compute"]["dtype"], fixed["compute"]["dtype"]) == ("tf32", "int8")
     assert (folder / "seed_h100.md").read_text() == render_markdown(records)
+
+
+def test_the_references_estimate_is_shown_beside_the_measurement(tmp_path):
+    """Issue 25: `verify AFTER --reference BEFORE` prints kernlint's estimate
+    for the before's findings, so every run is also a check of the model."""
+    record = tmp_path / "rec.json"
+    code, out, _ = verify(
+        "fixtures/costmodel/kl006_small_after.py",
+        "--reference",
+        "fixtures/costmodel/kl006_small_before.py",
+        "--interpret",
+        "--trials",
+        "1",
+        "--timeout",
+        "120",
+        "--quiet",
+        "--record",
+        str(record),
+    )
+    assert code == 0, out
+    data = json.loads(record.read_text())
+    (estimate,) = data["estimates"]
+    assert (estimate["code"], estimate["line"], estimate["status"]) == ("KL006", 13, "estimated")
+    assert estimate["graph"] is None and estimate["kernelbench"] > 1.2
+    assert f"kernlint's estimate for fixing KL006 (line 13) of the reference: eager {estimate['eager']:.2f}x" in out

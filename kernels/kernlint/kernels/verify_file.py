@@ -175,6 +175,25 @@ def static_facts(path: str) -> dict:
     }
 
 
+def reference_estimates(path: str) -> list[dict]:
+    """The cost model's estimate (kernlint.cost) for each performance finding
+    of `path`, the file before the fix: linted, never executed."""
+    from kernlint.runner import run
+
+    out = []
+    for f in run([path]).report.findings:
+        estimate = (f.expected_speedup or {}).get("for_this_file")
+        if not f.category.is_performance or not estimate:
+            continue
+        entry = {"code": f.code, "line": f.span.line, "status": estimate["status"]}
+        if estimate["status"] == "estimated":
+            entry.update({mode: estimate.get(mode) for mode in ("kernelbench", "eager", "graph")})
+        else:
+            entry["reason"] = estimate.get("reason", "")
+        out.append(entry)
+    return out
+
+
 def _load_static(static_file: str, path: str) -> dict:
     try:
         data = json.loads(Path(static_file).read_text())
@@ -358,6 +377,12 @@ def run_verify_file(
         lint = {"source": f"read from --static {static_file}", "note": None}
     if static:
         notes += static.get("notes", []) + [f"lint: {e}" for e in static.get("errors", [])]
+    estimates = None
+    if reference is not None:
+        try:
+            estimates = reference_estimates(reference)
+        except ImportError:
+            estimates = None  # the lint dependencies are missing here: said by `lint` above
 
     ref_path = reference or file
     with tempfile.TemporaryDirectory(prefix="kernlint-verify-") as workdir:
@@ -435,6 +460,7 @@ def run_verify_file(
         "speedup": speedup,
         "lint": lint,
         "findings": None if static is None else static["findings"],
+        "estimates": estimates,
         "ok": ok,
         "notes": notes,
         "elapsed_s": round(time.time() - started, 1),
@@ -544,6 +570,12 @@ def format_text(rec: dict) -> str:
     sp = rec["speedup"]
     if sp:
         lines.append("speedup Model/ModelNew: " + ", ".join(f"{k} {v:.2f}x" for k, v in sp.items()))
+    for e in rec.get("estimates") or []:
+        if e["status"] == "estimated":
+            shown = ", ".join(f"{m} {e[m]:.2f}x" for m in ("graph", "eager", "kernelbench") if e.get(m) is not None)
+            lines.append(f"kernlint's estimate for fixing {e['code']} (line {e['line']}) of the reference: {shown}")
+        else:
+            lines.append(f"kernlint's estimate for fixing {e['code']} (line {e['line']}): unknown, {e['reason']}")
     mem = new["memory"] or ref["memory"]
     if mem:
         copy = rec["settings"]["measured_copy_tb_s"]
