@@ -151,3 +151,28 @@ def test_rotary_position_embeddings_are_no_embedding_table() -> None:
     assert [(f.span.line, f.span.column) for f in kl012(source.replace("apply_rotary_pos_emb", "property_emb"))] == [
         (8, 25)
     ]
+
+
+KERNELBENCH = (
+    "import torch\n"
+    + LOGITS
+    + """
+class ModelNew(torch.nn.Module):
+    def forward(self, logits):
+        ce[(logits.shape[0],)](logits, logits.stride(0), logits.shape[1], BLOCK=1024)
+        return logits
+
+
+rows, vocab = ROWS, 1024
+
+
+def get_inputs():
+    return [torch.randn(rows, vocab)]
+"""
+)
+
+
+def test_a_kernelbench_file_whose_shapes_stay_under_2_31_elements_is_silent() -> None:
+    """Issue 25: the file's own shapes decide; huge ones still report."""
+    assert kl012(KERNELBENCH.replace("ROWS", "4096")) == []
+    assert [f.span.line for f in kl012(KERNELBENCH.replace("ROWS", "4194304"))] == [9]

@@ -156,6 +156,12 @@ class EntryPoint:
     inputs: tuple[tuple[str, str], ...]  # (name, "dtype[shape]") of forward's arguments
     sources: tuple[str, ...]  # where the shapes came from
     unknown: tuple[str, ...] = field(default=())  # why some work could not be sized (empty: all known)
+    largest_numel: int = 0  # elements of the largest tensor forward sees or makes
+
+    @property
+    def fits_int32(self) -> bool:
+        """Every tensor of the entry point, at the file's shapes, has fewer than 2**31 elements."""
+        return not self.unknown and 0 < self.largest_numel < 2**31
 
 
 class _Unknown(Exception):
@@ -232,12 +238,17 @@ class _Evaluator:
             self._run_body(forward.body.body, scope, record=True)
         except _Unknown as why:
             self.unknown.append(f"forward: {why}")
+        tensors = [v for v in [*scope.values(), *self.self_attrs.values()] if isinstance(v, Tensor)]
+        largest = max(
+            [t.numel for t in tensors] + [op.out_bytes // op.elem_bytes for op in self.ops if op.out_bytes], default=0
+        )
         return EntryPoint(
             model_class=model_class.name.value,
             ops=tuple(self.ops),
             inputs=described,
             sources=tuple(sources),
             unknown=tuple(self.unknown),
+            largest_numel=largest,
         )
 
     def _bind_module_assign(self, node: cst.Assign) -> None:
@@ -628,7 +639,15 @@ class _Evaluator:
             fills = (name in FILLING_ALLOCATORS or name.startswith("rand")) and not on_host
             index = self._record(
                 record,
-                Op("alloc", line, bytes=tensor.nbytes if fills else 0, launches=fills, note=f"torch.{name}"),
+                Op(
+                    "alloc",
+                    line,
+                    bytes=tensor.nbytes if fills else 0,
+                    launches=fills,
+                    note=f"torch.{name}",
+                    out_bytes=tensor.nbytes,
+                    elem_bytes=DTYPE_BYTES.get(tensor.dtype, 4),
+                ),
             )
             return replace(tensor, origin=index)
         values = args()
@@ -879,6 +898,7 @@ class _Evaluator:
             inputs=tuple(t.origin for t in tensors),
             in_bytes=tuple(t.nbytes for t in tensors),
             out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
             note=note,
         )
         return replace(out, origin=self._record(record, op))
@@ -916,6 +936,7 @@ class _Evaluator:
                 inputs=(a.origin, b.origin),
                 in_bytes=(a.nbytes, b.nbytes),
                 out_bytes=out.nbytes,
+                elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
             ),
         )
         return replace(out, origin=index)
