@@ -424,8 +424,8 @@ class Int32OffsetOverflow(Rule):
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
-        entry = model.entry_point
-        if entry is not None and entry.fits_int32:
+        entry_point = model.entry_point
+        if entry_point is not None and entry_point.fits_int32:
             # A KernelBench file whose every tensor, at its own shapes, stays
             # under 2**31 elements cannot overflow an int32 offset (issue 25).
             return
