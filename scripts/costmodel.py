@@ -2,6 +2,7 @@
 
     python scripts/costmodel.py            # print the table
     python scripts/costmodel.py --check    # exit 1 unless the issue-25 bars hold
+    python scripts/costmodel.py --markdown # the table for docs/measurements.md
 
 Each pair in fixtures/costmodel/ is a KernelBench-style file (NAME_before.py)
 and the fix of its finding (NAME_after.py), measured on the H100 with
@@ -46,11 +47,33 @@ def rows() -> list[dict]:
     return out
 
 
+def markdown(table: list[dict]) -> int:
+    print(
+        "| pair | measured KernelBench / eager / graph | estimated KernelBench / eager / graph | worth it? measured / estimated |"
+    )
+    print("|---|---|---|---|")
+
+    def cell(values: dict) -> str:
+        return " / ".join("–" if values.get(m) is None else f"{values[m]:.2f}×" for m in MODES)
+
+    for row in table:
+        est = row["estimate"]
+        yes = lambda v: "yes" if (v or 0) >= 1.2 else "no"  # noqa: E731
+        print(
+            f"| {row['name']} ({row['rule']}) | {cell(row['measured'])} | {cell(est)} "
+            f"| {yes(row['measured']['kernelbench'])} / {yes(est.get('kernelbench'))} |"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="one row per pair, for the docs")
     args = parser.parse_args()
     table = rows()
+    if args.markdown:
+        return markdown(table)
     print("| pair | mode | measured | estimated | ratio |")
     print("|---|---|---|---|---|")
     within = {mode: 0 for mode in MODES}

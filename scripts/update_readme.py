@@ -32,9 +32,13 @@ def output_of(command: str) -> str:
     argv = shlex.split(command)
     if argv[:2] == ["python", "-m"]:
         argv = argv[2:]
-    assert argv[0].startswith("kernlint"), command
+    if argv[0] == "python" and argv[1].startswith("scripts/"):
+        run = [sys.executable, *argv[1:]]  # a script of this repository (scripts/costmodel.py)
+    else:
+        assert argv[0].startswith("kernlint"), command
+        run = [sys.executable, "-m", argv[0], *argv[1:]]
     proc = subprocess.run(
-        [sys.executable, "-m", argv[0], *argv[1:]],
+        run,
         capture_output=True,
         text=True,
         cwd=ROOT,
