@@ -107,6 +107,12 @@ CASTS = {
 }
 VIEWS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "expand", "expand_as", "view_as", "reshape_as", "detach"}
 SYNCS = {"item", "tolist", "cpu", "numpy"}
+CONV_DIMS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3, "ConvTranspose1d": 1, "ConvTranspose2d": 2, "ConvTranspose3d": 3}
+POOL_DIMS = {"MaxPool1d": 1, "MaxPool2d": 2, "MaxPool3d": 3, "AvgPool1d": 1, "AvgPool2d": 2, "AvgPool3d": 3}
+NORMS = {
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "RMSNorm",
+}  # fmt: skip
 LOOP_LIMIT = 1 << 20
 
 
@@ -175,7 +181,15 @@ class ShapeFacts(AttentionFacts):
     def entry_point(self) -> EntryPoint | None:
         """The KernelBench entry point's ops at the file's shapes; None when
         the file is not in KernelBench form (no get_inputs or no model class)."""
-        return _Evaluator(self).run()
+        evaluator = _Evaluator(self)
+        try:
+            return evaluator.run()
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as error:
+            # Values of unexpected types (a string where a size goes, a shape
+            # indexed past its end): the file's sizes are not static for this
+            # table, which is an unknown, not a crash of the lint.
+            why = f"a value the shape table cannot evaluate ({type(error).__name__}: {error})"
+            return EntryPoint("?", (), (), (), unknown=(why,))
 
 
 def _number(node: cst.BaseExpression) -> int | float | None:
@@ -723,7 +737,101 @@ class _Evaluator:
         elif name == "Parameter":
             value = values[0]
             return value
+        elif name in CONV_DIMS:
+            names = ("in_channels", "out_channels", "kernel_size", "stride", "padding")
+            spec = {key: values[i] if i < len(values) else kw(key) for i, key in enumerate(names)}
+            extra = {key: kw(key) for key in ("output_padding", "groups", "dilation")}
+            spec.update({k: v for k, v in extra.items() if v is not None})
+            dims = CONV_DIMS[name]
+            kernel = _tuple(spec["kernel_size"], dims)
+            c_in, c_out, groups = spec["in_channels"], spec["out_channels"], spec.get("groups") or 1
+            shape = (
+                (c_in, c_out // groups, *kernel)
+                if name.startswith("ConvTranspose")
+                else (c_out, c_in // groups, *kernel)
+            )
+            attrs["weight"] = Tensor(tuple(shape), "float32")
+            attrs["spec"] = spec
+        elif name in POOL_DIMS:
+            attrs["spec"] = {
+                key: values[i] if i < len(values) else kw(key)
+                for i, key in enumerate(("kernel_size", "stride", "padding"))
+            }
+        elif name == "Sequential":
+            attrs["layers"] = values
         return _Module(name, attrs, values, node)
+
+    def _conv(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
+        spec = module.attrs["spec"]
+        weight = module.attrs["weight"]
+        assert isinstance(spec, dict) and isinstance(weight, Tensor)
+        dims = CONV_DIMS[module.kind]
+        kernel = _tuple(spec["kernel_size"], dims)
+        stride = _tuple(spec.get("stride") or 1, dims)
+        dilation = _tuple(spec.get("dilation") or 1, dims)
+        padding_spec = spec.get("padding") or 0
+        if padding_spec == "same":
+            padding = tuple((d * (k - 1)) // 2 for d, k in zip(dilation, kernel))
+        else:
+            padding = _tuple(0 if padding_spec == "valid" else padding_spec, dims)
+        out_pad = _tuple(spec.get("output_padding") or 0, dims)
+        spatial = x.shape[-dims:]
+        if module.kind.startswith("ConvTranspose"):
+            out = tuple(
+                (i - 1) * s - 2 * p + d * (k - 1) + o + 1
+                for i, s, p, d, k, o in zip(spatial, stride, padding, dilation, kernel, out_pad)
+            )
+        else:
+            out = tuple(
+                (i + 2 * p - d * (k - 1) - 1) // s + 1
+                for i, s, p, d, k in zip(spatial, stride, padding, dilation, kernel)
+            )
+        c_out = spec["out_channels"]
+        result = Tensor((*x.shape[: -dims - 1], c_out, *out), x.dtype)
+        groups = spec.get("groups") or 1
+        # A convolution is a GEMM over (output positions) x (output channels)
+        # x (input channels per group * kernel); a transposed one the same over
+        # the input positions.
+        positions = math.prod(x.shape[-dims:]) if module.kind.startswith("ConvTranspose") else math.prod(out)
+        batch = math.prod(x.shape[: -dims - 1])
+        reduction = (spec["in_channels"] // groups) * math.prod(kernel)
+        per_position = c_out if not module.kind.startswith("ConvTranspose") else c_out
+        flops = 2 * batch * positions * per_position * reduction
+        op = Op(
+            "gemm",
+            self._line(node),
+            bytes=x.nbytes + weight.nbytes + result.nbytes,
+            flops=flops,
+            # cuDNN runs fp32 convolutions on TF32 tensor cores by default
+            # (torch.backends.cudnn.allow_tf32 is True), unlike matmul.
+            path="tf32" if x.dtype == "float32" else _gemm_path(x.dtype),
+            inputs=(x.origin,),
+            in_bytes=(x.nbytes, weight.nbytes),
+            out_bytes=result.nbytes,
+            elem_bytes=DTYPE_BYTES.get(result.dtype, 4),
+            note=f"nn.{module.kind}",
+        )
+        return replace(result, origin=self._record(record, op))
+
+    def _pool(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
+        dims = POOL_DIMS[module.kind]
+        spec = module.attrs["spec"]
+        assert isinstance(spec, dict)
+        kernel = _tuple(spec["kernel_size"], dims)
+        stride = _tuple(spec["stride"] if spec["stride"] is not None else spec["kernel_size"], dims)
+        padding = _tuple(spec["padding"] or 0, dims)
+        out = tuple((i + 2 * p - k) // s + 1 for i, k, s, p in zip(x.shape[-dims:], kernel, stride, padding))
+        result = Tensor((*x.shape[:-dims], *out), x.dtype)
+        op = Op(
+            "reduction",
+            self._line(node),
+            bytes=x.nbytes + result.nbytes,
+            inputs=(x.origin,),
+            out_bytes=result.nbytes,
+            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
+            note=f"nn.{module.kind}",
+        )
+        return replace(result, origin=self._record(record, op))
 
     def _module_call(self, module: _Module, values: list, node, record: bool):
         line = self._line(node)
@@ -743,10 +851,35 @@ class _Evaluator:
             "Softplus",
             "Hardtanh",
             "ELU",
+            "Hardswish",
+            "Hardsigmoid",
+            "ReLU6",
+            "SELU",
+            "CELU",
+            "Softsign",
+            "Tanhshrink",
         }:
             return self._elementwise(values[:1], node, record)
-        if module.kind in ("Softmax", "LogSoftmax"):
+        if module.kind in ("Softmax", "LogSoftmax") or module.kind in NORMS:
+            # A normalization reads its input for the statistics and again to
+            # normalize, in one kernel (cuDNN / ATen): in and out once each.
             return self._elementwise(values[:1], node, record, kind="reduction")
+        if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
+            return self._conv(module, values[0], node, record)
+        if module.kind in POOL_DIMS and isinstance(values[0], Tensor):
+            return self._pool(module, values[0], node, record)
+        if module.kind == "Sequential":
+            x = values[0]
+            for layer in module.attrs["layers"]:
+                if not isinstance(layer, _Module):
+                    raise _Unknown(f"line {line}: a layer of nn.Sequential that is not a module")
+                x = self._module_call(layer, [x], node, record)
+            return x
+        if module.kind in ("Identity", "Flatten") and values:
+            x = values[0]
+            if module.kind == "Flatten" and isinstance(x, Tensor):
+                return replace(x, shape=(x.shape[0], math.prod(x.shape[1:])))
+            return x
         raise _Unknown(f"line {line}: module nn.{module.kind} is not in the cost table")
 
     def _tensor_method(self, base: Tensor, method: str, node, args, kw, record: bool, given=None):  # noqa: C901
@@ -983,6 +1116,14 @@ class _Module:
     attrs: dict
     args: list = field(default_factory=list)
     node: object = None
+
+
+def _tuple(value, dims: int) -> tuple[int, ...]:
+    if isinstance(value, int):
+        return (value,) * dims
+    if isinstance(value, (list, tuple)) and len(value) == dims and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    raise _Unknown("a convolution or pooling size that is not static")
 
 
 def _is_none(element: cst.SubscriptElement) -> bool:
