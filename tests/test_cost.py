@@ -162,3 +162,43 @@ def test_json_with_an_estimate_is_schema_valid() -> None:
     schemas.validate("json", document)
     (finding,) = [f for f in document["findings"] if f["code"] == "KL002"]
     assert finding["expected_speedup"]["for_this_file"]["status"] == "estimated"
+
+
+CONV = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, c_in, c_out, k):
+        super().__init__()
+        self.conv = nn.Conv2d(c_in, c_out, k, stride=2, padding=1)
+        self.pool = nn.MaxPool2d(kernel_size=2)
+        self.norm = nn.GroupNorm(8, c_out)
+
+    def forward(self, x):
+        return self.pool(torch.relu(self.norm(self.conv(x))))
+
+
+def get_inputs():
+    return [torch.randn(8, 3, 64, 64)]
+
+
+def get_init_inputs():
+    return [3, 32, 3]
+"""
+
+
+def test_a_convolution_is_a_gemm_at_its_output_size_on_tf32() -> None:
+    ops = entry(CONV).ops
+    assert [(op.kind, op.note) for op in ops] == [
+        ("gemm", "nn.Conv2d"),
+        ("reduction", ""),
+        ("elementwise", ""),
+        ("reduction", "nn.MaxPool2d"),
+    ]
+    conv = ops[0]
+    out = 8 * 32 * 32 * 32  # (64 + 2 - 3) // 2 + 1 = 32
+    assert conv.flops == 2 * out * 3 * 3 * 3 and conv.path == "tf32"
+    assert conv.bytes == (8 * 3 * 64 * 64 + 32 * 3 * 3 * 3 + out) * 4
+    assert ops[3].out_bytes == out // 4 * 4
