@@ -107,8 +107,10 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
 
 def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, settings: Settings) -> dict | None:
     """The cost model's estimate for the file, of fixing all of the rule's findings in it."""
-    if rule.fix_effect is None or not reports or not rule.category.is_performance:
+    if not reports or not rule.category.is_performance:
         return None
+    if rule.fix_effect is None:
+        return {"status": "unknown", "reason": "the cost model has no model of this rule's fix (inside a kernel)"}
     spans = [model.span(report.node) for report in reports]
     return cost.estimate(rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu)
 
