@@ -124,5 +124,11 @@ def test_grid_axis_past_two_is_an_error_for_program_id_and_num_programs() -> Non
 
 def test_grid_axis_unknown_or_in_range_is_silent() -> None:
     assert kl013(AXES.replace("AXIS=5", "AXIS=1").replace("program_id(3)", "program_id(1)")) == []
-    assert kl013(AXES.replace("AXIS=5", "AXIS=axis").replace("def go(x)", "def go(x, axis)").replace(
-        "program_id(3)", "program_id(1)")) == []
+    assert (
+        kl013(
+            AXES.replace("AXIS=5", "AXIS=axis")
+            .replace("def go(x)", "def go(x, axis)")
+            .replace("program_id(3)", "program_id(1)")
+        )
+        == []
+    )

@@ -35,10 +35,10 @@ class ModelNew(torch.nn.Module):
 
 def test_ieee_on_gemm_tiles_is_an_algorithm_replacement_warning_at_the_argument() -> None:
     found = kl018(GEMM)
-    assert [(f.code, f.span.line, f.span.column, f.span.end_column, f.severity.value, f.category.value) for f in found] == [
-        ("KL018", 10, 22, 44, "warning", "algorithm-replacement")
-    ]
-    assert "`matmul` sets `input_precision=\"ieee\"`" in found[0].message
+    assert [
+        (f.code, f.span.line, f.span.column, f.span.end_column, f.severity.value, f.category.value) for f in found
+    ] == [("KL018", 10, 22, 44, "warning", "algorithm-replacement")]
+    assert '`matmul` sets `input_precision="ieee"`' in found[0].message
     assert "tiles of at least 32" in found[0].message and "8x slower than TF32" in found[0].message
     assert "1e-3 relative" in found[0].plan and "tolerance" in found[0].plan
     assert found[0].confidence == "medium"
@@ -61,11 +61,21 @@ def test_a_comment_naming_the_precision_makes_it_info() -> None:
 
 
 def test_narrow_operands_small_or_unknown_tiles_and_library_launchers_are_silent() -> None:
-    assert kl018(GEMM.replace("tl.load(a_ptr + rm[:, None] * BK + rk[None, :])", "tl.load(a_ptr + rm[:, None] * BK + rk[None, :]).to(tl.bfloat16)")) == []
+    assert (
+        kl018(
+            GEMM.replace(
+                "tl.load(a_ptr + rm[:, None] * BK + rk[None, :])",
+                "tl.load(a_ptr + rm[:, None] * BK + rk[None, :]).to(tl.bfloat16)",
+            )
+        )
+        == []
+    )
     assert kl018(GEMM.replace("BM=64", "BM=8")) == []
     assert kl018(GEMM.replace("BM=64", "BM=a.shape[0]")) == []
     assert kl018(GEMM.replace('input_precision="ieee"', 'input_precision="tf32"')) == []
-    library = GEMM.replace("class ModelNew(torch.nn.Module):\n    def forward(self, a, b):", "def mm(a, b):\n    if True:")
+    library = GEMM.replace(
+        "class ModelNew(torch.nn.Module):\n    def forward(self, a, b):", "def mm(a, b):\n    if True:"
+    )
     assert kl018(library) == []
 
 

@@ -83,7 +83,9 @@ class Fp32DotWithoutTf32(Rule):
         "Compute-bound on the CUDA cores: fp32 operands on the IEEE path are multiplied with FMA instructions "
         "instead of TF32 tensor-core MMAs, about 8x less throughput on an H100."
     )
-    method = "Let tl.dot use TF32 (input_precision=\"tf32\", the default) where a ~1e-3 relative change is within tolerance."
+    method = (
+        'Let tl.dot use TF32 (input_precision="tf32", the default) where a ~1e-3 relative change is within tolerance.'
+    )
     priority = 20
 
     VALID = [
@@ -430,7 +432,7 @@ def _report(
         + (" (a comment says the precision is chosen on purpose)" if deliberate else "")
     )
     plan = (
-        f"Drop `{switch.text}` from the tl.dot in `{kernel.name}` (or write `input_precision=\"tf32\"`) so the "
+        f'Drop `{switch.text}` from the tl.dot in `{kernel.name}` (or write `input_precision="tf32"`) so the '
         f"tensor cores run it. TF32 changes the result by about 1e-3 relative (more for a long K): check the "
         f"output against the reference at the tolerance callers use, and keep the IEEE path only where fp32 "
         f"must match exactly (then say so in a comment)."
