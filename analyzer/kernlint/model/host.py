@@ -42,6 +42,27 @@ class HostFacts(ModelBase):
     def is_hot(self, function: FunctionInfo) -> bool:
         return function in self.hot_functions
 
+    @cached_property
+    def model_functions(self) -> frozenset[FunctionInfo]:
+        """The hot paths of a model: forward of nn.Modules, forward/backward
+        of autograd Functions, and what those call in this file; not the
+        plain launcher functions a kernel library exposes (a reimplementation
+        of a torch op, which follows torch's own numerics)."""
+        roots: list[FunctionInfo] = []
+        for cls in self.classes.values():
+            if cls.is_nn_module and "forward" in cls.methods:
+                roots.append(cls.methods["forward"])
+            if cls.is_autograd_function:
+                roots.extend(cls.methods[m] for m in ("forward", "backward") if m in cls.methods)
+        found: set[FunctionInfo] = set()
+        while roots:
+            function = roots.pop()
+            if function in found or self.kernel_of(function) is not None:
+                continue
+            found.add(function)
+            roots.extend(self.called_functions(function))
+        return frozenset(found)
+
     def bindings(self, scope: FunctionInfo, param: str) -> Iterator[tuple[cst.BaseExpression, FunctionInfo]]:
         """The argument expressions that reach parameter `param` of `scope`
         at its call sites in this file."""

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from kernlint import tree as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
-from kernlint.model.syntax import positional
+from kernlint.model.offsets import LOADED, PID, RUNTIME
+from kernlint.model.syntax import keyword, positional
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -31,10 +32,21 @@ class NonPow2Arange(Rule):
     power of two. `tl.static_range` and Python's `range` have no such
     constraint and are never reported.
 
+    Two more launches that cannot compile are reported here, because they
+    fail the same way:
+    - `tl.arange(0, n)` whose bound is a runtime value: a kernel argument
+      not declared `tl.constexpr`, a program id or a loaded value, in a
+      kernel this file launches (a `@triton.jit` helper's plain parameter
+      may receive a constexpr from its caller, so helpers are left alone);
+    - `tl.program_id(axis)` or `tl.num_programs(axis)` with an axis known to
+      be outside 0, 1, 2: a Triton grid has three axes.
+
     ## Why is this bad?
-    Triton requires the range of `tl.arange` to be a power of two: the
-    kernel fails to compile at its first launch (`arange's range must be a
-    power of 2`), so the code cannot have run with these values.
+    Triton requires the range of `tl.arange` to be a power of two known at
+    compile time: the kernel fails to compile at its first launch (`arange's
+    range must be a power of 2`, `arange's arguments must be of type
+    tl.constexpr`), so the code cannot have run with these values. The same
+    holds for a fourth grid axis (`program_id axis must be 0, 1, or 2`).
 
     ## Example
     ```python
@@ -58,7 +70,10 @@ class NonPow2Arange(Rule):
     name = "non-pow2-arange"
     category = Category.HAZARD
     severity = Severity.ERROR
-    summary = "tl.arange over a range that is never a power of two: a compile error at first launch."
+    summary = (
+        "tl.arange over a range that is never a power of two or not a constexpr, or a grid axis past 2: "
+        "a compile error at first launch."
+    )
     priority = 5
 
     VALID = [
@@ -166,8 +181,52 @@ class NonPow2Arange(Rule):
                 k[(1,)](x, BLOCK=256)
             """
         ),
+        # A helper's plain parameter takes the caller's constexpr; axis 2 exists.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row(x_ptr, WIDTH):
+                return tl.load(x_ptr + tl.arange(0, WIDTH))
+            @triton.jit
+            def k(x_ptr, y_ptr, WIDTH: tl.constexpr):
+                batch = tl.program_id(2)
+                tl.store(y_ptr + batch * WIDTH + tl.arange(0, WIDTH), row(x_ptr, WIDTH))
+            def launch(x, y):
+                k[(1, 1, 4)](x, y, WIDTH=64)
+            """
+        ),
     ]
     INVALID = [
+        # A runtime argument bounds the arange.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, n):
+                offs = tl.arange(0, n)
+                tl.store(x_ptr + offs, 0)
+            def launch(x):
+                k[(1,)](x, x.numel())
+            """,
+            line=6,
+            column=12,
+        ),
+        # A fourth grid axis.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(x_ptr, BLOCK: tl.constexpr):
+                group = tl.program_id(axis=3)
+                tl.store(x_ptr + group * BLOCK + tl.arange(0, BLOCK), 0)
+            """,
+            line=6,
+            column=13,
+        ),
         # A literal range.
         Invalid(
             """
@@ -281,12 +340,23 @@ class NonPow2Arange(Rule):
 
     def check(self, model: FileModel) -> Iterator[Report]:
         for kernel in model.kernel_list:
+            launched = bool(model.launches_of(kernel))
             for call in kernel.function.calls:
+                if model.is_tl(call.func, "program_id") or model.is_tl(call.func, "num_programs"):
+                    report = _grid_axis(model, kernel, call)
+                    if report is not None:
+                        yield report
+                    continue
                 if not model.is_tl(call.func, "arange"):
                     continue
                 args = positional(call)
                 if len(args) != 2:
                     continue
+                if launched:
+                    runtime = _runtime_bound(model, kernel, args)
+                    if runtime is not None:
+                        yield _runtime_report(model, kernel, call, runtime)
+                        continue
                 start = model.int_values(kernel, args[0])
                 end = model.int_values(kernel, args[1]) if start is not None else None
                 if start is None or end is None:
@@ -318,6 +388,51 @@ def _report(
             f"Make the range a power of two ({_next_pow2(ranges[0])} instead of {ranges[0]}) and mask the "
             f"padded tail of each load and store on the real length."
         )
+    return Report(node=call, message=message, plan=plan)
+
+
+def _runtime_bound(model: FileModel, kernel: Kernel, args: list[cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The first bound of the arange that is a runtime value (a plain
+    argument, a program id, a loaded value), or None."""
+    for arg in args:
+        if {RUNTIME, PID, LOADED} & model.offset_provenance(kernel, arg):
+            return arg
+    return None
+
+
+def _runtime_report(model: FileModel, kernel: Kernel, call: cst.Call, bound: cst.BaseExpression) -> Report:
+    shown = model.code(bound).strip()
+    message = (
+        f"`{model.code(call)}` in `{kernel.name}` has a runtime bound `{shown}` (not a `tl.constexpr`): "
+        f"Triton refuses to compile it, the range of tl.arange must be a power-of-two constant"
+    )
+    plan = (
+        f"Add a block constexpr to `{kernel.name}` (`BLOCK: tl.constexpr`), pass "
+        f"`triton.next_power_of_2({shown})` for it at the launch (or loop over `{shown}` in BLOCK-sized "
+        f"steps when it can be large), write `tl.arange(0, BLOCK)`, and mask each load and store with "
+        f"`offs < {shown}`."
+    )
+    return Report(node=call, message=message, plan=plan)
+
+
+def _grid_axis(model: FileModel, kernel: Kernel, call: cst.Call) -> Report | None:
+    args = positional(call)
+    axis = keyword(call, "axis") or (args[0] if args else None)
+    if axis is None:
+        return None
+    values = model.int_values(kernel, axis)
+    if not values or any(0 <= v <= 2 for v in values):
+        return None
+    shown = ", ".join(str(v) for v in sorted(values))
+    message = (
+        f"`{model.code(call)}` in `{kernel.name}` asks for grid axis {shown}: a Triton grid has three axes "
+        f"(0, 1, 2), so the kernel fails to compile"
+    )
+    plan = (
+        f"Fold the extra dimension into one of the three axes of `{kernel.name}`'s grid (launch "
+        f"`(a, b, c * d)` and recover both indices with `pid // d` and `pid % d`), or loop over it inside "
+        f"the kernel."
+    )
     return Report(node=call, message=message, plan=plan)
 
 
