@@ -128,14 +128,21 @@ def estimate_text(estimate: dict) -> str:
     )
 
 
+def pair_text(claim: dict) -> str:
+    """The rule's reference pair's measurement, named as the pair's."""
+    if claim.get("measured"):
+        return f"the rule's reference pair measured {claim['summary']}"
+    return "the rule's reference fix is not measured on a GPU yet"
+
+
 def _speedup_text(best: Finding, candidates: list[Finding], target_gpu: str | None) -> str:
     claim = best.expected_speedup or {}
     estimate = file_estimate(best)
-    pair = str(claim.get("summary", "unmeasured"))
+    pair = pair_text(claim)
     if estimate is not None:
-        text = estimate_text(estimate) + f"; the rule's reference pair measured {pair}"
+        text = f"{estimate_text(estimate)}; {pair}"
     else:
-        text = f"the file's shapes are unknown ({_why_unknown(best)}); the rule's reference pair measured {pair}"
+        text = f"the file's shapes are unknown ({_why_unknown(best)}); {pair}"
     codes = frozenset(f.code for f in candidates)
     if len(codes) > 1:
         combined = claims.combined_speedup(codes, target_gpu)

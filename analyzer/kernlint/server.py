@@ -194,10 +194,10 @@ def hover_text(finding: Finding) -> str:
     rule = rule_by_code_or_name(finding.code)
     claim = finding.expected_speedup or {}
     if finding.category.is_performance:
-        from kernlint.advice import estimate_text
+        from kernlint.advice import estimate_text, pair_text
 
         estimate = claim.get("for_this_file") or {}
-        pair = f"the rule's reference pair measured {claim.get('summary', 'unmeasured')}"
+        pair = pair_text(claim)
         if estimate.get("status") == "estimated":
             speedup = f"{estimate_text(estimate)}; {pair}"
         elif estimate:
