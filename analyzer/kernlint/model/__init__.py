@@ -1,15 +1,15 @@
-"""The facts rules ask about, built once per file from its syntax tree
-(kernlint.tree: libcst's shapes, built from CPython's parser).
+"""The facts rules ask about, built once per file from the libcst tree.
 
 One traversal (collect.py) records functions, classes, imports, Triton
 kernels and their launch sites; the questions are grouped by the kind of
 fact, one module each, so a newcomer finds where a fact is computed from
 the file names alone:
 
-- syntax.py: tree shapes (literals, keyword arguments, views, walking
+- syntax.py: libcst shapes (literals, keyword arguments, views, walking
   through per-class child readers, an iterative visitor);
-- positions.py: lines, spans and code from the ranges the tree carries, and
-  source order (SourceOrder);
+- positions.py: lines and spans from lean code generation, one top-level
+  statement at a time when a node in it is first asked about, and source
+  order without any (SourceOrder);
 - facts.py: the data (FunctionInfo, Kernel, Launch, ModuleTensor, DtypeFact...);
 - base.py: positions, names, scopes, the call graph, assigned values;
 - host.py: hot paths, module tensors and parameter lifecycles, bindings,
@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.epilogues import EpilogueFacts
