@@ -37,6 +37,11 @@ ODD = [
     # The last statement, without its final newline, occurs once earlier
     # with one: the earlier occurrence is not where it lies.
     "y = g(1)\nz = 2\ny = g(1)",
+    # Nested lines that recur, at the same and at a deeper indentation, and
+    # comments indented otherwise than the block they sit in.
+    "class A:\n    def m(self):\n        return 2\n    def n(self):\n        return 2\n",
+    "if a:\n    x = 1\n    if b:\n        x = 1\n",
+    "def f():\n    # c\n\n    x = 1\n  # odd\n    y = (2 +\n 3)\n",
 ]
 
 
@@ -113,7 +118,27 @@ def test_positions_generate_only_the_statement_asked_about() -> None:
         original(statement)
 
     positions._generate = generate  # type: ignore[method-assign]
+    # `return 2` occurs once in the file: its own line is generated, with
+    # its indentation, and no top-level statement.
     assert positions.span(two) == Span(8, 16, 8, 17)
+    assert generated == []
+
+
+def test_a_recurring_line_generates_its_top_level_statement() -> None:
+    text = "class C:\n    def m(self):\n        return 2\n    def n(self):\n        return 2\n"
+    module = cst.parse_module(text)
+    method = next(n for n in _nodes(module) if isinstance(n, cst.FunctionDef) and n.name.value == "n")
+    two = next(n for n in _nodes(method) if isinstance(n, cst.Integer))
+    generated: list[str] = []
+    positions = Positions(module, text)
+    original = positions._generate
+
+    def generate(statement: cst.BaseStatement) -> None:
+        generated.append(type(statement).__name__)
+        original(statement)
+
+    positions._generate = generate  # type: ignore[method-assign]
+    assert positions.span(two) == Span(5, 16, 5, 17)
     assert generated == ["ClassDef"]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import libcst as cst
 from kernlint.findings import Span
-from kernlint.model.syntax import children, walk
+from kernlint.model.syntax import _READERS, children
 from kernlint.source import line_starts
 from libcst._nodes.internal import CodegenState
 
@@ -54,6 +54,9 @@ class Positions:
         self._pending: dict[int, cst.BaseStatement] = {id(statement): statement for statement in module.body}
         self._top_of_def: dict[int, int] | None = None
         self._statement_index: dict[int, int] = {}  # id(node) -> its top-level statement's position
+        # id(node) -> its innermost statement and the indentation it starts at
+        self._innermost: dict[int, tuple[cst.CSTNode, tuple[str, ...]]] = {}
+        self._tried: set[int] = set()  # innermost statements generated already
         self._walked = 0  # statements indexed so far, in order
         self._whole = False
         self._starts = line_starts(source)
@@ -91,6 +94,9 @@ class Positions:
         found = self._ranges.get(id(node))
         if found is not None:
             return found
+        found = self._after_generating_inner(node)
+        if found is not None:
+            return found
         hinted = self._hint(node) if self._hint is not None else None
         found = self._after_generating(self.top_statement(hinted) if hinted is not None else None, node)
         if found is None:
@@ -108,19 +114,66 @@ class Positions:
         self._generate(statement)
         return self._ranges.get(id(node))
 
+    def _after_generating_inner(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        """The node's range from the code of the innermost statement that
+        holds it (a line of a function, not the whole function), generated
+        with the indentation of the blocks around it: that code is the
+        source text where the statement lies, so where it occurs exactly
+        once in the source, that occurrence is the statement. None where it
+        recurs or is not found (the caller then generates more)."""
+        statement = self.statement_of(node)
+        inner = self._innermost.get(id(node))
+        if statement is None or inner is None or id(statement) not in self._pending:
+            return None
+        owner, indents = inner
+        module = self._module
+        if statement is module.body[-1] and not module.has_trailing_newline:
+            return None  # its last line's code has a newline the source lacks
+        if id(owner) in self._tried:
+            return None
+        self._tried.add(id(owner))
+        state = _OffsetState(module.default_indent, module.default_newline, keep_text=True)
+        for indent in indents:
+            state.increase_indent(indent)
+        owner._codegen(state)
+        text = "".join(state.tokens)
+        at = self._source.find(text)
+        if at < 0 or self._source.find(text, at + 1) >= 0:
+            return None
+        for key, (start, end) in state.ranges.items():
+            self._ranges.setdefault(key, (start + at, end + at))
+        return self._ranges.get(id(node))
+
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement | None:
         """The top-level statement holding a node (None: the module, or a
         layout token), found by walking statements in order, each once: a
-        walk costs a fraction of generating the statement's code."""
+        walk costs a fraction of generating the statement's code. The walk
+        also notes each node's innermost statement and the indentation that
+        statement's code starts with."""
         body = self._module.body
         found = self._statement_index.get(id(node))
         while found is None and self._walked < len(body):
             position = self._walked
             self._walked += 1
-            for below in walk(body[position]):
-                self._statement_index[id(below)] = position
+            self._index(position)
             found = self._statement_index.get(id(node))
         return body[found] if found is not None else None
+
+    def _index(self, position: int) -> None:
+        index, innermost = self._statement_index, self._innermost
+        default = self._module.default_indent
+        top = self._module.body[position]
+        stack: list[tuple[cst.CSTNode, cst.CSTNode, tuple[str, ...]]] = [(top, top, ())]
+        while stack:
+            node, owner, indents = stack.pop()
+            index[id(node)] = position
+            innermost[id(node)] = (owner, indents)
+            kids = children(node)
+            if not kids:
+                continue
+            if type(node) is cst.IndentedBlock:
+                indents = (*indents, default if node.indent is None else node.indent)
+            stack.extend([(kid, kid if type(kid) in _STATEMENTS else owner, indents) for kid in reversed(kids)])
 
     def _generate(self, statement: cst.BaseStatement) -> None:
         del self._pending[id(statement)]
@@ -164,6 +217,20 @@ class Positions:
         found = self._top_of_def.get(id(node))
         return self._module.body[found] if found is not None else None
 
+
+def _subclasses(base: type) -> frozenset[type]:
+    found: set[type] = set()
+    stack = [base]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            found.add(sub)
+            stack.append(sub)
+    return frozenset(found)
+
+
+# Every statement class, for exact-type tests: an isinstance test on a libcst
+# class runs ABCMeta's check, and the index asks it of every node.
+_STATEMENTS = _subclasses(cst.BaseStatement)
 
 # What statements nest in: a def inside a class, an `if`, a `try`, ...
 _BLOCKS = (
@@ -269,21 +336,29 @@ class SourceOrder:
     def __init__(self, root: cst.CSTNode) -> None:
         ranges: dict[int, tuple[int, int]] = {}
         leaf = 0
-        # (node, None) on the way down; (node, its children) once they are
-        # all numbered, so each node's children are read once.
-        stack: list[tuple[cst.CSTNode, list[cst.CSTNode] | None]] = [(root, None)]
+        # A node with children leaves behind it, on the stack, the index of
+        # its entry in `opened` (its id and first leaf): popped once all its
+        # leaves are numbered, it closes the node's range. Walked for every
+        # function a rule orders nodes in, so no tuple per leaf.
+        opened: list[tuple[int, int]] = []
+        stack: list = [root]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        readers = _READERS
         while stack:
-            node, done = stack.pop()
-            if done is not None:
-                ranges[id(node)] = (ranges[id(done[0])][0], ranges[id(done[-1])][1])
+            node = pop()
+            if node.__class__ is int:
+                key, first = opened[node]
+                ranges[key] = (first, leaf - 1)
                 continue
-            kids = children(node)
+            reader = readers.get(node.__class__)
+            kids = reader(node) if reader is not None else children(node)
             if not kids:
                 ranges[id(node)] = (leaf, leaf)
                 leaf += 1
             else:
-                stack.append((node, kids))
-                stack.extend([(kid, None) for kid in reversed(kids)])
+                opened.append((id(node), leaf))
+                push(len(opened) - 1)
+                extend(reversed(kids))
         self._ranges = ranges
 
     def __contains__(self, node: cst.CSTNode) -> bool:
