@@ -57,6 +57,7 @@ class Positions:
         # id(node) -> its innermost statement and the indentation it starts at
         self._innermost: dict[int, tuple[cst.CSTNode, tuple[str, ...]]] = {}
         self._tried: set[int] = set()  # innermost statements generated already
+        self._indexed: set[int] = set()  # positions of the top-level statements indexed
         self._walked = 0  # statements indexed so far, in order
         self._whole = False
         self._starts = line_starts(source)
@@ -94,10 +95,10 @@ class Positions:
         found = self._ranges.get(id(node))
         if found is not None:
             return found
-        found = self._after_generating_inner(node)
+        hinted = self._hint(node) if self._hint is not None else None
+        found = self._after_generating_inner(node, self.top_statement(hinted) if hinted is not None else None)
         if found is not None:
             return found
-        hinted = self._hint(node) if self._hint is not None else None
         found = self._after_generating(self.top_statement(hinted) if hinted is not None else None, node)
         if found is None:
             found = self._after_generating(self.statement_of(node), node)
@@ -114,13 +115,17 @@ class Positions:
         self._generate(statement)
         return self._ranges.get(id(node))
 
-    def _after_generating_inner(self, node: cst.CSTNode) -> tuple[int, int] | None:
+    def _after_generating_inner(self, node: cst.CSTNode, hinted: cst.BaseStatement | None) -> tuple[int, int] | None:
         """The node's range from the code of the innermost statement that
         holds it (a line of a function, not the whole function), generated
         with the indentation of the blocks around it: that code is the
         source text where the statement lies, so where it occurs exactly
         once in the source, that occurrence is the statement. None where it
-        recurs or is not found (the caller then generates more)."""
+        recurs or is not found (the caller then generates more). `hinted`,
+        a top-level statement that may hold the node, is indexed first,
+        sparing the walk of the statements before it."""
+        if hinted is not None and id(node) not in self._innermost and self._top_of_def is not None:
+            self._index(self._top_of_def[id(hinted)])
         statement = self.statement_of(node)
         inner = self._innermost.get(id(node))
         if statement is None or inner is None or id(statement) not in self._pending:
@@ -160,6 +165,9 @@ class Positions:
         return body[found] if found is not None else None
 
     def _index(self, position: int) -> None:
+        if position in self._indexed:
+            return
+        self._indexed.add(position)
         index, innermost = self._statement_index, self._innermost
         default = self._module.default_indent
         top = self._module.body[position]
@@ -220,11 +228,11 @@ class Positions:
 
 def _subclasses(base: type) -> frozenset[type]:
     found: set[type] = set()
-    stack = [base]
+    stack: list[type] = [base]
     while stack:
-        for sub in stack.pop().__subclasses__():
-            found.add(sub)
-            stack.append(sub)
+        subclasses: list[type] = stack.pop().__subclasses__()
+        found.update(subclasses)
+        stack.extend(subclasses)
     return frozenset(found)
 
 
