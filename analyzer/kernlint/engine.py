@@ -181,8 +181,10 @@ def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
     return _not_analyzed(
         path,
         "file-too-large",
-        f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size)",
-        "Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
+        f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size; a file this large "
+        "also needs a longer --timeout-per-file)",
+        "Exclude the file if it is generated data; otherwise raise both --max-file-size (0: no cap) and "
+        "--timeout-per-file (libcst parses dense code at about 8 s per MB).",
     )
 
 

@@ -3,8 +3,10 @@
 Three guards, each turning a hostile file into a finding for that file:
 
 - **Deep nesting**: see kernlint.deep (`deep_call`).
-- **Size cap** (`--max-file-size`, bytes, default 10 MiB): a larger file is
-  not read at all; it gets a KL901 file-too-large finding.
+- **Size cap** (`--max-file-size`, bytes, default 1 MiB): a larger file is
+  not read at all; it gets a KL901 file-too-large finding that names both
+  options to raise. The cap and the budget agree: a generated kernel file
+  just under the cap lints in about 6 s on a 2-core machine (bench.py).
 - **Time budget** (`--timeout-per-file`, seconds, default 20): `run_jobs`
   lints each file in a worker process and kills the worker when the budget
   is spent; the file gets a KL902 timeout finding and the run goes on with a
@@ -12,10 +14,10 @@ Three guards, each turning a hostile file into a finding for that file:
   KL999 finding for its file. Killing a process is the only way to stop a
   stuck native parser; threads cannot be interrupted. The budget is wall-clock
   time, so a file near the limit can pass on a fast machine and time out on a
-  slow one. Measured on a 2-CPU machine, kernlint reads about 60 KB of
-  kernel code per second (a 50 KB file: 0.8 s; 300 KB: 5 s), so the default
-  leaves a hand-written file 20 times the time it needs and stops a
-  generated one of a few MB. A budget of 0 turns workers off and lints in
+  slow one. kernlint's cost is libcst's parse and a little more (about
+  7.5 s per MB of dense generated code on a 2-CPU machine, the largest real
+  kernel file 186 KB), so the default leaves a file under the size cap
+  three times the time it needs. A budget of 0 turns workers off and lints in
   this process, in order.
 
 One small file (at most IN_PROCESS_MAX_BYTES, linted or diffed, not fixed
