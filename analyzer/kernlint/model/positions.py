@@ -95,6 +95,9 @@ class Positions:
         found = self._ranges.get(id(node))
         if found is not None:
             return found
+        found = self._alone(node)
+        if found is not None:
+            return found
         hinted = self._hint(node) if self._hint is not None else None
         found = self._after_generating_inner(node, self.top_statement(hinted) if hinted is not None else None)
         if found is not None:
@@ -113,6 +116,31 @@ class Positions:
         if statement is None or id(statement) not in self._pending:
             return None
         self._generate(statement)
+        return self._ranges.get(id(node))
+
+    def _alone(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        """The node's range from its own code, where that code is its
+        source text (it lays out no indented line: an expression, an
+        argument) and occurs exactly once in the source; else None. A
+        reported call or argument is usually found so, without generating
+        the statement around it, even in a statement too deeply nested to
+        generate (a 100,000-term `and` chain)."""
+        if type(node) in _STATEMENTS or type(node) is cst.Module or id(node) in self._tried:
+            return None
+        self._tried.add(id(node))
+        state = _OffsetState(self._module.default_indent, self._module.default_newline, keep_text=True)
+        try:
+            node._codegen(state)
+        except RecursionError:
+            return None
+        text = "".join(state.tokens)
+        if state.indented or not text:
+            return None
+        at = self._source.find(text)
+        if at < 0 or self._source.find(text, at + 1) >= 0:
+            return None
+        for key, (start, end) in state.ranges.items():
+            self._ranges.setdefault(key, (start + at, end + at))
         return self._ranges.get(id(node))
 
     def _after_generating_inner(self, node: cst.CSTNode, hinted: cst.BaseStatement | None) -> tuple[int, int] | None:
@@ -264,6 +292,7 @@ class _OffsetState(CodegenState):
         self.indent_widths: list[int] = [0]
         self.ranges: dict[int, tuple[int, int]] = {}
         self.starts: list[int] = []
+        self.indented = False  # whether the code has an indented line
 
     def increase_indent(self, value: str) -> None:
         self.indent_tokens.append(value)
@@ -274,6 +303,7 @@ class _OffsetState(CodegenState):
         self.indent_widths.pop()
 
     def add_indent_tokens(self) -> None:
+        self.indented = True
         if self.indent_widths[-1]:
             self.offset += self.indent_widths[-1]
             if self.keep_text or not self.tokens:
