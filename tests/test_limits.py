@@ -299,6 +299,14 @@ def test_one_slow_small_file_is_kl902_on_time_without_a_worker(tmp_path: Path, m
             lambda tmp_path, monkeypatch: monkeypatch.setattr(limits, "IN_PROCESS_MAX_BYTES", 10),
         ),
         ("two files", lambda tmp_path, monkeypatch: (tmp_path / "other.py").write_bytes(TF32)),
+        (
+            # libcst's parser, which the budget cannot interrupt in this
+            # process, slows down with the square or cube of a chain's length.
+            "a long chain",
+            lambda tmp_path, monkeypatch: (tmp_path / "k.py").write_bytes(
+                TF32 + b"x = " + b"+".join([b"a"] * 3000) + b"\n"
+            ),
+        ),
     ],
 )
 def test_a_larger_file_or_several_files_get_workers(tmp_path: Path, monkeypatch, why, arrange) -> None:
@@ -308,6 +316,18 @@ def test_a_larger_file_or_several_files_get_workers(tmp_path: Path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     with pytest.raises(WorkerStarted):
         run(["."], Settings(timeout_per_file=20))
+
+
+def test_real_files_parse_promptly_and_long_chains_do_not() -> None:
+    from kernlint.source import PROMPT_DEPTH, parses_promptly
+
+    for path in (FIXTURES / "seed").glob("*.py"):
+        assert parses_promptly(path.read_bytes()), path
+    assert parses_promptly(b"x = " + b"+".join([b"a"] * (PROMPT_DEPTH - 5)) + b"\n")
+    assert parses_promptly(b"x = " + b" and ".join([b"a"] * 5000) + b"\n")  # flat in both parsers
+    for chain in (b"+".join([b"a"] * 500), b"a" + b"[0]" * 500, b"-" * 500 + b"a"):
+        assert not parses_promptly(b"x = " + chain + b"\n")
+    assert not parses_promptly(b"def f(:\n")
 
 
 def test_fixing_one_small_file_in_place_gets_a_worker(tmp_path: Path, monkeypatch) -> None:

@@ -27,14 +27,18 @@ the file (issue 14). It runs in kernlint.deep's thread, and the run waits
 for it at most the budget. On timeout the thread is abandoned, not
 stopped: it is the run's only file, so nothing later sees what it leaves
 half-done, and the run reports KL902 and ends. The wait cannot end inside
-CPython's parser, which holds the interpreter lock; on a file this small
-the parser's worst case (a file of nothing but f-string placeholders,
-quadratic in CPython 3.11) takes about half a second (`bench/bench.py`
-measures it). What this gives up: a native crash would end the run instead
-of becoming a KL999 finding for the file. None is known since kernlint
-parses with CPython's own parser; tests/test_bad_input.py lints its
-hostile nestings and chains in the test process itself. A fix job, which
-writes the file, always has a worker that can be killed.
+libcst's native parser, which holds the interpreter lock, and its time
+grows faster than the file along long chains (`a+a+...`, `x[0][0]...`):
+only a file that CPython parses into a tree at most
+`source.PROMPT_DEPTH` deep is checked here (the check costs milliseconds
+on such a file); any other goes to a worker. The worst case admitted
+(64 KB of f-string placeholders) parses in under a second
+(`bench/bench.py` measures it). What this gives up: a native crash would
+end the run instead of becoming a KL999 finding for the file; source.parse
+refuses the nesting known to crash libcst's parser before it sees it, and
+tests/test_bad_input.py lints its hostile nestings and chains in the test
+process itself. A fix job, which writes the file, always has a worker that
+can be killed.
 
 Workers are forked where the platform allows (Linux), so they start in
 milliseconds with everything already imported; the results are put back in
@@ -95,6 +99,12 @@ def execute(job: Job, settings: Settings) -> JobResult:
     return fix_file(job.path, job.data, settings, write=job.fix == "fix")
 
 
+def _prompt(job: Job) -> bool:
+    from kernlint.source import parses_promptly
+
+    return parses_promptly(job.data)
+
+
 def run_jobs(
     jobs: list[Job],
     settings: Settings,
@@ -109,7 +119,7 @@ def run_jobs(
     if timeout <= 0 or not jobs:
         with _lean_gc():
             return [execute(job, settings) for job in jobs]
-    if len(jobs) == 1 and jobs[0].fix != "fix" and len(jobs[0].data) <= IN_PROCESS_MAX_BYTES:
+    if len(jobs) == 1 and jobs[0].fix != "fix" and len(jobs[0].data) <= IN_PROCESS_MAX_BYTES and _prompt(jobs[0]):
         job = jobs[0]
         with _lean_gc():
             try:

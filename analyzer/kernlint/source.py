@@ -199,6 +199,35 @@ def may_hold_kernel_code(text: str) -> bool:
     return KERNEL_TEXT.search(text) is not None
 
 
+# The deepest syntax tree (CPython's) that a file checked in kernlint's own
+# process may have. libcst's native parser holds the interpreter lock, so
+# the time budget cannot stop it there, and its time grows with the square
+# or cube of a chain's length (measured: 2,000 chained subscripts 4.7 s,
+# `a+a+...` 2,000 terms 0.7 s, 4,000 terms 3.4 s, 8,000 terms a crash on
+# an 8 MB stack), where real code nests 20-30 levels deep. 100 levels of
+# the worst chain parse in under 0.05 s.
+PROMPT_DEPTH = 100
+
+
+def parses_promptly(data: bytes) -> bool:
+    """Whether libcst surely parses the file quickly: CPython parses it and
+    its tree is at most PROMPT_DEPTH deep. A file that fails this is checked
+    in a worker process, which the time budget can stop."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return False
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > PROMPT_DEPTH:
+            return False
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return True
+
+
 def python_parses(text: str) -> bool:
     """Whether CPython's own parser (10x faster than libcst) accepts the
     file; for a file the pre-check skips, this is the only parse."""
