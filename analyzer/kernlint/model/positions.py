@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import libcst as cst
 from kernlint.findings import Span
-from kernlint.model.syntax import _READERS, children
+from kernlint.model.syntax import _READERS, _no_children, children
 from kernlint.source import line_starts
 from libcst._nodes.internal import CodegenState
 
@@ -389,7 +389,7 @@ class SourceOrder:
                 ranges[key] = (first, leaf - 1)
                 continue
             reader = readers.get(node.__class__)
-            kids = reader(node) if reader is not None else children(node)
+            kids = () if reader is _no_children else reader(node) if reader is not None else children(node)
             if not kids:
                 ranges[id(node)] = (leaf, leaf)
                 leaf += 1
