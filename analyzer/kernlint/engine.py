@@ -39,7 +39,7 @@ def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileR
 def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileResult:
     settings = settings.for_path(path)
     try:
-        # The tree's builder recurses once per level of nesting: a big stack and a raised
+        # libcst recurses once per level of nesting: a big stack and a raised
         # recursion limit for the whole pipeline (kernlint.limits).
         return deep_call(lambda: _quietly(_lint_source, path, text, settings))
     except RecursionError:

@@ -271,13 +271,12 @@ def _execute_or_crash(job: Job, settings: Settings, where: str) -> JobResult:
         return _crash_result(job, error, where)
 
 
-# Parsing a file allocates hundreds of thousands of nodes (CPython's ast,
-# then kernlint.tree's), which free by reference counting (the trees have no
-# cycles); the cyclic collector's default first-generation threshold (700)
-# makes it rescan them every few hundred allocations. With the libcst parser
-# kernlint used before, that was a third of the parse time on real files
-# (issue 14; bench.py's last column still shows it on libcst's parse). A
-# worker collects less often and never rescans what it inherited from its
+# A libcst parse allocates hundreds of thousands of nodes, which free by
+# reference counting (the tree has no cycles); the cyclic collector's
+# default first-generation threshold (700) makes it rescan them every few
+# hundred allocations (issue 14; bench.py's last column shows what it costs
+# libcst's parse now, about 5%). A worker collects less often and never
+# rescans what it inherited from its
 # parent.
 GC_THRESHOLDS = (10_000, 20, 20)
 
