@@ -92,11 +92,23 @@ def execute(job: Job, settings: Settings) -> JobResult:
     fixes.FixOutcome for a fix job."""
     from kernlint import engine  # here: a run answered from the cache lints nothing
 
-    if job.fix is None:
-        return engine.lint_bytes(job.path, job.data, settings)
-    from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
+    # While a file is checked its libcst tree (hundreds of thousands of
+    # nodes, acyclic, freed by reference counting) is alive, and every
+    # collection of an older generation rescans it: 9% of flag-gems' CPU
+    # time in one process (17.4 s with the collector on, 15.9 s off; issue
+    # 24). The collector is off for the file and runs between files, where
+    # whatever cycles the file's model left are collected.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if job.fix is None:
+            return engine.lint_bytes(job.path, job.data, settings)
+        from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
 
-    return fix_file(job.path, job.data, settings, write=job.fix == "fix")
+        return fix_file(job.path, job.data, settings, write=job.fix == "fix")
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _prompt(job: Job) -> bool:
