@@ -64,14 +64,19 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         # only the suppression comments are judged, as for any clean file.
         active, suppressed = suppressions.apply(path, text, [], settings)
         return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
-    try:
-        module = parse(text)
-    except SourceError as error:
-        return FileResult(path, (_parse_error(path, error),), source=text)
     # Imported here, not at the top: a run whose every file is in the cache
     # never models a file, and the model is a third of the imports (issue 14).
     from kernlint.model import build_model
-    from kernlint.project import Project
+    from kernlint.project import Project, parsed_already
+
+    # A module that another file of this run imports was parsed for that
+    # file (kernlint.project); its tree is the same, so it is not parsed again.
+    module = parsed_already(path, text) if path != "-" else None
+    if module is None:
+        try:
+            module = parse(text)
+        except SourceError as error:
+            return FileResult(path, (_parse_error(path, error),), source=text)
 
     # Kernels this file imports from other modules are read from the disk
     # (kernlint.project); the result records which files that read.
