@@ -12,8 +12,12 @@ and, once: one small kernel file end to end as pre-commit runs it (process
 start to exit; as run here, and with kernlint's bytecode cached), and a
 generated kernel file of 4,000 and 8,000 lines (linear cost: lint time /
 its own parse time, and the 8,000/4,000 ratio), the CPU time of starting
-Python and importing all of kernlint, and the worst parse the time budget
-cannot interrupt (kernlint.limits: one small file, checked in-process).
+Python and importing all of kernlint, the worst parse the time budget
+cannot interrupt (kernlint.limits: one small file, checked in-process), and
+the size cap against the time budget: the largest file of the corpora, the
+default cap (`--max-file-size`) as a multiple of it, and a generated kernel
+file just under the cap linted with the default settings (its wall and CPU
+time, peak memory, and whether it finished within `--timeout-per-file`).
 CPU seconds of child processes come from getrusage; peak memory is the
 largest resident set of any child. Ratios are to the parse floor of the same
 files measured in the same run. Every number printed comes from this run.
@@ -169,24 +173,55 @@ def in_process(paths: list[Path]) -> list[dict]:
 IMPORT_EVERYTHING = "import kernlint.cli, kernlint.model; from kernlint.registry import all_rules; all_rules()"
 
 
-def worst_in_process_parse() -> float:
-    """CPU seconds to parse the largest file checked in kernlint's own
-    process made of nothing but f-string placeholders, best of 3."""
-    import ast
-
+def worst_in_process_parse() -> dict[str, float]:
+    """CPU seconds of kernlint's parse (libcst's, with its pre-checks) of
+    the largest file checked in kernlint's own process, best of 3, for two
+    worst cases it admits: nothing but f-string placeholders, and chains
+    (`a+a+...`, libcst's slowest shape) just under source.PROMPT_DEPTH."""
     from kernlint.limits import IN_PROCESS_MAX_BYTES
+    from kernlint.source import PROMPT_DEPTH, parse, parses_promptly
 
-    text = "x = f'" + "{x}" * ((IN_PROCESS_MAX_BYTES - 8) // 3) + "'\n"
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        ast.parse(text)
-        best = min(best, time.process_time() - started)
+    chain = "x = " + "+".join(["a"] * (PROMPT_DEPTH - 10)) + "\n"
+    texts = {
+        "f-string placeholders": "x = f'" + "{x}" * ((IN_PROCESS_MAX_BYTES - 8) // 3) + "'\n",
+        f"chains of {PROMPT_DEPTH - 10} terms": chain * (IN_PROCESS_MAX_BYTES // len(chain)),
+    }
+    best = {}
+    for name, text in texts.items():
+        assert parses_promptly(text.encode()), name
+        best[name] = float("inf")
+        for _ in range(3):
+            started = time.process_time()
+            parse(text)
+            best[name] = min(best[name], time.process_time() - started)
     return best
 
 
 def kernlint(*args: str) -> list[str]:
     return [sys.executable, "-m", "kernlint", "check", "--exit-zero", "--quiet", *args]
+
+
+def under_the_cap(folder: Path) -> dict:
+    """A generated kernel file just under the default size cap, linted as a
+    user would (default budget and cap, no cache): wall and CPU seconds,
+    peak memory, and whether it was checked (no KL901/KL902)."""
+    from kernlint.settings import Settings
+
+    cap = Settings().max_file_size
+    per_line = len(generated_kernel(4000)) / 4000
+    count = int(cap / per_line)
+    while len(generated_kernel(count)) > cap:
+        count -= 50
+    path = folder / "under_the_cap.py"
+    path.write_text(generated_kernel(count))
+    run = timed([sys.executable, "-m", "kernlint", "check", "--no-cache", "--exit-zero", str(path)], folder)
+    probe = subprocess.run(
+        [sys.executable, "-m", "kernlint", "check", "--no-cache", "--exit-zero", "--select", "KL901,KL902", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+    )
+    return {**run, "bytes": path.stat().st_size, "lines": count, "checked": ": KL90" not in probe.stdout}
 
 
 def generated_kernel(lines: int) -> str:
@@ -206,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", choices=sorted(CORPORA), help="only this corpus (repeatable)")
     args = parser.parse_args(argv)
     from kernlint.limits import GC_THRESHOLDS, IN_PROCESS_MAX_BYTES
+    from kernlint.settings import Settings
 
     cores = os.cpu_count() or 1
     lines = [
@@ -224,9 +260,11 @@ def main(argv: list[str] | None = None) -> int:
         "| parse floor CPU with kernlint's GC settings (1 job CPU x it) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
+    largest: tuple[int, str] = (0, "")
     for name in args.corpus or sorted(CORPORA):
         folder = fetch(name, CORPORA[name])
         files = sorted(p for p in folder.rglob("*.py"))
+        largest = max([largest, *((p.stat().st_size, f"{name}: {p.relative_to(folder)}") for p in files)])
         # The floor and the cold runs take turns, ROUNDS times, and the best
         # of each counts: a slower stretch of a shared machine (10-20% here,
         # minutes long) then does not fall on one side of a ratio only. (With
@@ -285,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             run = timed(kernlint("--no-cache", "--jobs", "1", "--timeout-per-file", "0", str(path)), Path(tmp))
             sizes[count] = (floor["cpu"], run["cpu"], lean["cpu"])
         warm = dict(zip(generated, in_process(list(generated.values()))))
+        capped = under_the_cap(Path(tmp))
+    defaults = Settings()
     lines += [
         "",
         f"- One small kernel file end to end (`kernlint --no-cache {SMALL.relative_to(ROOT)}`, process start to exit, "
@@ -302,10 +342,20 @@ def main(argv: list[str] | None = None) -> int:
         f"parse {warm[8000]['parse']:.2f} s, lint {warm[8000]['lint']:.2f} s "
         f"({warm[8000]['lint'] / warm[8000]['parse']:.2f}x); doubling multiplies lint time by "
         f"{warm[8000]['lint'] / warm[4000]['lint']:.2f}.",
-        f"- A single file of at most {IN_PROCESS_MAX_BYTES // 1024} KB is checked in kernlint's own process "
-        "(kernlint.limits), where the time budget cannot interrupt CPython's parser: its worst case, "
-        f"{IN_PROCESS_MAX_BYTES // 1024} KB of f-string placeholders (quadratic in CPython 3.11), parses in "
-        f"{worst_parse:.2f} s CPU (best of 3).",
+        f"- A single file of at most {IN_PROCESS_MAX_BYTES // 1024} KB whose tree is shallow enough "
+        "(kernlint.source.parses_promptly) is checked in kernlint's own process (kernlint.limits), where the time "
+        "budget cannot interrupt libcst's native parser; the worst cases admitted, "
+        + "; ".join(
+            f"{IN_PROCESS_MAX_BYTES // 1024} KB of {name}: {spent:.2f} s CPU" for name, spent in worst_parse.items()
+        )
+        + " (kernlint's parse, best of 3).",
+        f"- Size cap and time budget: the largest file of the corpora is {largest[0] / 1024:.0f} KB ({largest[1]}); "
+        f"the default cap (`--max-file-size`) is {defaults.max_file_size / 1024:.0f} KB, "
+        f"{defaults.max_file_size / largest[0]:.1f}x it. A generated kernel file just under the cap "
+        f"({capped['bytes'] / 1024:.0f} KB, {capped['lines']:,} lines), linted with the default settings: "
+        f"{capped['wall']:.1f} s wall, {capped['cpu']:.1f} s CPU, peak {capped['peak_mb']:.0f} MB; "
+        f"{'checked within' if capped['checked'] else 'NOT checked within'} the default time budget "
+        f"(`--timeout-per-file` {defaults.timeout_per_file:g} s).",
     ]
     text = "\n".join(lines) + "\n"
     print(text)

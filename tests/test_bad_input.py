@@ -129,8 +129,10 @@ def test_nesting_too_deep_to_analyze_is_kl000(source: str, message: str) -> None
 
 
 def test_a_chain_cpython_accepts_is_analyzed_however_long() -> None:
-    # The tree is built and walked without recursion, and positions come
-    # from the parser: a 100,000-term `and` chain reports its finding.
+    # The model walks libcst's tree without recursion, and the reported
+    # argument is placed from its own code (model.positions), not from the
+    # statement's, whose code generation would recurse 100,000 levels: a
+    # 100,000-term `and` chain reports its finding.
     source = (
         "import triton.language as tl\nx = tl.dot(a, b, allow_tf32=True) and " + " and ".join(["a"] * 100_000) + "\n"
     )

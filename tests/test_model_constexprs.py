@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
 from kernlint.model import ConstexprValues, build_model
-from kernlint.source import parse
 
 SOURCE = textwrap.dedent(
     """
@@ -29,7 +29,7 @@ SOURCE = textwrap.dedent(
 
 
 def values(kernel: str, name: str) -> ConstexprValues:
-    model = build_model("t.py", SOURCE, parse(SOURCE))
+    model = build_model("t.py", SOURCE, cst.parse_module(SOURCE))
     found = next(k for k in model.kernel_list if k.name == kernel)
     return model.constexpr_values(found, name)
 

@@ -1,7 +1,6 @@
-"""The text pre-check (kernlint.source.may_hold_kernel_code) skips building
-the syntax tree (kernlint.tree) for files that name neither torch nor
-triton; it never hides a finding: every fixture, seed file and library
-kernel lints the same with it and without."""
+"""The text pre-check (kernlint.source.may_hold_kernel_code) skips libcst for
+files that name neither torch nor triton; it never hides a finding: every
+fixture, seed file and library kernel lints the same with it and without."""
 
 from __future__ import annotations
 
@@ -30,11 +29,11 @@ def test_the_pre_check_never_hides_a_finding(path: Path, monkeypatch: pytest.Mon
     assert with_check.suppressed == without.suppressed
 
 
-def test_a_file_without_kernel_code_skips_the_tree_but_keeps_its_syntax_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_tree(text: str):
-        raise AssertionError("a tree was built for a file with no kernel code")
+def test_a_file_without_kernel_code_skips_libcst_but_keeps_its_syntax_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_libcst(text: str):
+        raise AssertionError("libcst was asked to parse a file with no kernel code")
 
-    monkeypatch.setattr(engine, "parse", no_tree)
+    monkeypatch.setattr(engine, "parse", no_libcst)
     assert (
         lint_source("plain.py", "def f(x):\n    return x.t().contiguous()  # noqa: KL002\n", EVERY_RULE)
         .findings[0]

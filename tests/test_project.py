@@ -259,3 +259,23 @@ def test_an_absolute_import_from_a_folder_without_init_finds_the_package_above(t
     path = backend / "ops.py"
     path.write_text(ops("from pkg.kernels import mm_kernel", "mm_kernel"))
     assert codes(path) == [("KL003", 7, 5)]
+
+
+def test_a_module_modelled_for_an_importer_is_not_parsed_again(tmp_path: Path, monkeypatch) -> None:
+    """libcst's parse is most of a file's cost: kernels.py, parsed when
+    ops.py's launch asked about its kernel, keeps that tree when it is
+    linted itself; its findings are those of a fresh parse."""
+    from kernlint import engine
+
+    path = tree(tmp_path, ops("from ..kernels import mm_kernel", "mm_kernel"))
+    kernels = tmp_path / "pkg" / "kernels.py"
+    fresh = [(f.code, f.span.line, f.span.column) for f in lint_source(str(kernels), KERNELS).findings]
+    codes(path)  # models kernels.py for the import
+    parsed: list[str] = []
+    real = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda text: parsed.append(text) or real(text))
+    assert codes(kernels) == fresh
+    assert parsed == []
+    kernels.write_text(KERNELS + "\n")  # another text: parsed afresh
+    codes(kernels)
+    assert len(parsed) == 1

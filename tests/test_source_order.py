@@ -5,10 +5,9 @@ whether it spans one line or several."""
 
 from __future__ import annotations
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model import build_model
 from kernlint.model.syntax import walk
-from kernlint.source import parse
 
 SOURCE = """\
 def f(x, w):
@@ -24,7 +23,7 @@ def f(x, w):
 
 
 def test_a_read_sees_the_value_of_the_last_statement_that_ended_before_it() -> None:
-    model = build_model("f.py", SOURCE, parse(SOURCE))
+    model = build_model("f.py", SOURCE, cst.parse_module(SOURCE))
     function = model.function("f")
     assert function is not None and function.node is not None
     # In source order: targets and reads of `y` on lines 2, 3, 3, 4, 5, 8, 8, 9.

@@ -6,7 +6,7 @@ and settings table are printed from it). For example:
 
     [tool.kernlint]
     select = ["KL001", "upcast-before-dot"]
-    max-file-size = 10485760
+    max-file-size = 1048576
     [tool.kernlint.per-file-ignores]
     "tests/*.py" = ["KL003"]                   # globs relative to this file's folder
 

@@ -1,10 +1,12 @@
-"""Deep nesting: CPython's parser and kernlint.tree's builder recurse once
-per level of nesting. `deep_call` runs the analysis of one file in a thread with a large
+"""Deep nesting: libcst's parser and its code generation recurse once per
+level of nesting. `deep_call` runs the analysis of one file in a thread with a large
 stack (STACK_SIZE; one long-lived thread, reused from file to file) and
 a raised recursion limit (RECURSION_LIMIT), so nesting that CPython itself
 accepts is analyzed; deeper nesting ends in a
 RecursionError that the engine reports as a parse error ("too deeply
-nested"), never as a crash.
+nested"), never as a crash. (A native stack overflow in libcst's parser
+cannot be caught, so source.parse refuses, before libcst sees it, nesting
+that CPython's own parser refuses.)
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 # The stack is reserved virtual memory; only the pages a deep file touches
-# are used. 512 MiB is room for RECURSION_LIMIT levels of recursion in the
-# model and the rules (tests/test_bad_input.py analyzes 3000-level sums).
+# are used. 512 MiB holds RECURSION_LIMIT levels of libcst's code
+# generation and its native parser's recursion with room to spare
+# (tests/test_bad_input.py analyzes 3000-level sums).
 STACK_SIZE = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000
 

@@ -39,7 +39,7 @@ def lint_bytes(path: str, data: bytes, settings: Settings = Settings()) -> FileR
 def lint_source(path: str, text: str, settings: Settings = Settings()) -> FileResult:
     settings = settings.for_path(path)
     try:
-        # The tree's builder recurses once per level of nesting: a big stack and a raised
+        # libcst recurses once per level of nesting: a big stack and a raised
         # recursion limit for the whole pipeline (kernlint.limits).
         return deep_call(lambda: _quietly(_lint_source, path, text, settings))
     except RecursionError:
@@ -64,14 +64,19 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
         # only the suppression comments are judged, as for any clean file.
         active, suppressed = suppressions.apply(path, text, [], settings)
         return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed))
-    try:
-        module = parse(text)
-    except SourceError as error:
-        return FileResult(path, (_parse_error(path, error),), source=text)
     # Imported here, not at the top: a run whose every file is in the cache
     # never models a file, and the model is a third of the imports (issue 14).
     from kernlint.model import build_model
-    from kernlint.project import Project
+    from kernlint.project import Project, parsed_already
+
+    # A module that another file of this run imports was parsed for that
+    # file (kernlint.project); its tree is the same, so it is not parsed again.
+    module = parsed_already(path, text) if path != "-" else None
+    if module is None:
+        try:
+            module = parse(text)
+        except SourceError as error:
+            return FileResult(path, (_parse_error(path, error),), source=text)
 
     # Kernels this file imports from other modules are read from the disk
     # (kernlint.project); the result records which files that read.
@@ -197,8 +202,10 @@ def file_too_large_result(path: str, size: int, cap: int) -> FileResult:
     return _not_analyzed(
         path,
         "file-too-large",
-        f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size)",
-        "Exclude the file if it is generated data; otherwise raise --max-file-size (0: no cap).",
+        f"the file is {size:,} bytes, over the size cap of {cap:,} bytes (--max-file-size; a file this large "
+        "also needs a longer --timeout-per-file)",
+        "Exclude the file if it is generated data; otherwise raise both --max-file-size (0: no cap) and "
+        "--timeout-per-file (libcst parses dense code at about 8 s per MB).",
     )
 
 

@@ -3,8 +3,10 @@
 Three guards, each turning a hostile file into a finding for that file:
 
 - **Deep nesting**: see kernlint.deep (`deep_call`).
-- **Size cap** (`--max-file-size`, bytes, default 10 MiB): a larger file is
-  not read at all; it gets a KL901 file-too-large finding.
+- **Size cap** (`--max-file-size`, bytes, default 1 MiB): a larger file is
+  not read at all; it gets a KL901 file-too-large finding that names both
+  options to raise. The cap and the budget agree: a generated kernel file
+  just under the cap lints in about 6 s on a 2-core machine (bench.py).
 - **Time budget** (`--timeout-per-file`, seconds, default 20): `run_jobs`
   lints each file in a worker process and kills the worker when the budget
   is spent; the file gets a KL902 timeout finding and the run goes on with a
@@ -12,10 +14,10 @@ Three guards, each turning a hostile file into a finding for that file:
   KL999 finding for its file. Killing a process is the only way to stop a
   stuck native parser; threads cannot be interrupted. The budget is wall-clock
   time, so a file near the limit can pass on a fast machine and time out on a
-  slow one. Measured on a 2-CPU machine, kernlint reads about 60 KB of
-  kernel code per second (a 50 KB file: 0.8 s; 300 KB: 5 s), so the default
-  leaves a hand-written file 20 times the time it needs and stops a
-  generated one of a few MB. A budget of 0 turns workers off and lints in
+  slow one. kernlint's cost is libcst's parse and a little more (about
+  7.5 s per MB of dense generated code on a 2-CPU machine, the largest real
+  kernel file 186 KB), so the default leaves a file under the size cap
+  three times the time it needs. A budget of 0 turns workers off and lints in
   this process, in order.
 
 One small file (at most IN_PROCESS_MAX_BYTES, linted or diffed, not fixed
@@ -25,14 +27,18 @@ the file (issue 14). It runs in kernlint.deep's thread, and the run waits
 for it at most the budget. On timeout the thread is abandoned, not
 stopped: it is the run's only file, so nothing later sees what it leaves
 half-done, and the run reports KL902 and ends. The wait cannot end inside
-CPython's parser, which holds the interpreter lock; on a file this small
-the parser's worst case (a file of nothing but f-string placeholders,
-quadratic in CPython 3.11) takes about half a second (`bench/bench.py`
-measures it). What this gives up: a native crash would end the run instead
-of becoming a KL999 finding for the file. None is known since kernlint
-parses with CPython's own parser; tests/test_bad_input.py lints its
-hostile nestings and chains in the test process itself. A fix job, which
-writes the file, always has a worker that can be killed.
+libcst's native parser, which holds the interpreter lock, and its time
+grows faster than the file along long chains (`a+a+...`, `x[0][0]...`):
+only a file that CPython parses into a tree at most
+`source.PROMPT_DEPTH` deep is checked here (the check costs milliseconds
+on such a file); any other goes to a worker. The worst case admitted
+(64 KB of f-string placeholders) parses in under a second
+(`bench/bench.py` measures it). What this gives up: a native crash would
+end the run instead of becoming a KL999 finding for the file; source.parse
+refuses the nesting known to crash libcst's parser before it sees it, and
+tests/test_bad_input.py lints its hostile nestings and chains in the test
+process itself. A fix job, which writes the file, always has a worker that
+can be killed.
 
 Workers are forked where the platform allows (Linux), so they start in
 milliseconds with everything already imported; the results are put back in
@@ -86,11 +92,29 @@ def execute(job: Job, settings: Settings) -> JobResult:
     fixes.FixOutcome for a fix job."""
     from kernlint import engine  # here: a run answered from the cache lints nothing
 
-    if job.fix is None:
-        return engine.lint_bytes(job.path, job.data, settings)
-    from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
+    # While a file is checked its libcst tree (hundreds of thousands of
+    # nodes, acyclic, freed by reference counting) is alive, and every
+    # collection of an older generation rescans it: 9% of flag-gems' CPU
+    # time in one process (17.4 s with the collector on, 15.9 s off; issue
+    # 24). The collector is off for the file and runs between files, where
+    # whatever cycles the file's model left are collected.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if job.fix is None:
+            return engine.lint_bytes(job.path, job.data, settings)
+        from kernlint.fixes import fix_file  # a lint-only run does without difflib and tempfile
 
-    return fix_file(job.path, job.data, settings, write=job.fix == "fix")
+        return fix_file(job.path, job.data, settings, write=job.fix == "fix")
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _prompt(job: Job) -> bool:
+    from kernlint.source import parses_promptly
+
+    return parses_promptly(job.data)
 
 
 def run_jobs(
@@ -107,7 +131,7 @@ def run_jobs(
     if timeout <= 0 or not jobs:
         with _lean_gc():
             return [execute(job, settings) for job in jobs]
-    if len(jobs) == 1 and jobs[0].fix != "fix" and len(jobs[0].data) <= IN_PROCESS_MAX_BYTES:
+    if len(jobs) == 1 and jobs[0].fix != "fix" and len(jobs[0].data) <= IN_PROCESS_MAX_BYTES and _prompt(jobs[0]):
         job = jobs[0]
         with _lean_gc():
             try:
@@ -259,13 +283,12 @@ def _execute_or_crash(job: Job, settings: Settings, where: str) -> JobResult:
         return _crash_result(job, error, where)
 
 
-# Parsing a file allocates hundreds of thousands of nodes (CPython's ast,
-# then kernlint.tree's), which free by reference counting (the trees have no
-# cycles); the cyclic collector's default first-generation threshold (700)
-# makes it rescan them every few hundred allocations. With the libcst parser
-# kernlint used before, that was a third of the parse time on real files
-# (issue 14; bench.py's last column still shows it on libcst's parse). A
-# worker collects less often and never rescans what it inherited from its
+# A libcst parse allocates hundreds of thousands of nodes, which free by
+# reference counting (the tree has no cycles); the cyclic collector's
+# default first-generation threshold (700) makes it rescan them every few
+# hundred allocations (issue 14; bench.py's last column shows what it costs
+# libcst's parse now, about 5%). A worker collects less often and never
+# rescans what it inherited from its
 # parent.
 GC_THRESHOLDS = (10_000, 20, 20)
 

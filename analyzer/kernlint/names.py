@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kernlint import tree as cst
+import libcst as cst
 
 # Star imports we know the contents of: a bare name inside a file that did
 # `from triton.language import *` resolves into that module.
@@ -21,8 +21,8 @@ def dotted(node: cst.BaseExpression) -> str | None:
     """`a.b.c` as the string "a.b.c"; None for anything that is not a plain
     attribute chain on a name."""
     parts: list[str] = []
-    # Exact types (kernlint.tree's node classes have no subclasses): this is
-    # asked for most nodes of every file.
+    # Exact types: a failing isinstance on a libcst class runs ABCMeta's
+    # check in Python, and this is asked for most nodes of every file.
     while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
@@ -118,7 +118,7 @@ def collect_imports(module: cst.Module) -> ImportTable:
                 stack.extend(reversed(child))
             elif isinstance(child, cst.BaseSuite):
                 body = child.body
-                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])
+                stack.extend(reversed(body) if isinstance(body, (list, tuple)) else [body])  # type: ignore[list-item]
             elif isinstance(child, cst.CSTNode):
                 stack.append(child)
     return table

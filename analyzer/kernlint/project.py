@@ -42,9 +42,13 @@ import ast
 import hashlib
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernlint.model import FileModel, FunctionInfo, Kernel, build_model
 from kernlint.source import SourceError, decode, parse
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 # Bigger modules are not modelled for an importer (the linted file itself is
 # bounded by max-file-size).
@@ -247,6 +251,16 @@ def package_root(path: str) -> str:
             break
         folder = parent
     return folder
+
+
+def parsed_already(path: str, text: str) -> cst.Module | None:
+    """`path`'s libcst tree when this process modelled that file, with this
+    very text, for an importer: libcst's parse is most of a file's cost
+    (issue 24), and imported modules of liger-kernel are 15% of its parse."""
+    if not _MODELS:
+        return None
+    model = _MODELS.get((os.path.realpath(path), hashlib.sha256(text.encode("utf-8")).hexdigest()))
+    return model.module if model is not None else None
 
 
 def _build(path: str, text: str) -> FileModel | None:

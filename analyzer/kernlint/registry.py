@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 from kernlint.findings import Category, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: a cached run imports no model
-    from kernlint import tree as cst
+    import libcst as cst
     from kernlint.model import FileModel
 
 CODE_PATTERN = re.compile(r"^KL\d{3}$")

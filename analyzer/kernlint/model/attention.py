@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import FunctionInfo
 from kernlint.model.host_values import (
     MATMUL_METHODS,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property, wraps
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
@@ -51,6 +51,8 @@ class ModelBase:
         # Where kernels this file imports are found (None: the file alone).
         self.project = project
         self._homes: dict[int, tuple[Kernel, ModelBase]] = {}  # id(imported kernel) -> (kernel, its model)
+        # Positions come from kernlint.model.positions, not libcst's metadata
+        # (whose import alone costs a tenth of a small file's run).
         self.module = module
         self.imports: ImportTable = collect_imports(self.module)
         self.top = FunctionInfo("<module>", "<module>", None)
@@ -112,7 +114,14 @@ class ModelBase:
 
     @cached_property
     def _positions(self) -> Positions:
-        return Positions(self.module, self.source)
+        # Positions cost code generation, one top-level statement at a time
+        # when first asked; the function index says which statement holds
+        # an indexed node.
+        return Positions(self.module, self.source, self._enclosing_def)
+
+    def _enclosing_def(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        scope = self._scope_of_node.get(id(node))
+        return scope.node if scope is not None else None
 
     def span(self, node: cst.CSTNode) -> Span:
         return self._positions.span(node)
@@ -125,8 +134,7 @@ class ModelBase:
         return self._positions.offsets(node)
 
     def code(self, node: cst.CSTNode) -> str:
-        """The node's source text, its own parentheses included."""
-        return self._positions.code(node)
+        return self.module.code_for_node(node)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         # Asked about a million times per thousand files, mostly of the same
@@ -205,9 +213,15 @@ class ModelBase:
         if not scope.is_module_level:
             return scope.name
         span = self.span(node)
+        # Only functions in the node's own top-level statement can hold it:
+        # the others' spans would cost their statements' code generation.
+        positions = self._positions
+        statement = positions.statement_of(node)
         best: FunctionInfo | None = None
         for function in self.functions:
             assert function.node is not None
+            if statement is not None and positions.top_statement(function.node) is not statement:
+                continue
             outer = self.span(function.node)
             if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
                 outer.end_line,

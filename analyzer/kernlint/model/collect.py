@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import (
     TL,
     TRITON_AUTOTUNE,

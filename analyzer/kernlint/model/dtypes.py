@@ -6,7 +6,7 @@ to the pointer.
 
 from __future__ import annotations
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import TL, Conversion, DtypeFact, FunctionInfo, Kernel, Launch
 from kernlint.model.host import HostFacts
 from kernlint.model.kernel import KernelFacts

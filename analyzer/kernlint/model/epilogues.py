@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
 from kernlint.model.host_syntax import _assigned_name, _derived, _rebound, _returns, _short, _walk_no_scopes

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kernlint import tree as cst
+import libcst as cst
 
 TRITON_JIT = "triton.jit"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import ModelBase
 from kernlint.model.facts import FunctionInfo, Kernel, Launch, ModuleTensor, ParameterSource
 from kernlint.model.syntax import ends_in_return, keyword, positional, statements, view_base, walk

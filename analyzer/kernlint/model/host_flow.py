@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import FunctionInfo
 from kernlint.model.host import HostFacts
 from kernlint.model.host_syntax import (

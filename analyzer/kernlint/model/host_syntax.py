@@ -5,7 +5,7 @@ returns of a function, a walk that stays out of nested scopes.
 
 from __future__ import annotations
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.facts import FunctionInfo
 from kernlint.model.syntax import children, statements
 from kernlint.names import dotted
@@ -91,9 +91,9 @@ def _default(function: FunctionInfo, param: str) -> cst.BaseExpression | None:
             return (
                 p.default
                 if p.default is not None
-                else (None if p in params.params or p in params.posonly_params else cst.Name.synthetic(value="None"))
+                else (None if p in params.params or p in params.posonly_params else cst.Name("None"))
             )
-    return cst.Name.synthetic(value="None")
+    return cst.Name("None")
 
 
 def _assigned_name(statement: cst.CSTNode | None, value: cst.CSTNode) -> str | None:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import ModelBase
 from kernlint.model.facts import ClassInfo, FunctionInfo
 from kernlint.model.syntax import (

@@ -5,7 +5,7 @@ functions it calls), and which constexprs size its tiles.
 
 from __future__ import annotations
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import ConstexprValues, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional

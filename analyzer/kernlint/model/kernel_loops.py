@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
 from kernlint.model.kernel import KernelFacts
@@ -414,7 +414,7 @@ class KernelLoopFacts(KernelFacts):
     def depends_on_names(self, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:
         found: set[str] = set()
         for name in names:
-            found |= self.depends_on(kernel, cst.Name.synthetic(value=name))
+            found |= self.depends_on(kernel, cst.Name(name))
         return frozenset(found)
 
     def in_one_block(self, function: FunctionInfo, calls: list[cst.Call]) -> bool:

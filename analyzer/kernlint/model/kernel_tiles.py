@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import Kernel
 from kernlint.model.kernel_loops import (
@@ -188,7 +188,7 @@ class KernelTileFacts(KernelLoopFacts):
         # Only the index arithmetic counts, not the pointers built from it.
         pointers = {p for loop in index.loops for load in loop.loads for p in load.pointers}
         indices = frozenset(
-            name for name in chain & pid_names if not self.depends_on(kernel, cst.Name.synthetic(value=name)) & pointers
+            name for name in chain & pid_names if not self.depends_on(kernel, cst.Name(name)) & pointers
         )
         for value in self._values_of(kernel, indices):
             for node in walk(value):
@@ -209,7 +209,7 @@ class KernelTileFacts(KernelLoopFacts):
             for name in index.assignments
             if any(
                 _program_id_calls(self, value)
-                for value in self._values_of(kernel, self.depends_on(kernel, cst.Name.synthetic(value=name)))
+                for value in self._values_of(kernel, self.depends_on(kernel, cst.Name(name)))
             )
         )
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.dtypes import METHOD_CASTS
 from kernlint.model.facts import FunctionInfo, Launch, ParameterSource
 from kernlint.model.host import HostFacts

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import product as cartesian
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TL, Kernel
 from kernlint.model.kernel import KernelFacts
@@ -528,7 +528,7 @@ class OffsetFacts(KernelFacts):
 def _difference(start: cst.BaseExpression, end: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(start, cst.Integer) and int(start.value, 0) == 0:
         return end
-    return cst.BinaryOperation.synthetic(left=end, operator=cst.SUBTRACT, right=start)
+    return cst.BinaryOperation(left=end, operator=cst.Subtract(), right=start)
 
 
 def _broadcast_axis(subscript: cst.Subscript) -> int | None:

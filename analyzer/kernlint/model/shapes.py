@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.attention import AttentionFacts
 
 DTYPE_BYTES = {
@@ -528,6 +528,8 @@ class _Evaluator:
                         continue
                     dim += 1  # an integer index drops the dimension
                     continue
+                if not isinstance(s, cst.Slice):
+                    raise _Unknown(f"line {self._line(node)}: a subscript this table does not read")
                 lower = self._eval(s.lower, scope, record) if s.lower is not None else 0
                 upper = self._eval(s.upper, scope, record) if s.upper is not None else shape[dim]
                 step = self._eval(s.step, scope, record) if s.step is not None else 1

@@ -1,12 +1,15 @@
-"""Questions about syntax alone, with no file context: literals,
+"""Questions about libcst syntax alone, with no file context: literals,
 call shapes, views, walking. Every part of the model and the rules share them.
 """
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
+import typing
 from collections.abc import Callable, Iterator
 
-from kernlint import tree as cst
+import libcst as cst
 
 # Views that are the same tensor in another layout.
 VIEW_METHODS = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
@@ -100,16 +103,22 @@ def walk(nodes) -> Iterator[cst.CSTNode]:
         if isinstance(nodes, cst.IndentedBlock)
         else list(nodes if isinstance(nodes, (list, tuple)) else [nodes])
     )
+    pop, extend, readers = stack.pop, stack.extend, _READERS
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        stack.extend(reversed(children(node)))
+        reader = readers.get(node.__class__)
+        if reader is _no_children:  # a Name, a number, a string: a third of all nodes
+            continue
+        extend(reversed(reader(node) if reader is not None else children(node)))
 
 
 def visit(root: cst.CSTNode, visitor: object) -> None:
     """Run a libcst-style visitor over `root`: `visit_<Class>(node)` before
     a node's children (False skips them), `leave_<Class>(node)` after them,
-    in source order, over `children`."""
+    in source order as `root.visit(visitor)` would, but over `children`
+    (layout tokens are not visited) and without libcst's visitor machinery,
+    which costs about a parse per traversal (issue 14)."""
     methods = _VISITOR_METHODS.setdefault(type(visitor), {})
     stack: list = [root]
     pop, push, extend = stack.pop, stack.append, stack.extend
@@ -158,27 +167,33 @@ def names_in(node: cst.BaseExpression) -> Iterator[cst.Name]:
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The children of a node, in source order: the nodes its syntax fields
-    hold (kernlint.tree keeps no layout tokens). Each node class gets a
-    reader of its fields, made once."""
+    """The children of a node that carry syntax, in source order: those of
+    `node.children` less the layout tokens (whitespace, comments, brackets,
+    commas, colons; see TRIVIA), which no fact reads. libcst computes
+    `children` by rebuilding the node through a visitor, which made walking
+    a tree cost several parses (issue 14); here each node class gets a
+    reader of its child fields, made once."""
     reader = _READERS.get(node.__class__)
     if reader is None:
-        reader = _make_reader(node.__class__)
+        reader = _make_reader(node)
     return reader(node)
 
 
-def _make_reader(cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
+def _make_reader(node: cst.CSTNode) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
     """A function returning `children(node)` for nodes of this class, in
     Python written for the class's fields (a field that always holds one
-    node is read as such; a list is spread; an optional one tested)."""
-    fields: tuple[str, ...] = getattr(cls, "FIELDS", ())
-    if not fields:
-        reader: Callable[[cst.CSTNode], list[cst.CSTNode]] = _no_children
+    node is read as such; a sequence is spread; an optional one tested)."""
+    cls = type(node)
+    _learn(node)
+    fields = _SYNTAX_FIELDS[cls]
+    if fields is None:
+        reader: Callable[[cst.CSTNode], list[cst.CSTNode]] = lambda n: [  # noqa: E731
+            c for c in n.children if not isinstance(c, TRIVIA)
+        ]
+    elif not fields:
+        reader = _no_children
     else:
-        annotations: dict[str, str] = {}
-        for klass in reversed(cls.__mro__):
-            annotations.update(getattr(klass, "__annotations__", {}))
-        kinds = {name: _field_kind(str(annotations.get(name, "Any"))) for name in fields}
+        kinds = {f.name: _field_kind(f.type) for f in dataclasses.fields(cls)}
         if all(kinds[name] != "optional" for name in fields):
             items = ", ".join(f"node.{name}" if kinds[name] == "one" else f"*node.{name}" for name in fields)
             code = f"def read(node):\n    return [{items}]\n"
@@ -192,13 +207,13 @@ def _make_reader(cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
                 else:
                     lines += [
                         f"    value = node.{name}",
-                        "    if value.__class__ is list:",
+                        "    if value.__class__ is tuple or value.__class__ is list:",
                         "        found.extend(value)",
-                        "    elif value is not None:",
+                        "    elif value is not None and value.__class__ is not MaybeSentinel:",
                         "        found.append(value)",
                     ]
             code = "\n".join([*lines, "    return found", ""])
-        namespace: dict[str, object] = {}
+        namespace: dict[str, object] = {"MaybeSentinel": cst.MaybeSentinel}
         exec(compile(code, f"<children of {cls.__name__}>", "exec"), namespace)  # noqa: S102 - generated above
         reader = namespace["read"]  # type: ignore[assignment]
     _READERS[cls] = reader
@@ -206,20 +221,103 @@ def _make_reader(cls: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
 
 
 def _no_children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The reader of every class without syntax fields (Name, Integer,
-    SimpleString, operators); `visit` skips calling it."""
+    """The reader of every class whose fields hold layout tokens at most
+    (Name, Integer, SimpleString...); `visit` skips calling it."""
     return []
 
 
-def _field_kind(annotation: str) -> str:
-    """ "one" for a field that always holds one node, "many" for a list of
-    nodes, "optional" for anything else (a node or None, a node or a list)."""
-    if "|" in annotation or annotation == "Any":
-        return "optional"
-    return "many" if annotation.startswith("list[") else "one"
+def _field_kind(annotation: object) -> str:
+    """ "one" for a field that always holds one node, "many" for a sequence
+    of nodes, "optional" for anything else (a node or None, a node or a
+    sentinel, a node or a sequence)."""
+    if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
+        return "one"
+    if typing.get_origin(annotation) is collections.abc.Sequence:
+        return "many"
+    return "optional"
 
 
 _READERS: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = {}
+
+
+def all_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Exactly `node.children` (layout tokens included), at the cost of
+    `children`."""
+    if type(node) not in _CHILD_FIELDS:
+        _learn(node)
+    fields = _CHILD_FIELDS[type(node)]
+    return list(node.children) if fields is None else _read(node, fields)
+
+
+# Nodes that only lay code out: never a name, a call or an operation.
+TRIVIA = (
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.Dot,
+    cst.Colon,
+    cst.Semicolon,
+    cst.AssignEqual,
+)
+
+# Per node class: the fields that hold children, in the order libcst visits
+# them, all of them and those that can hold syntax (not only TRIVIA); None
+# when that order could not be read (then `node.children`).
+_CHILD_FIELDS: dict[type, tuple[str, ...] | None] = {}
+_SYNTAX_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _read(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            found.append(value)
+        elif isinstance(value, (tuple, list)):
+            found.extend(value)
+    return found
+
+
+def _learn(node: cst.CSTNode) -> None:
+    """The child fields of `node`'s class in visiting order. libcst visits
+    children in `_visit_and_replace_children`, one `visit_*(self, "field",
+    ...)` call per field in source order, so the field names appear among
+    its constants in that order. The order is checked once against
+    `node.children`; a class whose order cannot be read keeps `children`."""
+    cls = type(node)
+    code = getattr(cls._visit_and_replace_children, "__code__", None)
+    order: tuple[str, ...] | None = None
+    syntax: tuple[str, ...] | None = None
+    if code is not None and dataclasses.is_dataclass(cls):
+        types = {field.name: field.type for field in dataclasses.fields(cls)}
+        order = tuple(dict.fromkeys(c for c in code.co_consts if isinstance(c, str) and c in types))
+        if [id(c) for c in _read(node, order)] != [id(c) for c in node.children]:
+            order = None
+        else:
+            syntax = tuple(name for name in order if not _only_trivia(types[name]))
+    _CHILD_FIELDS[cls] = order
+    _SYNTAX_FIELDS[cls] = syntax
+
+
+def _only_trivia(annotation: object) -> bool:
+    """Whether a field's type admits nothing but TRIVIA (or no node)."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, cst.CSTNode) or issubclass(annotation, TRIVIA)
+    arguments = getattr(annotation, "__args__", None)
+    if arguments is None:
+        return False  # a forward reference or an unknown form: keep it
+    if getattr(annotation, "__origin__", None) is typing.Literal:
+        return True
+    return all(_only_trivia(argument) for argument in arguments)
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:

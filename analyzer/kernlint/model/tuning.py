@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TRITON_AUTOTUNE, FunctionInfo, Kernel
 from kernlint.model.host import HostFacts

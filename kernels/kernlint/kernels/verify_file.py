@@ -15,8 +15,8 @@ never imports the user's files; it
     a crash (its last error line), a wrong result or a file not in
     KernelBench form into a result row and exit code 1.
 
-Linting needs only kernlint's own dependencies (CPython's parser, no
-libcst). Where they are missing, `--static-only` on a machine that has them
+Linting needs kernlint's own dependencies (libcst among them). Where they
+are missing, `--static-only` on a machine that has them
 writes the lint findings and GEMM facts as JSON without executing anything,
 and `--static FILE` reads them back (checked against FILE's sha256); without
 either, the record says the lint was skipped and why.
@@ -100,7 +100,7 @@ def gemm_facts(path: str, text: str) -> dict | None:
     fp32 operands multiply as TF32 unless `input_precision="ieee"` or
     `allow_tf32=False` (Triton's default on NVIDIA GPUs is tf32).
     """
-    from kernlint import tree as cst
+    import libcst as cst
     from kernlint.model import build_model
     from kernlint.model.syntax import keyword, positional
     from kernlint.source import parse

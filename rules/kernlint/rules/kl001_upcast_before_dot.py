@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, Kernel, Launch
 from kernlint.model.dtypes import NARROW_DTYPES, short_dtype

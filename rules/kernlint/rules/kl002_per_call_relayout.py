@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, ParameterSource
 from kernlint.model.dtypes import METHOD_CASTS

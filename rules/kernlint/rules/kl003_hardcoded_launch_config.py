@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.tuning import CHOSEN, DIMENSION, PADDED

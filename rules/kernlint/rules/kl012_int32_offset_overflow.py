@@ -4,7 +4,7 @@ import math
 import re
 from collections.abc import Iterator
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.offsets import ARANGE, Address, OffsetProduct

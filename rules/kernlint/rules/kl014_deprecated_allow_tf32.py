@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Fix, Severity
 from kernlint.model import FileModel
 from kernlint.registry import Invalid, Report, Rule, Valid

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import Conversion, DtypeFact, FileModel, FunctionInfo
 from kernlint.model.dtypes import NARROW_DTYPES, short_dtype

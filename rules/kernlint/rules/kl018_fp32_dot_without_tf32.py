@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kernlint import tree as cst
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.syntax import keyword, positional
