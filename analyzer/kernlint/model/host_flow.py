@@ -518,7 +518,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return False
         if isinstance(node, cst.Attribute):
             if self.module_tensor(node, function) is not None:
-                return True
+                return not self.is_module_collection(node, function)
             return node.attr.value in FREE_ATTRIBUTES | {"grad"} and self.is_tensor(node.value, function, depth + 1)
         if isinstance(node, cst.Subscript):
             return self.is_tensor(node.value, function, depth + 1)

@@ -56,8 +56,10 @@ class PerStepLaunchLoop(Rule):
     It stays silent on loops over a handful of constant items (`range(3)`,
     `for stream in (s0, s1)`), on loops whose count is not known to be a
     data dimension (a plain parameter `n`), on loops that only build Python
-    lists or configs, and on loops over layers (each layer is usually a
-    large amount of work per launch; the time loop inside one is reported).
+    lists or configs, and on loops over layers (`for layer in self.layers`
+    where `__init__` built an `nn.ModuleList`, an `nn.Sequential` or a list
+    of modules, or `range(len(self.layers))`: each layer is usually a large
+    amount of work per launch; the time loop inside one is reported).
 
     ## Why is this bad?
     A GPU kernel launch costs about 3 to 10 us of CPU time in PyTorch and
@@ -183,6 +185,24 @@ class PerStepLaunchLoop(Rule):
                 T = x.shape[0]
                 rnn_kernel[(1,)](x, h, T, H=h.shape[-1])
                 return h
+            """
+        ),
+        # Walking the layers of a stack (an nn.ModuleList, a list of modules) is not a data loop.
+        Valid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Stack(nn.Module):
+                def __init__(self, d, depth):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(depth)])
+                    self.heads = [nn.Linear(d, 4), nn.Linear(d, 2)]
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = F.gelu(layer(x))
+                    for i in range(len(self.layers)):
+                        x = x + self.layers[i](x)
+                    return [head(x).relu() for head in self.heads]
             """
         ),
     ]
