@@ -12,7 +12,7 @@ from functools import cached_property
 from kernlint import tree as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
-from kernlint.model.host_syntax import _assigned_name, _derived, _rebound, _returns, _short, _walk_no_scopes
+from kernlint.model.host_syntax import _assigned_name, _rebound, _returns, _short, _walk_no_scopes
 from kernlint.model.syntax import call_name
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
 
@@ -288,6 +288,7 @@ class EpilogueFacts(HostFlowFacts):
         for following in self._following(statement, index):
             if not tracked:
                 break
+            continued: set[str] = set()
             for node in _walk_no_scopes(following):
                 if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
                     top = self._climb(node, function, index, ops)
@@ -304,8 +305,11 @@ class EpilogueFacts(HostFlowFacts):
                     target = _assigned_name(parent, top)
                     if target is not None:
                         tracked.add(target)
+                        continued.add(target)
+            # A tracked name bound to anything but the chain's own value
+            # (`y = F.layer_norm(y)`, `y = other`) no longer holds the GEMM's output.
             for target in _rebound(following):
-                if not _derived(following, tracked):
+                if target not in continued:
                     tracked.discard(target)
         return _epilogue(producer, ops)
 

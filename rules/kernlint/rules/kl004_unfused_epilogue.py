@@ -156,6 +156,19 @@ class UnfusedEpilogue(Rule):
                     return torch.mm(x, w)
             """
         ),
+        # The name is rebound by an op that is not elementwise (a norm) before the scale:
+        # the scale acts on the norm's output, not on the product.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class M(torch.nn.Module):
+                def forward(self, x, w):
+                    y = x @ w
+                    y = F.layer_norm(y, y.shape[-1:])
+                    return y * 0.5
+            """
+        ),
     ]
     INVALID = [
         Invalid(
