@@ -36,19 +36,14 @@ CONV_FUNCTIONS = frozenset(
 # or a convolution, by class.
 LINEAR_MODULES = frozenset({"torch.nn.Linear", "torch.nn.LazyLinear"})
 CONV_MODULES = frozenset(
-    f"torch.nn.{prefix}{kind}{d}d"
-    for prefix in ("", "Lazy")
-    for kind in ("Conv", "ConvTranspose")
-    for d in (1, 2, 3)
+    f"torch.nn.{prefix}{kind}{d}d" for prefix in ("", "Lazy") for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)
 )
 
 
 # Normalizations that keep the tensor's shape: a fused tail computes their
 # statistics in the same kernel (per group or channel), then applies them.
 NORM_FUNCTIONS = frozenset({"torch.nn.functional.group_norm", "torch.nn.functional.batch_norm", "torch.group_norm"})
-NORM_MODULES = frozenset(
-    {"torch.nn.GroupNorm", "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d"}
-)
+NORM_MODULES = frozenset({"torch.nn.GroupNorm", "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d"})
 
 
 # Reductions over a dimension: the tail reduces the tile it already holds.
@@ -432,7 +427,8 @@ class EpilogueFacts(HostFlowFacts):
                 ("", False)
                 if parent.attr.value in FREE_ATTRIBUTES
                 else ("", False)
-                if parent.attr.value in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
+                if parent.attr.value
+                in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
                 else None
             )
         if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:

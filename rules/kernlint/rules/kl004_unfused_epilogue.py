@@ -395,7 +395,9 @@ class UnfusedEpilogue(Rule):
             return
         ops = ", ".join(f"`{op}`" for op in epilogue.ops)
         count = len(epilogue.ops)
-        what = "elementwise" if set(epilogue.kinds) <= {"elementwise", "cast"} else "elementwise/normalization/reduction"
+        what = (
+            "elementwise" if set(epilogue.kinds) <= {"elementwise", "cast"} else "elementwise/normalization/reduction"
+        )
         message = (
             f"The result of {spelled} in `{function.qualname}` goes through {count} separate {what} "
             f"op{'s' if count > 1 else ''} ({ops}), each a kernel that reads and writes the whole output"
