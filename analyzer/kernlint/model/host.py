@@ -20,6 +20,7 @@ MEMOIZERS = frozenset({"functools.cache", "functools.lru_cache", "functools.cach
 
 # Containers whose items are nn modules: iterating one walks layers, not data.
 MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
 
 
 class HostFacts(ModelBase):
@@ -94,10 +95,10 @@ class HostFacts(ModelBase):
         return None
 
     def is_module_collection(self, node: cst.BaseExpression, scope: FunctionInfo) -> bool:
-        """`self.X` where `__init__` built X as an `nn.ModuleList`,
-        `nn.Sequential` or `nn.ModuleDict`, or as a list, tuple or
-        comprehension of nn module instances (`[nn.Linear(d, d) for _ in
-        range(n)]`): a collection of layers, not a tensor."""
+        """`self.X` where `__init__` built X as an nn module (`nn.Linear`),
+        an `nn.ModuleList`, `nn.Sequential` or `nn.ModuleDict`, or a list,
+        tuple or comprehension of nn module instances (`[nn.Linear(d, d)
+        for _ in range(n)]`): layers, not a tensor."""
         tensor = self.module_tensor(node, scope)
         return tensor is not None and self._modules_built(tensor.value)
 
@@ -107,7 +108,8 @@ class HostFacts(ModelBase):
             if name in MODULE_CONTAINERS:
                 return True
             last = name.rsplit(".", 1)[-1]
-            return name.startswith("torch.nn.") and last[:1].isupper() and "Parameter" not in last
+            # An nn module instance (`nn.Linear(d, d)`); a Parameter or Buffer is a tensor.
+            return name.startswith("torch.nn.") and last[:1].isupper() and last not in TENSOR_CLASSES
         if isinstance(value, (cst.List, cst.Tuple)):
             return bool(value.elements) and all(
                 not isinstance(e, cst.StarredElement) and self._modules_built(e.value) for e in value.elements
