@@ -16,6 +16,7 @@ and each rule's documented `priority` (lower first).
 from __future__ import annotations
 
 from kernlint import claims
+from kernlint.discovery import is_test_file
 from kernlint.findings import Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
@@ -66,6 +67,12 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         reason = "No performance anti-pattern was found"
         reason += f" (only {', '.join(others)}, which do not change speed)." if others else "."
         return _no(path, reason)
+    if is_test_file(path):
+        return _no(
+            path,
+            f"A test file ({', '.join(sorted({f.code for f in candidates}))} found): its tensors have a test's shapes, "
+            "so kernlint claims no speedup for it; the findings point at code to fix where it runs in production.",
+        )
     best = min(candidates, key=lambda f: _rank(f, target_gpu))
     gain, own = _gain(best, target_gpu)
     where = f"{best.code} {best.name} at line {best.span.line}"

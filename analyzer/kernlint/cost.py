@@ -304,11 +304,33 @@ def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | N
 
 
 def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """The elementwise ops after the GEMM run in its epilogue: no pass of their own."""
+    """The elementwise ops after a GEMM run in its epilogue: no pass of their
+    own. After a convolution (cuDNN kept, as the plan says) the tail,
+    normalizations included, becomes one Triton pass over the conv's output."""
     gemms = {i for i, op in enumerate(ops) if op.kind == "gemm" and op.line <= last}
     near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
-    chain = _consumers(ops, set(near), {"elementwise"})
-    return _without(ops, chain) if chain else None
+    conv = [i for i in near if ops[i].note.startswith("nn.Conv")]
+    chain = _consumers(ops, set(near), {"elementwise", "reduction"} if conv else {"elementwise"})
+    if not chain:
+        return None
+    if not conv:
+        return _without(ops, chain)
+    producer = ops[conv[0]]
+    fused = Op(
+        "elementwise",
+        ops[min(chain)].line,
+        bytes=2 * producer.out_bytes,
+        repeat=producer.repeat,
+        loop_line=producer.loop_line,
+        inputs=(conv[0],),
+        in_bytes=(producer.out_bytes,),
+        out_bytes=producer.out_bytes,
+        note="fused tail",
+    )
+    first_of_chain = min(chain)
+    return tuple(
+        fused if i == first_of_chain else op for i, op in enumerate(ops) if i not in chain or i == first_of_chain
+    )
 
 
 def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -203,3 +203,14 @@ def _ancestors_in_repo(path: str) -> list[str]:
         if parent == current:
             return [os.path.abspath(path)]
         current = parent
+
+
+# Test files by pytest's and ruff's conventions (issue 27): a folder named
+# tests/ or test/ on the path, `test_*.py`, `*_test.py`, `conftest.py`.
+TEST_FILE = re.compile(r"(?:^|[/\\])tests?[/\\]|(?:^|[/\\])(?:test_[^/\\]*|[^/\\]*_test|conftest)\.py$")
+
+
+def is_test_file(path: str) -> bool:
+    """A test file: its tensors have a test's shapes, so a performance
+    finding in it carries no measured speedup claim and its verdict is no."""
+    return bool(TEST_FILE.search(path))

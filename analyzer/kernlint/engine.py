@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from kernlint import claims, cost, suppressions
 from kernlint.deep import deep_call
+from kernlint.discovery import is_test_file
 from kernlint.findings import FileResult, Finding, Span
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
@@ -112,7 +113,7 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
 
 def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, settings: Settings) -> dict | None:
     """The cost model's estimate for the file, of fixing all of the rule's findings in it."""
-    if not reports or not rule.category.is_performance:
+    if not reports or not rule.category.is_performance or is_test_file(model.path):
         return None
     if rule.fix_effect is None:
         return {"status": "unknown", "reason": "the cost model has no model of this rule's fix (inside a kernel)"}
@@ -124,7 +125,8 @@ def _finding(
     rule: type[Rule], report: Report, model: FileModel, settings: Settings, estimate: dict | None = None
 ) -> Finding:
     speedup = None
-    if rule.category.is_performance:
+    # A test file is reported without a speedup claim: its shapes are a test's, not a workload's.
+    if rule.category.is_performance and not is_test_file(model.path):
         speedup = claims.expected_speedup(rule.code, settings.target_gpu)
         if estimate is not None:
             # The pair's measurement stays, named as the pair's; the file's own estimate leads.

@@ -12,7 +12,7 @@ from functools import cached_property
 import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
-from kernlint.model.host_syntax import _assigned_name, _derived, _rebound, _returns, _short, _walk_no_scopes
+from kernlint.model.host_syntax import _assigned_name, _rebound, _returns, _short, _walk_no_scopes
 from kernlint.model.syntax import call_name
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
 
@@ -22,6 +22,33 @@ MATMUL_FUNCTIONS = frozenset(
 
 
 MATMUL_METHODS = frozenset({"matmul", "mm", "bmm"})
+
+
+# Convolutions by function: cuDNN runs them; their elementwise tail is a
+# kernel of its own after them (issue 27, KernelBench level 2).
+CONV_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{n}"
+    for n in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+)
+
+
+# nn modules built in `__init__` whose call is a GEMM (`self.fc = nn.Linear(...)`)
+# or a convolution, by class.
+LINEAR_MODULES = frozenset({"torch.nn.Linear", "torch.nn.LazyLinear"})
+CONV_MODULES = frozenset(
+    f"torch.nn.{prefix}{kind}{d}d" for prefix in ("", "Lazy") for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)
+)
+
+
+# Normalizations that keep the tensor's shape: a fused tail computes their
+# statistics in the same kernel (per group or channel), then applies them.
+NORM_FUNCTIONS = frozenset({"torch.nn.functional.group_norm", "torch.nn.functional.batch_norm", "torch.group_norm"})
+NORM_MODULES = frozenset({"torch.nn.GroupNorm", "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d"})
+
+
+# Reductions over a dimension: the tail reduces the tile it already holds.
+REDUCTION_FUNCTIONS = frozenset(f"torch.{n}" for n in ("mean", "sum", "amax", "amin", "logsumexp"))
+REDUCTION_METHODS = frozenset({"mean", "sum", "amax", "amin", "logsumexp"})
 
 
 # Elementwise ops that run as their own kernel, by torch function.
@@ -199,10 +226,27 @@ class Epilogue:
     ops: tuple[str, ...]
     casts: tuple[bool, ...]
     nodes: tuple[cst.CSTNode, ...]
+    # Per op: "elementwise", "cast", "norm" (group/batch norm) or "reduction".
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def full_size_ops(self) -> int:
+        """The ops before the first reduction that are not a cast: each a
+        pass over the whole product."""
+        count = 0
+        for kind in self.kinds:
+            if kind == "reduction":
+                break
+            count += kind in ("elementwise", "norm")
+        return count
 
 
-def _epilogue(producer: cst.CSTNode, ops: list[tuple[str, bool, cst.CSTNode]]) -> Epilogue:
-    return Epilogue(producer, tuple(o[0] for o in ops), tuple(o[1] for o in ops), tuple(o[2] for o in ops))
+_Op = tuple[str, bool, cst.CSTNode, str]
+
+
+def _epilogue(producer: cst.CSTNode, ops: list[_Op]) -> Epilogue:
+    kinds = tuple("cast" if o[1] else o[3] for o in ops)
+    return Epilogue(producer, tuple(o[0] for o in ops), tuple(o[1] for o in ops), tuple(o[2] for o in ops), kinds)
 
 
 class EpilogueFacts(HostFlowFacts):
@@ -220,6 +264,35 @@ class EpilogueFacts(HostFlowFacts):
         if call_name(node) in MATMUL_METHODS and not name.startswith(("torch.", "numpy.", "np.")) and node.args:
             return f".{call_name(node)}"
         return None
+
+    def gemm_producer(self, call: cst.Call, function: FunctionInfo) -> tuple[str, str] | None:
+        """A call whose result is a GEMM's or a convolution's output, as
+        (spelling, kind): kind "gemm" for a torch matmul (`torch.matmul`,
+        `F.linear`, `torch.addmm`, ...) or a module built from `nn.Linear`,
+        "conv" for `F.conv*d`/`F.conv_transpose*d` or a module built from
+        `nn.Conv*d`/`nn.ConvTranspose*d` (`self.conv = nn.Conv2d(...)` in
+        `__init__`, called as `self.conv(x)` in forward)."""
+        spelled = self.matmul_call(call)
+        if spelled is not None:
+            return f"`{spelled}`", "gemm"
+        name = self.qualname(call.func) or ""
+        if name in CONV_FUNCTIONS:
+            return f"`{self.code(call.func)}`", "conv"
+        module = self._self_module(call, function)
+        if module in LINEAR_MODULES:
+            return f"`{self.code(call.func)}` (nn.{module.rsplit('.', 1)[-1]})", "gemm"
+        if module in CONV_MODULES:
+            return f"`{self.code(call.func)}` (nn.{module.rsplit('.', 1)[-1]})", "conv"
+        return None
+
+    def _self_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """The class of the nn module `call` calls (`self.fc(x)` where
+        `self.fc = nn.Linear(...)` in `__init__`), or None."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        cls = self.class_of(function)
+        return self._module_attributes(cls).get(func.attr.value) if cls is not None else None
 
     def launch_output(self, launch: Launch) -> str | None:
         """The name of the tensor a launch writes: an argument allocated in
@@ -271,7 +344,7 @@ class EpilogueFacts(HostFlowFacts):
         `name` is given, the tensor `name` after `producer`), through views
         and assignments, until it is returned, stored or passed on."""
         index = self._flow(function)
-        ops: list[tuple[str, bool, cst.CSTNode]] = []
+        ops: list[_Op] = []
         tracked: set[str] = set()
         if name is not None:
             tracked.add(name)
@@ -288,6 +361,7 @@ class EpilogueFacts(HostFlowFacts):
         for following in self._following(statement, index):
             if not tracked:
                 break
+            continued: set[str] = set()
             for node in _walk_no_scopes(following):
                 if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
                     top = self._climb(node, function, index, ops)
@@ -298,18 +372,26 @@ class EpilogueFacts(HostFlowFacts):
                         and parent.target is top
                     ):
                         ops.append(
-                            (f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}", False, parent)
+                            (
+                                f"{self.code(parent.operator).strip()} {_short(self.code(parent.value))}",
+                                False,
+                                parent,
+                                "elementwise",
+                            )
                         )
                         continue
                     target = _assigned_name(parent, top)
                     if target is not None:
                         tracked.add(target)
+                        continued.add(target)
+            # A tracked name bound to anything but the chain's own value
+            # (`y = F.layer_norm(y)`, `y = other`) no longer holds the GEMM's output.
             for target in _rebound(following):
-                if not _derived(following, tracked):
+                if target not in continued:
                     tracked.discard(target)
         return _epilogue(producer, ops)
 
-    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list) -> cst.CSTNode:
+    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list[_Op]) -> cst.CSTNode:
         """Walk up from a value through elementwise ops and views; record the
         ops; return the outermost expression that still is the value."""
         current = node
@@ -323,14 +405,16 @@ class EpilogueFacts(HostFlowFacts):
             op = self._consumes(parent, current, function)
             if op is None:
                 return current
-            if op[0]:
-                ops.append((op[0], op[1], parent))
+            if op[0] and not any(recorded[2] is parent for recorded in ops):
+                # `x * torch.sigmoid(x)`: both reads of x meet at one op.
+                ops.append((op[0], op[1], parent, op[2] if len(op) > 2 else "elementwise"))
             current = parent
 
-    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple[str, bool] | None:
+    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple | None:
         """How `parent` uses `child`'s value: ("op", is_cast) for an
-        elementwise op, ("", False) for a free view, None when the value
-        leaves the chain."""
+        elementwise op, ("op", False, kind) for a normalization ("norm") or
+        a reduction ("reduction"), ("", False) for a free view, None when
+        the value leaves the chain."""
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, ARITHMETIC):
             other = parent.right if parent.left is child else parent.left
             symbol = self.code(parent.operator).strip()
@@ -343,7 +427,8 @@ class EpilogueFacts(HostFlowFacts):
                 ("", False)
                 if parent.attr.value in FREE_ATTRIBUTES
                 else ("", False)
-                if parent.attr.value in (FREE_METHODS | ELEMENTWISE_METHODS | CAST_METHODS | {"to", "type"})
+                if parent.attr.value
+                in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
                 else None
             )
         if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
@@ -352,6 +437,8 @@ class EpilogueFacts(HostFlowFacts):
                 return "", False
             if method in ELEMENTWISE_METHODS:
                 return f".{method}()", False
+            if method in REDUCTION_METHODS:
+                return f".{method}()", False, "reduction"
             if method in CAST_METHODS:
                 return f".{method}()", True
             if method in ("to", "type"):
@@ -363,6 +450,10 @@ class EpilogueFacts(HostFlowFacts):
             name = self.qualname(parent.func) or ""
             if name in ELEMENTWISE_FUNCTIONS or self._activation_module(parent, function):
                 return self.code(parent.func), False
+            if name in NORM_FUNCTIONS or self._self_module(parent, function) in NORM_MODULES:
+                return self.code(parent.func), False, "norm"
+            if name in REDUCTION_FUNCTIONS:
+                return self.code(parent.func), False, "reduction"
             if name in FREE_FUNCTIONS:
                 return "", False
             return None

@@ -18,6 +18,10 @@ PREPARATION_PREFIXES = ("prepare", "load", "quantize", "pack", "init", "setup", 
 
 MEMOIZERS = frozenset({"functools.cache", "functools.lru_cache", "functools.cached_property"})
 
+# Containers whose items are nn modules: iterating one walks layers, not data.
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+
 
 class HostFacts(ModelBase):
     @cached_property
@@ -110,6 +114,30 @@ class HostFacts(ModelBase):
             if cls is not None:
                 return cls.tensors.get(node.attr.value)
         return None
+
+    def is_module_collection(self, node: cst.BaseExpression, scope: FunctionInfo) -> bool:
+        """`self.X` where `__init__` built X as an nn module (`nn.Linear`),
+        an `nn.ModuleList`, `nn.Sequential` or `nn.ModuleDict`, or a list,
+        tuple or comprehension of nn module instances (`[nn.Linear(d, d)
+        for _ in range(n)]`): layers, not a tensor."""
+        tensor = self.module_tensor(node, scope)
+        return tensor is not None and self._modules_built(tensor.value)
+
+    def _modules_built(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call):
+            name = self.qualname(value.func) or ""
+            if name in MODULE_CONTAINERS:
+                return True
+            last = name.rsplit(".", 1)[-1]
+            # An nn module instance (`nn.Linear(d, d)`); a Parameter or Buffer is a tensor.
+            return name.startswith("torch.nn.") and last[:1].isupper() and last not in TENSOR_CLASSES
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return bool(value.elements) and all(
+                not isinstance(e, cst.StarredElement) and self._modules_built(e.value) for e in value.elements
+            )
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return self._modules_built(value.elt)
+        return False
 
     def parameter_source(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> ParameterSource | None:
         """The module tensor an expression stands for, and the function that

@@ -55,6 +55,20 @@ DATA_DIM_NAME = re.compile(
 )
 
 
+# A flag that says "only while debugging": DEBUG, self.debug, debug_mode,
+# KERNLINT_DEBUG, __debug__ (issue 27: checks under one are not a hot path).
+DEBUG_FLAG = re.compile(r"^_*(?:debug|[a-z0-9_]*_debug|debug_[a-z0-9_]*)_*$", re.IGNORECASE)
+
+
+def _debug_flag(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And):
+            return _debug_flag(test.left) or _debug_flag(test.right)
+        return _debug_flag(test.left) and _debug_flag(test.right)
+    name = _last_name(test)
+    return name is not None and DEBUG_FLAG.match(name) is not None
+
+
 @dataclass(frozen=True)
 class Loop:
     """A Python loop (`for`, or a comprehension's `for`) and what it walks:
@@ -518,7 +532,7 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return False
         if isinstance(node, cst.Attribute):
             if self.module_tensor(node, function) is not None:
-                return True
+                return not self.is_module_collection(node, function)
             return node.attr.value in FREE_ATTRIBUTES | {"grad"} and self.is_tensor(node.value, function, depth + 1)
         if isinstance(node, cst.Subscript):
             return self.is_tensor(node.value, function, depth + 1)
@@ -585,6 +599,19 @@ class HostFlowFacts(HostFacts, KernelFacts):
         return False
 
     # -- where code runs -----------------------------------------------------
+    def under_debug_flag(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """Inside the body of `if DEBUG:`, `if self.debug:`, `if __debug__:`
+        (or a test that requires one with `and`): code that runs only when
+        someone is debugging, not on the served path."""
+        parents = self._flow(function).parents
+        current: cst.CSTNode | None = node
+        while current is not None:
+            parent = parents.get(id(current))
+            if isinstance(parent, cst.If) and current is parent.body and _debug_flag(parent.test):
+                return True
+            current = parent
+        return False
+
     def is_test_or_benchmark(self, function: FunctionInfo) -> bool:
         """Code that measures or tests rather than serves: test/benchmark
         files and functions named `test_*`/`bench*`/`benchmark*`/`profile*`."""

@@ -117,13 +117,6 @@ def _rebound(statement: cst.CSTNode) -> list[str]:
     return names
 
 
-def _derived(statement: cst.CSTNode, tracked: set[str]) -> bool:
-    for node in _walk_no_scopes(statement):
-        if isinstance(node, cst.Assign):
-            return any(isinstance(n, cst.Name) and n.value in tracked for n in _walk_no_scopes(node.value))
-    return False
-
-
 def _walk_no_scopes(root):
     stack = (
         list(root)

@@ -345,6 +345,10 @@ class KernelLoopFacts(KernelFacts):
                 pending.extend(n.value for n in names_in(value))
         return frozenset(found)
 
+    def kernel_values(self, kernel: Kernel, names: frozenset[str]) -> list[cst.BaseExpression]:
+        """The values the kernel assigns to `names`, by name."""
+        return self._values_of(kernel, names)
+
     def _values_of(self, kernel: Kernel, names: frozenset[str]) -> list[cst.BaseExpression]:
         assignments = self._loop_index(kernel).assignments
         return [value for name in sorted(names) for value in assignments.get(name, ())]
@@ -414,6 +418,11 @@ class KernelLoopFacts(KernelFacts):
     def depends_on_names(self, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:
         found: set[str] = set()
         for name in names:
+            if not name.isidentifier():
+                # An index written as code (`tl.program_id(0)`): no name to follow,
+                # and libcst rightly refuses to make a Name of it.
+                found.add(name)
+                continue
             found |= self.depends_on(kernel, cst.Name(name))
         return frozenset(found)
 

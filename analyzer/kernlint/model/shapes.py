@@ -184,7 +184,16 @@ class ShapeFacts(AttentionFacts):
         evaluator = _Evaluator(self)
         try:
             return evaluator.run()
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError, OverflowError) as error:
+        except (
+            TypeError,
+            ValueError,
+            IndexError,
+            KeyError,
+            AttributeError,
+            ZeroDivisionError,
+            OverflowError,
+            RecursionError,
+        ) as error:
             # Values of unexpected types (a string where a size goes, a shape
             # indexed past its end): the file's sizes are not static for this
             # table, which is an unknown, not a crash of the lint.
@@ -219,13 +228,14 @@ class _Evaluator:
                 functions[statement.name.value] = statement
             elif isinstance(statement, cst.ClassDef):
                 classes[statement.name.value] = statement
-            elif isinstance(statement, cst.SimpleStatementLine):
+        model_class = classes.get("ModelNew") or classes.get("Model")
+        if model_class is None or "get_inputs" not in functions:
+            return None  # not a KernelBench file: nothing else is read
+        for statement in module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign):
                         self._bind_module_assign(small)
-        model_class = classes.get("ModelNew") or classes.get("Model")
-        if model_class is None or "get_inputs" not in functions:
-            return None
         sources = ["module constants"] if self.constants else []
         inputs = self._returned_list(functions["get_inputs"])
         init_args = self._returned_list(functions["get_init_inputs"]) if "get_init_inputs" in functions else []

@@ -95,6 +95,18 @@ NOT_TENSOR_FUNCTIONS = frozenset(
         "torch.can_cast",
         "torch.is_complex",
         "torch.is_nonzero",
+        # Python bools about the interpreter's mode, not about a tensor's value.
+        "torch.is_inference_mode_enabled",
+        "torch.is_inference",
+        "torch.is_anomaly_enabled",
+        "torch.is_anomaly_check_nan_enabled",
+        "torch.are_deterministic_algorithms_enabled",
+        "torch.is_deterministic_algorithms_warn_only_enabled",
+        "torch.is_warn_always_enabled",
+        "torch.is_autocast_cpu_enabled",
+        "torch.is_storage",
+        "torch.is_conj",
+        "torch.get_num_threads",
     }
 )
 

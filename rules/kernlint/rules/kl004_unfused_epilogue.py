@@ -156,6 +156,34 @@ class UnfusedEpilogue(Rule):
                     return torch.mm(x, w)
             """
         ),
+        # The name is rebound by an op that is not elementwise (a norm) before the scale:
+        # the scale acts on the norm's output, not on the product.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class M(torch.nn.Module):
+                def forward(self, x, w):
+                    y = x @ w
+                    y = F.layer_norm(y, y.shape[-1:])
+                    return y * 0.5
+            """
+        ),
+        # A linear module whose output is only reduced, and a convolution followed by pooling:
+        # no elementwise pass over the product.
+        Valid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Pool(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 64)
+                    self.conv = nn.Conv1d(8, 8, 5)
+                def forward(self, a, b):
+                    return self.fc(a).sum(dim=1), F.max_pool1d(self.conv(b), 2)
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -265,6 +293,58 @@ class UnfusedEpilogue(Rule):
             line=14,
             column=13,
         ),
+        # A convolution module built in __init__, then a group norm, a scale and a clamp (KernelBench level 2 shape).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class ConvNormClamp(nn.Module):
+                def __init__(self, c_in, c_out):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c_in, c_out, kernel_size=3)
+                    self.gn = nn.GroupNorm(4, c_out)
+                    self.gain = nn.Parameter(torch.full((c_out, 1, 1), 0.5))
+                def forward(self, img):
+                    img = self.conv(img)
+                    img = self.gn(img)
+                    return F.hardtanh(img * self.gain, min_val=-2.0, max_val=2.0)
+            """,
+            line=12,
+            column=15,
+        ),
+        # A linear module, a multiplier and a leaky ReLU, then Swish spelled as two ops.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class LinearSwish(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.proj = nn.Linear(n, 2 * n)
+                def forward(self, h, mult):
+                    h = self.proj(h)
+                    h = torch.nn.functional.leaky_relu(h * mult, 0.01)
+                    return h * torch.sigmoid(h)
+            """,
+            line=9,
+            column=13,
+        ),
+        # The functional forms: a transposed convolution, and a batched GEMM with its input added.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Up(torch.nn.Module):
+                def forward(self, v, kernel, shift, base, q, k):
+                    u = F.conv_transpose2d(v, kernel, stride=2)
+                    u = torch.sigmoid(u + shift) * 2.0
+                    s = torch.baddbmm(base, q, k)
+                    return u.mean(dim=1), F.gelu(s)
+            """,
+            line=6,
+            column=13,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -284,13 +364,12 @@ class UnfusedEpilogue(Rule):
             for call in function.calls:
                 if id(call) in attention:
                     continue
-                spelled = model.matmul_call(call)
-                if spelled is None and isinstance(call.func, cst.Name) and call.func.value in wrappers:
-                    spelled = f"`{call.func.value}` (a Triton GEMM)"
-                elif spelled is not None:
-                    spelled = f"`{spelled}`"
-                if spelled is not None and not model.in_main_guard(call):
-                    yield from self._report(model, function, call, spelled, model.epilogue(call, function))
+                producer = model.gemm_producer(call, function)
+                if producer is None and isinstance(call.func, cst.Name) and call.func.value in wrappers:
+                    producer = f"`{call.func.value}` (a Triton GEMM)", "gemm"
+                if producer is not None and not model.in_main_guard(call):
+                    spelled, kind = producer
+                    yield from self._report(model, function, call, spelled, model.epilogue(call, function), kind)
             for operation in function.matmul_ops:
                 if not model.in_main_guard(operation) and id(operation) not in attention:
                     yield from self._report(model, function, operation, "`@`", model.epilogue(operation, function))
@@ -304,17 +383,33 @@ class UnfusedEpilogue(Rule):
                     yield from self._report(model, function, launch.node, spelled, epilogue)
 
     def _report(
-        self, model: FileModel, function: FunctionInfo, node: cst.CSTNode, spelled: str, epilogue: Epilogue
+        self,
+        model: FileModel,
+        function: FunctionInfo,
+        node: cst.CSTNode,
+        spelled: str,
+        epilogue: Epilogue,
+        kind: str = "gemm",
     ) -> Iterator[Report]:
-        if not epilogue.ops or all(epilogue.casts):
+        if not epilogue.full_size_ops:
             return
         ops = ", ".join(f"`{op}`" for op in epilogue.ops)
         count = len(epilogue.ops)
+        what = (
+            "elementwise" if set(epilogue.kinds) <= {"elementwise", "cast"} else "elementwise/normalization/reduction"
+        )
         message = (
-            f"The result of {spelled} in `{function.qualname}` goes through {count} separate elementwise "
+            f"The result of {spelled} in `{function.qualname}` goes through {count} separate {what} "
             f"op{'s' if count > 1 else ''} ({ops}), each a kernel that reads and writes the whole output"
         )
-        if "launch" in spelled or "Triton GEMM" in spelled:
+        if kind == "conv":
+            plan = (
+                f"Keep {spelled} on cuDNN and replace {ops} with one Triton kernel that reads the convolution's "
+                "output once, applies the whole tail in registers (per-channel vectors loaded once per tile; a "
+                "group/batch norm's statistics and a reduction over the tile in the same kernel) and writes once "
+                "(`torch.compile` fuses a pointwise tail the same way)."
+            )
+        elif "launch" in spelled or "Triton GEMM" in spelled:
             plan = (
                 f"Move {ops} into the GEMM kernel's epilogue: after the K loop, load the per-row/per-column "
                 "vectors once (masked like the output tile), apply them to the fp32 accumulator, and store "

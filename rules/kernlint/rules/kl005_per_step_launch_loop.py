@@ -185,6 +185,24 @@ class PerStepLaunchLoop(Rule):
                 return h
             """
         ),
+        # Walking the layers of a stack (an nn.ModuleList, a list of modules) is not a data loop.
+        Valid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Stack(nn.Module):
+                def __init__(self, d, depth):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(depth)])
+                    self.heads = [nn.Linear(d, 4), nn.Linear(d, 2)]
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = F.gelu(layer(x))
+                    for i in range(len(self.layers)):
+                        x = x + self.layers[i](x)
+                    return [head(x).relu() for head in self.heads]
+            """
+        ),
     ]
     INVALID = [
         # A KernelBench-style GRU: torch ops per time step, T from a shape.

@@ -246,6 +246,33 @@ class HostSyncInHotPath(Rule):
                 return x
             """
         ),
+        # Asserts of Python bools about torch's mode read no tensor.
+        Valid(
+            """
+            import torch
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    assert torch.is_inference_mode_enabled()
+                    assert not torch.is_grad_enabled()
+                    return x.softmax(-1)
+            """
+        ),
+        # Checks that run only under a debug flag are not the served path.
+        Valid(
+            """
+            import torch
+            DEBUG = False
+            class Head(torch.nn.Module):
+                def forward(self, x):
+                    if DEBUG:
+                        assert torch.isfinite(x).all()
+                    if self.debug and x.is_cuda:
+                        print(x.abs().max().item())
+                    if __debug__:
+                        assert (x >= 0).all()
+                    return x.softmax(-1)
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -389,7 +416,8 @@ class HostSyncInHotPath(Rule):
                 if not _has_call(test, found) and model.is_tensor(test, function):
                     found.append((test, "Python control flow on a tensor value"))
             for node, what in found:
-                yield self._report(model, function, node, what)
+                if not model.under_debug_flag(node, function):
+                    yield self._report(model, function, node, what)
 
     def _sync_call(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> str | None:
         method = call_name(call)

@@ -248,6 +248,44 @@ class MissingL2Swizzle(Rule):
                     acc += tl.dot(a, b)
             """
         ),
+        # One column of tiles (the grid's N axis is 1; N fits one BLOCK_N): B's panel is read once
+        # whatever the order, so there is nothing for a swizzle to reuse.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def proj(a_ptr, b_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                pid_m = tl.program_id(0)
+                pid_n = tl.program_id(1)
+                rm = pid_m * BM + tl.arange(0, BM)
+                rn = pid_n * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    acc += tl.dot(tl.load(a_ptr + rm[:, None] * K + rk[None, :] + k),
+                                  tl.load(b_ptr + (rk[:, None] + k) * N + rn[None, :]))
+
+            def project(a, b):
+                proj[(triton.cdiv(a.shape[0], 128), 1)](a, b, a.shape[0], 96, a.shape[1], BM=128, BN=128, BK=32)
+
+            @triton.jit
+            def proj1d(a_ptr, b_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                pid = tl.program_id(0)
+                tiles_n = tl.cdiv(N, BN)
+                rm = (pid // tiles_n) * BM + tl.arange(0, BM)
+                rn = (pid % tiles_n) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    acc += tl.dot(tl.load(a_ptr + rm[:, None] * K + rk[None, :] + k),
+                                  tl.load(b_ptr + (rk[:, None] + k) * N + rn[None, :]))
+
+            def project1d(a, b):
+                proj1d[(triton.cdiv(a.shape[0], 64),)](a, b, a.shape[0], 64, a.shape[1], BM=64, BN=64, BK=32)
+            """
+        ),
     ]
     INVALID = [
         # Two grid axes, `axis=` keywords, pointer arithmetic.
@@ -398,8 +436,10 @@ class MissingL2Swizzle(Rule):
                 order = model.tile_order(kernel, dot_loop)
                 if order.kind != "row-major" or not order.program_ids:
                     continue
-                if self._too_small_to_matter(model, kernel, dot_loop, order) or _row_tile_below_mma(
-                    model, kernel, dot_loop
+                if (
+                    self._too_small_to_matter(model, kernel, dot_loop, order)
+                    or _row_tile_below_mma(model, kernel, dot_loop)
+                    or _one_line_of_tiles(model, kernel, order)
                 ):
                     continue
                 yield self._report(model, kernel, dot_loop, order)
@@ -483,3 +523,81 @@ def _row_tile_below_mma(model: FileModel, kernel: Kernel, dot_loop: DotLoop) -> 
             if values and 0 < max(values) < 16:
                 return True
     return False
+
+
+def _one_line_of_tiles(model: FileModel, kernel: Kernel, order: TileOrder) -> bool:
+    """The launches make a single row or a single column of output tiles,
+    as far as the file says statically (issue 27): a grid axis that feeds a
+    tile index is 1 (or `cdiv(N, BLOCK_N)` with N <= BLOCK_N) in every
+    launch, or the kernel counts a tile dimension `tl.cdiv(N, BLOCK_N)` that
+    is 1 at every known N and BLOCK_N. With one line of tiles every operand
+    tile is read once whatever the order, so grouping has nothing to reuse."""
+
+    def in_kernel(node: cst.BaseExpression) -> tuple[int, int] | None:
+        return _kernel_bound(model, kernel, node.value) if isinstance(node, cst.Name) else None
+
+    for value in model.kernel_values(kernel, model.depends_on_names(kernel, order.a_indices | order.b_indices)):
+        if _count_at_most_one(model, value, in_kernel):
+            return True
+    launches = model.launches_of(kernel)
+    if not launches:
+        return False
+    return any(
+        axis is not None and all(_grid_axis_is_one(model, kernel, launch, axis) for launch in launches)
+        for axis in (_axis(call) for call in order.program_ids)
+    )
+
+
+def _axis(call: cst.Call) -> int | None:
+    value = keyword(call, "axis")
+    if value is None:
+        args = positional(call)
+        value = args[0] if args else None
+    return int(value.value) if isinstance(value, cst.Integer) else None
+
+
+def _grid_axis_is_one(model: FileModel, kernel: Kernel, launch: Launch, axis: int) -> bool:
+    grid = launch.grid
+    if isinstance(grid, cst.Name):
+        assigned = model.assigned_value(launch.caller, grid.value, before=launch.node)
+        grid = assigned if assigned is not None else grid
+    if isinstance(grid, cst.Lambda):
+        grid = grid.body
+    if not isinstance(grid, (cst.Tuple, cst.List)):
+        return False
+    if axis >= len(grid.elements):
+        return axis > 0  # an axis the grid leaves out is 1
+
+    def on_host(node: cst.BaseExpression) -> tuple[int, int] | None:
+        # `META["BLOCK_N"]` in a grid lambda: the kernel's own values of it.
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = node.slice[0].slice.value
+            name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+            return _kernel_bound(model, kernel, name) if isinstance(name, str) else None
+        value = model.constant_value(node, launch.caller)
+        return (value, value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    element = grid.elements[axis].value
+    return on_host(element) == (1, 1) or _count_at_most_one(model, element, on_host)
+
+
+def _kernel_bound(model: FileModel, kernel: Kernel, name: str) -> tuple[int, int] | None:
+    """The least and largest value a kernel parameter takes over the known
+    launches and configs, when every one is known."""
+    values = model.constexpr_values(kernel, name)
+    numbers = [v for v in values.values if isinstance(v, int) and not isinstance(v, bool)]
+    if not values.known or not numbers or len(numbers) != len(values.values):
+        return None
+    return min(numbers), max(numbers)
+
+
+def _count_at_most_one(model: FileModel, node: cst.BaseExpression, bound) -> bool:
+    """`cdiv(n, block)` (`tl.cdiv`, `triton.cdiv`) whose largest n is at
+    most its least block."""
+    if not (isinstance(node, cst.Call) and (model.qualname(node.func) or "").endswith(".cdiv")):
+        return False
+    args = positional(node)
+    if len(args) != 2:
+        return False
+    n, block = bound(args[0]), bound(args[1])
+    return n is not None and block is not None and n[1] <= block[0]
