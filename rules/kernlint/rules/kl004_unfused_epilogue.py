@@ -12,20 +12,26 @@ from kernlint.registry import Invalid, Report, Rule, Valid
 class UnfusedEpilogue(Rule):
     """
     ## What it does
-    Finds the result of a GEMM in a hot path (a torch matmul: `torch.matmul`,
-    `@`, `F.linear`, `torch.mm`/`bmm`/`addmm`/`baddbmm`, the `.matmul`/`.mm`/
-    `.bmm` methods; a Triton launch of a kernel that uses `tl.dot`, or a
-    function of the same file that returns what such a launch wrote) that is
-    then put through elementwise torch ops in the same function before it is
-    returned or stored: scaling (`* scale`), `+ bias`, activations
-    (`torch.relu`, `F.gelu`, `.sigmoid()`, an `nn.GELU()` module), dtype
-    casts (`.to(torch.float16)`, `.half()`). The ops are followed through
-    views (`.view`, `.reshape`, `.t()`), names assigned along the way and
-    augmented assignments (`y += bias`).
+    Finds the result of a GEMM or convolution in a hot path (a torch matmul:
+    `torch.matmul`, `@`, `F.linear`, `torch.mm`/`bmm`/`addmm`/`baddbmm`, the
+    `.matmul`/`.mm`/`.bmm` methods; a module built in `__init__` as
+    `nn.Linear`, `nn.Conv1d/2d/3d` or `nn.ConvTranspose1d/2d/3d` and called
+    in `forward`; `F.conv*d`/`F.conv_transpose*d`; a Triton launch of a
+    kernel that uses `tl.dot`, or a function of the same file that returns
+    what such a launch wrote) that is then put through elementwise torch ops
+    in the same function before it is returned or stored: scaling
+    (`* scale`), `+ bias`, activations (`torch.relu`, `F.gelu`, `.sigmoid()`,
+    an `nn.GELU()` module), dtype casts (`.to(torch.float16)`, `.half()`),
+    and, once an elementwise op has run, group and batch norms and the
+    reductions that end the tail (`mean`, `sum`, `amax`, `logsumexp`). The
+    ops are followed through views (`.view`, `.reshape`, `.t()`), names
+    assigned along the way and augmented assignments (`y += bias`).
 
-    It stays silent on ops that are not elementwise (reductions, softmax,
-    another matmul), on views alone (they are free), on a single dtype cast
-    and nothing else (often a small tensor, and a cheap pass), and under
+    It stays silent on ops that are not elementwise (softmax, another
+    matmul, a reduction with no elementwise op before it), on views alone
+    (they are free), on a single dtype cast and nothing else (often a small
+    tensor, and a cheap pass), once the result's name is rebound by an op
+    outside the tail (`y = F.layer_norm(y)`), and under
     `if __name__ == "__main__":`.
 
     ## Why is this bad?

@@ -56,8 +56,11 @@ class PerStepLaunchLoop(Rule):
     It stays silent on loops over a handful of constant items (`range(3)`,
     `for stream in (s0, s1)`), on loops whose count is not known to be a
     data dimension (a plain parameter `n`), on loops that only build Python
-    lists or configs, and on loops over layers (each layer is usually a
-    large amount of work per launch; the time loop inside one is reported).
+    lists or configs, and on loops over layers: `for layer in self.layers`
+    over an `nn.ModuleList`, `nn.Sequential`, `nn.ModuleDict` or a list of
+    modules built in `__init__`, or `range(len(self.layers))` (each layer is
+    usually a large amount of work per launch; the time loop inside one is
+    reported).
 
     ## Why is this bad?
     A GPU kernel launch costs about 3 to 10 us of CPU time in PyTorch and
