@@ -45,9 +45,6 @@ MEASUREMENTS_DIR = "measurements"
 CALIBRATION_PREFIX = "calibration_"
 RECORD_PREFIX = "kernels/measurements/"
 MODES = ("kernelbench", "eager", "graph")
-# The prompt's bar: "worth optimizing" at a 20% gain or more, not under 10%.
-WORTH_IT = 1.2
-MARGINAL = 1.1
 
 
 # -- constants, from the calibration record ------------------------------------
@@ -433,10 +430,3 @@ def estimate(
         "calibration": cal.path,
         "gpu": cal.gpu,
     }
-
-
-def verdict_gain(estimate_: dict | None) -> float | None:
-    """The number the verdict decides on: the KernelBench-mode estimate."""
-    if not estimate_ or estimate_.get("status") != "estimated":
-        return None
-    return estimate_.get("kernelbench")

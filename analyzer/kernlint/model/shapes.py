@@ -620,7 +620,7 @@ class _Evaluator:
                 raise _Unknown(f"line {line}: `self.{func.attr.value}(...)`")
             base = self._eval(func.value, scope, record)
             if isinstance(base, Tensor):
-                return self._tensor_method(base, func.attr.value, node, args, kw, record)
+                return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
                 return None
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
@@ -728,13 +728,11 @@ class _Evaluator:
             index = self._record(record, Op("copy", line, bytes=2 * out.nbytes, inputs=tuple(p.origin for p in parts)))
             return replace(out, origin=index)
         if name in ("transpose", "permute", "t"):
-            return self._tensor_method(
-                tensors[0], name, node, lambda: values[1:] and values[1:] or [], kw, record, given=values[1:]
-            )
+            return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
         if name in UNARY or name in BINARY or name in ("clamp", "where", "lerp", "addcmul", "addcdiv"):
             return self._elementwise(values, node, record)
         if name in VIEWS or name in ("flatten",):
-            return self._tensor_method(tensors[0], name, node, lambda: values[1:], kw, record, given=values[1:])
+            return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
         if name in ("is_inference_mode_enabled", "is_grad_enabled", "no_grad", "inference_mode"):
             return None
         raise _Unknown(f"line {line}: `{qualname}` is not in the cost table")
@@ -751,7 +749,7 @@ class _Evaluator:
             return value
         elif name in CONV_DIMS:
             names = ("in_channels", "out_channels", "kernel_size", "stride", "padding")
-            spec = {key: values[i] if i < len(values) else kw(key) for i, key in enumerate(names)}
+            spec = _spec(values, kw, names)
             extra = {key: kw(key) for key in ("output_padding", "groups", "dilation")}
             spec.update({k: v for k, v in extra.items() if v is not None})
             dims = CONV_DIMS[name]
@@ -765,13 +763,10 @@ class _Evaluator:
             attrs["weight"] = Tensor(tuple(shape), "float32")
             attrs["spec"] = spec
         elif name in POOL_DIMS:
-            attrs["spec"] = {
-                key: values[i] if i < len(values) else kw(key)
-                for i, key in enumerate(("kernel_size", "stride", "padding"))
-            }
+            attrs["spec"] = _spec(values, kw, ("kernel_size", "stride", "padding"))
         elif name == "Sequential":
             attrs["layers"] = values
-        return _Module(name, attrs, values, node)
+        return _Module(name, attrs)
 
     def _conv(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
         spec = module.attrs["spec"]
@@ -807,8 +802,7 @@ class _Evaluator:
         positions = math.prod(x.shape[-dims:]) if module.kind.startswith("ConvTranspose") else math.prod(out)
         batch = math.prod(x.shape[: -dims - 1])
         reduction = (spec["in_channels"] // groups) * math.prod(kernel)
-        per_position = c_out if not module.kind.startswith("ConvTranspose") else c_out
-        flops = 2 * batch * positions * per_position * reduction
+        flops = 2 * batch * positions * c_out * reduction
         op = Op(
             "gemm",
             self._line(node),
@@ -894,9 +888,8 @@ class _Evaluator:
             return x
         raise _Unknown(f"line {line}: module nn.{module.kind} is not in the cost table")
 
-    def _tensor_method(self, base: Tensor, method: str, node, args, kw, record: bool, given=None):  # noqa: C901
+    def _tensor_method(self, base: Tensor, method: str, node, values: list, kw, record: bool):  # noqa: C901
         line = self._line(node)
-        values = list(given) if given is not None else args()
         if method in SYNCS:
             index = self._record(
                 record,
@@ -1124,10 +1117,15 @@ class _Evaluator:
 
 @dataclass(frozen=True, eq=False)
 class _Module:
+    """An nn.Module built in __init__: its class name and what its cost needs (weights, sizes, layers)."""
+
     kind: str
     attrs: dict
-    args: list = field(default_factory=list)
-    node: object = None
+
+
+def _spec(values: list, kw, names: tuple[str, ...]) -> dict[str, Any]:
+    """A module's constructor arguments by name, positional or keyword."""
+    return {key: values[i] if i < len(values) else kw(key) for i, key in enumerate(names)}
 
 
 def _tuple(value, dims: int) -> tuple[int, ...]:
