@@ -318,14 +318,26 @@ class EpilogueFacts(HostFlowFacts):
         and return the tensor it wrote."""
         return self._gemm_wrappers
 
+    def kernel_wrappers(self) -> frozenset[str]:
+        """Functions of this file that launch a kernel without `tl.dot`
+        (elementwise, a norm, a reduction) and return the tensor it wrote."""
+        return self._kernel_wrappers
+
     @cached_property
     def _gemm_wrappers(self) -> frozenset[str]:
+        return self._wrappers(dot=True)
+
+    @cached_property
+    def _kernel_wrappers(self) -> frozenset[str]:
+        return self._wrappers(dot=False)
+
+    def _wrappers(self, dot: bool) -> frozenset[str]:
         names = set()
         for launch in self.launches:
             function = launch.caller
             if function.is_module_level or function.class_name is not None:
                 continue
-            if not self.kernel_uses(launch.kernel, "dot"):
+            if bool(self.kernel_uses(launch.kernel, "dot")) != dot:
                 continue
             output = self.launch_output(launch)
             if (
