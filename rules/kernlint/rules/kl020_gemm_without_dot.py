@@ -329,6 +329,11 @@ def _products(model: FileModel, kernel: Kernel) -> Iterator[_Product]:
     loops = model.kernel_loops(kernel)
     pid_roots = _program_id_names(model, kernel)
     for loop in loops:
+        if _unrolled_only(model, loop, loops):
+            # Every loop around the sum is tl.static_range over a constexpr:
+            # a K of a few compile-time steps (mixing a handful of streams),
+            # below the 16 a tensor-core tile needs.
+            continue
         loads = _loads_in(loop, loops)
         for statement, accumulator, added in _accumulations(loop):
             for product in _multiplications(model, kernel, added):
@@ -344,6 +349,16 @@ def _products(model: FileModel, kernel: Kernel) -> Iterator[_Product]:
                 if not _distinct_output_indices(model, kernel, left, right, pid_roots):
                     continue
                 yield _Product(statement, accumulator, (left, right), form)
+
+
+def _unrolled_only(model: FileModel, loop: KernelLoop, loops: tuple[KernelLoop, ...]) -> bool:
+    current: KernelLoop | None = loop
+    while current is not None:
+        iterator = current.node.iter
+        if not (isinstance(iterator, cst.Call) and model.is_tl(iterator.func, "static_range")):
+            return False
+        current = loops[current.parent] if current.parent is not None else None
+    return True
 
 
 def _loads_in(loop: KernelLoop, loops: tuple[KernelLoop, ...]) -> list[LoopLoad]:
@@ -462,6 +477,9 @@ def _output_indices(model: FileModel, kernel: Kernel, load: LoopLoad, pid_roots:
     address = load.call.args[0].value
     found = set()
     for name in model.depends_on(kernel, address, through_loads=False):
+        if model.pointer_params(kernel, cst.Name(name)):
+            # A pointer (`x_ptr += row * stride`) is where the operand lives, not an index of the output.
+            continue
         if name in pid_roots or model.depends_on(kernel, cst.Name(name), through_loads=False) & pid_roots:
             found.add(name)
     if any(isinstance(n, cst.Call) and model.is_tl(n.func, "program_id") for n in walk(address)):
@@ -477,7 +495,24 @@ def _distinct_output_indices(
     """Each operand follows an output index the other does not: rows vs columns, positions vs channels."""
     a = _output_indices(model, kernel, left, pid_roots)
     b = _output_indices(model, kernel, right, pid_roots)
+    if _tiles(model, kernel, a) & _tiles(model, kernel, b):
+        # Both operands follow the same output tile vector (a gather around
+        # each query, a neighborhood): a banded product, not a GEMM's rows x columns.
+        return False
     return bool(a - b) and bool(b - a)
+
+
+def _tiles(model: FileModel, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:
+    """The names among `names` bound to a vector of indices (`pid * BLOCK + tl.arange(...)`)."""
+    return frozenset(
+        name
+        for name in names
+        if any(
+            isinstance(n, cst.Call) and model.is_tl(n.func, "arange")
+            for value in model.kernel_values(kernel, frozenset({name}))
+            for n in walk(value)
+        )
+    )
 
 
 def _report(model: FileModel, kernel: Kernel, found: _Product) -> Report:

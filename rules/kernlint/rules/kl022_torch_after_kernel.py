@@ -340,14 +340,20 @@ def _report(
 ) -> Iterator[Report]:
     if not epilogue.full_size_ops:
         return
-    ops = ", ".join(f"`{op}`" for op in epilogue.ops)
-    count = len(epilogue.ops)
+    # The ops over the whole tensor: those before a reduction shrinks it.
+    full = []
+    for op, kind in zip(epilogue.ops, epilogue.kinds):
+        if kind == "reduction":
+            break
+        full.append(op)
+    ops = ", ".join(f"`{op}`" for op in full)
+    count = len(full)
     what = "output" if output is None else f"output `{output}`"
     message = (
         f"The {what} of {spelled} in `{function.qualname}` is written to memory and read back by {count} separate "
         f"torch op{'s' if count > 1 else ''} ({ops}), each a full pass over the tensor and a launch of its own"
     )
-    norms = "norm" in epilogue.kinds
+    norms = "norm" in epilogue.kinds[:count]
     plan = (
         f"Apply {ops} inside the kernel of {spelled}, to its values in registers before its single `tl.store` "
         "(per-channel or per-column vectors loaded once per program), and delete the torch ops"
