@@ -387,7 +387,14 @@ def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
     """A GEMM or convolution kernel written without tl.dot, rewritten with
     it: its multiply-adds at the tensor cores' rate for its operands (fp16
     and bf16 as themselves, fp32 as TF32, tl.dot's default)."""
-    found = [i for i, op in enumerate(ops) if op.kind == "triton" and op.path == "fma" and first <= op.line <= last]
+    # The finding sits in the kernel's body (or on its launch).
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton"
+        and op.path == "fma"
+        and (first <= op.line <= last or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1])
+    ]
     if not found:
         return None
     out = list(ops)

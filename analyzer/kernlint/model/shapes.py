@@ -153,6 +153,7 @@ class Op:
     launches: bool = True  # a GPU kernel (torch.empty allocates without one)
     programs: int = 0  # Triton launches: programs in the grid, when known
     site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
+    kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -1165,6 +1166,11 @@ class _Evaluator:
         nbytes = sum(t.nbytes for t in tensors)
         flops, elem = 0, 4
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
+        kernel_lines = (0, 0)
+        if kernel is not None and kernel.function.node is not None and self.model.home_of(kernel) is self.model:
+            # Where the kernel is written: a finding inside it names its launches.
+            span = self.model.span(kernel.function.node)
+            kernel_lines = (span.line, span.end_line)
         if kernel is not None and not self.model.kernel_uses(kernel, "dot"):
             # A GEMM or convolution written without tl.dot (KL020) runs its
             # multiply-adds on the CUDA cores: its flops, when the launch's
@@ -1181,6 +1187,7 @@ class _Evaluator:
                 elem_bytes=elem,
                 programs=programs,
                 site_line=line,
+                kernel_lines=kernel_lines,
                 inputs=tuple(t.origin for t in tensors),
                 note=self.model.code(func.value),
             ),

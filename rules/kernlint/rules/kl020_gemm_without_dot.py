@@ -7,7 +7,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.kernel_loops import KernelLoop, LoopLoad
-from kernlint.model.syntax import walk
+from kernlint.model.syntax import names_in, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -476,9 +476,11 @@ def _output_indices(model: FileModel, kernel: Kernel, load: LoopLoad, pid_roots:
     """The program-id values (and names built from them) the load's address depends on."""
     address = load.call.args[0].value
     found = set()
+    pointers = _pointer_names(model, kernel)
     for name in model.depends_on(kernel, address, through_loads=False):
-        if model.pointer_params(kernel, cst.Name(name)):
-            # A pointer (`x_ptr += row * stride`) is where the operand lives, not an index of the output.
+        if name in pointers or kernel.param(name) is not None:
+            # A pointer (`x_ptr += row * stride`, `a_ptrs`) is where the operand lives, and a parameter
+            # is a size or a base: neither is an index of the output.
             continue
         if name in pid_roots or model.depends_on(kernel, cst.Name(name), through_loads=False) & pid_roots:
             found.add(name)
@@ -487,6 +489,28 @@ def _output_indices(model: FileModel, kernel: Kernel, load: LoopLoad, pid_roots:
             model.code(n) for n in walk(address) if isinstance(n, cst.Call) and model.is_tl(n.func, "program_id")
         )
     return frozenset(found)
+
+
+def _pointer_names(model: FileModel, kernel: Kernel) -> frozenset[str]:
+    """Names used as the base of a load's or store's address (the first name
+    of `ptrs + offs`), and, through their assignments, the bases they are built on."""
+    bases: set[str] = set()
+    pending: list[str] = []
+    for call in kernel.function.calls:
+        if (model.is_tl(call.func, "load") or model.is_tl(call.func, "store")) and call.args:
+            first = next(iter(names_in(call.args[0].value)), None)
+            if first is not None:
+                pending.append(first.value)
+    while pending:
+        name = pending.pop()
+        if name in bases:
+            continue
+        bases.add(name)
+        for value in model.kernel_values(kernel, frozenset({name})):
+            first = next(iter(names_in(value)), None)
+            if first is not None:
+                pending.append(first.value)
+    return frozenset(bases)
 
 
 def _distinct_output_indices(
