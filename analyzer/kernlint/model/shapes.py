@@ -30,6 +30,7 @@ from typing import Any
 
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
+from kernlint.model.kernel import KernelFacts
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -500,6 +501,11 @@ class _Evaluator:
             if op == "Add" and isinstance(left, list) and isinstance(right, list):
                 return left + right
             raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
+        if op in ("LeftShift", "RightShift"):
+            # `1 << 22` in a size: integers only.
+            if not isinstance(left, int) or not isinstance(right, int) or isinstance(left, bool) or right < 0:
+                raise _Unknown(f"line {self._line(node)}: {op} of non-integers")
+            return left << right if op == "LeftShift" else left >> right
         try:
             return {
                 "Add": lambda: left + right,
@@ -509,8 +515,6 @@ class _Evaluator:
                 "FloorDivide": lambda: left // right,
                 "Modulo": lambda: left % right,
                 "Power": lambda: left**right,
-                "LeftShift": lambda: left << right,
-                "RightShift": lambda: left >> right,
             }[op]()
         except (KeyError, ZeroDivisionError, OverflowError) as error:
             raise _Unknown(f"line {self._line(node)}: {op}") from error
@@ -1171,7 +1175,7 @@ class _Evaluator:
             # Where the kernel is written: a finding inside it names its launches.
             span = self.model.span(kernel.function.node)
             kernel_lines = (span.line, span.end_line)
-        if kernel is not None and not self.model.kernel_uses(kernel, "dot"):
+        if kernel is not None and isinstance(self.model, KernelFacts) and not self.model.kernel_uses(kernel, "dot"):
             # A GEMM or convolution written without tl.dot (KL020) runs its
             # multiply-adds on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
