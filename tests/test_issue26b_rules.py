@@ -187,3 +187,26 @@ def test_an_effect_changes_nothing_it_was_not_asked_about() -> None:
     ep = entry(TAIL)
     assert cost.tensor_cores(ep.ops, 1, 30) is None  # no product without tl.dot here
     assert cost.fuse_into_kernel(ep.ops, 15, 16) is None  # the torch ops' own lines hold no launch
+
+
+def test_an_elementwise_kernel_over_square_tensors_has_no_product_flops() -> None:
+    source = """
+    import torch, triton
+    import triton.language as tl
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) + tl.load(y_ptr + offs))
+    class ModelNew(torch.nn.Module):
+        def forward(self, x, y):
+            out = torch.empty_like(x)
+            add[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)
+            return out
+    def get_inputs():
+        return [torch.rand(4096, 4096), torch.rand(4096, 4096)]
+    def get_init_inputs():
+        return []
+    """
+    launch = next(op for op in entry(source).ops if op.kind == "triton")
+    # Shapes alone read like [M, K] @ [K, N] -> [M, N]; the kernel has no multiply-add loop.
+    assert launch.flops == 0 and launch.path == ""

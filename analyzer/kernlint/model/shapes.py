@@ -30,7 +30,8 @@ from typing import Any
 
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
-from kernlint.model.kernel import KernelFacts
+from kernlint.model.kernel_tiles import KernelTileFacts
+from kernlint.model.products import multiply_add_products
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -1175,9 +1176,9 @@ class _Evaluator:
             # Where the kernel is written: a finding inside it names its launches.
             span = self.model.span(kernel.function.node)
             kernel_lines = (span.line, span.end_line)
-        if kernel is not None and isinstance(self.model, KernelFacts) and not self.model.kernel_uses(kernel, "dot"):
-            # A GEMM or convolution written without tl.dot (KL020) runs its
-            # multiply-adds on the CUDA cores: its flops, when the launch's
+        if kernel is not None and isinstance(self.model, KernelTileFacts) and multiply_add_products(self.model, kernel):
+            # A GEMM or convolution written as multiply-adds without tl.dot
+            # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(tensors)
         index = self._record(
