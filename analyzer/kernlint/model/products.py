@@ -40,7 +40,7 @@ def multiply_add_products(model: KernelTileFacts, kernel: Kernel) -> tuple[Produ
 
 def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
     loops = model.kernel_loops(kernel)
-    pid_roots = _program_id_names(model, kernel)
+    pid_roots: frozenset[str] | None = None  # built for the first candidate only: most kernels have none
     for loop in loops:
         if _unrolled_only(model, loop, loops):
             # Every loop around the sum is tl.static_range over a constexpr:
@@ -59,6 +59,8 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
                 form = _form(model, added, product, left, right)
                 if form is None:
                     continue
+                if pid_roots is None:
+                    pid_roots = _program_id_names(model, kernel)
                 if not _distinct_output_indices(model, kernel, left, right, pid_roots):
                     continue
                 yield Product(statement, accumulator, (left, right), form)
