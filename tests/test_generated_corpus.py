@@ -61,6 +61,9 @@ def test_generated_file_verdict(path: Path):
         assert not performance, f"{path.name} is clean but kernlint reports {performance}"
     verdict = advice.verdict(str(path), result.findings)
     assert verdict["worth_optimizing"] == worth, (path.name, verdict["reason"])
+    if klass == "4":
+        # A kernel that cannot compile: no optimization category fits; the verdict says it must be fixed first.
+        assert "does not run as written: KL013" in verdict["reason"], verdict["reason"]
     if worth == "yes":
         expected = Category(category).prompt_name
         assert verdict["optimisation method"].startswith(expected + ":"), (path.name, verdict["optimisation method"])
