@@ -57,8 +57,6 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
                 if left.pointers == right.pointers:
                     continue
                 form = _form(model, added, product, left, right)
-                if form is None:
-                    continue
                 if pid_roots is None:
                     pid_roots = _program_id_names(model, kernel)
                 if not _distinct_output_indices(model, kernel, left, right, pid_roots):
@@ -152,8 +150,8 @@ def _broadcast(node: cst.BaseExpression) -> bool:
 
 def _form(
     model: KernelTileFacts, added: cst.BaseExpression, product: cst.BinaryOperation, left: LoopLoad, right: LoopLoad
-) -> str | None:
-    """How the product builds a GEMM's or convolution's sum, or None for an elementwise product."""
+) -> str:
+    """How the product builds a GEMM's or convolution's sum."""
     if _broadcast(product.left) or _broadcast(product.right):
         return "a broadcast product"
     summed = any(
@@ -164,7 +162,11 @@ def _form(
         return "a dot product per output"
     if not left.tile or not right.tile:
         return "scalar multiply-adds"
-    return None
+    # Two tiles multiplied elementwise and summed later (`acc += a * b`, then
+    # tl.sum(acc)): a dot product when the operands follow different output
+    # indices, which the caller checks; an elementwise product at the same
+    # positions (a norm's dW) does not pass that check.
+    return "a dot product per output (summed after the loop)"
 
 
 def _program_id_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:

@@ -16,7 +16,8 @@ class GemmWithoutDot(Rule):
     written as multiply-adds: an outer product per K step
     (`acc += a[:, None] * b[None, :]`), a broadcast product reduced with
     `tl.sum` (`acc += tl.sum(w * x[None, :], axis=1)`), a dot product per
-    output element (`acc += tl.sum(a * b)`), or scalar weights times
+    output element (`acc += tl.sum(a * b)`, or `acc += a * b` summed after
+    the loop), or scalar weights times
     vectors in a direct convolution's channel and window loops
     (`acc += x_vals * tl.load(w_ptr + ...)`).
 
@@ -301,6 +302,25 @@ class GemmWithoutDot(Rule):
                 tl.store(c_ptr + m[:, None] * 128 + n[None, :], acc)
             """,
             line=13,
+            column=9,
+        ),
+        # A vector of partial products per output element, summed after the loop.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(A, B, C, N, K, BK: tl.constexpr):
+                pid = tl.program_id(0)
+                row = pid // N
+                col = pid % N
+                acc = tl.zeros((BK,), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    ks = k + tl.arange(0, BK)
+                    acc += tl.load(A + row * K + ks) * tl.load(B + ks * N + col)
+                tl.store(C + pid, tl.sum(acc, axis=0))
+            """,
+            line=12,
             column=9,
         ),
     ]
