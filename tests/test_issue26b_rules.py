@@ -210,3 +210,23 @@ def test_an_elementwise_kernel_over_square_tensors_has_no_product_flops() -> Non
     launch = next(op for op in entry(source).ops if op.kind == "triton")
     # Shapes alone read like [M, K] @ [K, N] -> [M, N]; the kernel has no multiply-add loop.
     assert launch.flops == 0 and launch.path == ""
+
+
+def test_a_norm_after_the_kernel_costs_one_more_read_when_fused() -> None:
+    source = TAIL.replace(
+        "class ModelNew(torch.nn.Module):\n    def forward(self, x):",
+        "class ModelNew(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.gn = torch.nn.GroupNorm(8, 64)\n    def forward(self, x):",
+    )
+    source = source.replace("y = torch.sigmoid(y)\n        return y * 3.0", "return self.gn(y)")
+    source = source.replace("torch.rand(8192, 8192)", "torch.rand(16, 64, 1024, 1024)")
+    ep = entry(source)
+    assert not ep.unknown
+    launch = next(i for i, op in enumerate(ep.ops) if op.kind == "triton")
+    norm = next(op for op in ep.ops if op.kind == "reduction")
+    fixed = cost.fuse_into_kernel(ep.ops, 17, 17)
+    assert [op.kind for op in fixed] == ["alloc", "triton"]
+    # The norm's read and write go; the kernel reads a tensor of its size once more for the statistics.
+    assert fixed[launch].bytes == ep.ops[launch].bytes + norm.out_bytes
+    found = lint(source, "KL022")
+    assert [f.span.line for f in found] == [17] and "statistics" in found[0].plan

@@ -417,20 +417,33 @@ def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
 
 
 def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """The torch ops that read a Triton kernel's output, elementwise ones and
-    normalizations that keep its size, done in the kernel before its store:
-    no pass of their own."""
-    launches = {i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last}
+    """The torch ops that read a Triton kernel's output, done in the kernel
+    before its store: an elementwise op costs no pass of its own; a
+    normalization that keeps the size (group, batch, layer norm) needs its
+    statistics before the store, so the kernel reads its input once more
+    (a first pass for the statistics, recomputed in the second) instead of
+    the norm's own read and write."""
+    launches = sorted(i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last)
+    if not launches:
+        return None
     chain: set[int] = set()
+    extra = 0
     frontier = set(launches)
     for i, op in enumerate(ops):
-        keeps_size = op.kind == "elementwise" or (
-            op.kind == "reduction" and op.out_bytes and op.out_bytes == max(op.in_bytes, default=0)
-        )
-        if keeps_size and frontier & set(op.inputs):
+        if not frontier & set(op.inputs):
+            continue
+        if op.kind == "elementwise":
             chain.add(i)
             frontier.add(i)
-    return _without(ops, chain) if chain else None
+        elif op.kind == "reduction" and op.out_bytes and op.out_bytes == max(op.in_bytes, default=0):
+            chain.add(i)
+            frontier.add(i)
+            extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
+    if not chain:
+        return None
+    out = list(ops)
+    out[launches[0]] = replace(ops[launches[0]], bytes=ops[launches[0]].bytes + extra)
+    return _without(tuple(out), chain)
 
 
 EFFECTS: dict[str, Effect] = {

@@ -18,9 +18,12 @@ class TorchAfterKernel(Rule):
     a scale or bias (`F.gelu(y)`, `y * s`, `torch.sigmoid(y) + y`), a group
     or batch norm. It follows the tensor the launch writes (an argument
     allocated with `torch.empty*` just before it) in the launching
-    function, and the value of a helper that launches the kernel and
-    returns that tensor, where the model's forward (or an autograd
-    Function's forward/backward) calls it.
+    function, and the value of a helper (a function of the file, or a
+    method of the model called as `self.m(...)`) that launches the kernel
+    and returns that tensor or a view of it, where the model's forward (or
+    an autograd Function's forward/backward) calls it. Its estimate drops
+    the elementwise ops' passes and, for a norm, charges the kernel one more
+    read for the statistics.
 
     It stays silent on views and dtype casts alone, on reductions that
     shrink the tensor (`.sum(dim)`), on kernels with `tl.dot` (KL004 reports
@@ -324,9 +327,16 @@ class TorchAfterKernel(Rule):
                 epilogue = model.epilogue(launch.node, function, name=output)
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             for call in function.calls:
-                if isinstance(call.func, cst.Name) and call.func.value in wrappers and not model.in_main_guard(call):
+                if model.in_main_guard(call):
+                    continue
+                helper: str | None
+                if isinstance(call.func, cst.Name) and call.func.value in wrappers:
+                    helper = call.func.value
+                else:
+                    helper = model.kernel_wrapper_method(call, function)
+                if helper is not None:
                     epilogue = model.epilogue(call, function)
-                    spelled = f"`{call.func.value}` (launches a Triton kernel)"
+                    spelled = f"`{helper}` (launches a Triton kernel)"
                     yield from _report(model, function, call, spelled, None, epilogue)
 
 
