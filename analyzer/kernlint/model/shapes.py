@@ -1172,7 +1172,9 @@ class _Evaluator:
         flops, elem = 0, 4
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
         kernel_lines = (0, 0)
-        if kernel is not None and kernel.function.node is not None and self.model.home_of(kernel) is self.model:
+        if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
+            kernel = None  # imported from another module: its body is that module's model's to read
+        if kernel is not None and kernel.function.node is not None:
             # Where the kernel is written: a finding inside it names its launches.
             span = self.model.span(kernel.function.node)
             kernel_lines = (span.line, span.end_line)
