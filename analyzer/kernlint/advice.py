@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from kernlint import claims
 from kernlint.discovery import is_test_file
-from kernlint.findings import Finding, Severity
+from kernlint.findings import Category, Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
 WORTH_IT = 1.2  # the architect prompt: "Expected speedup >= 20%"
@@ -65,7 +65,18 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
     if not candidates:
         others = sorted({f.code for f in findings})
         reason = "No performance anti-pattern was found"
-        reason += f" (only {', '.join(others)}, which do not change speed)." if others else "."
+        broken = sorted(
+            {
+                f"{f.code} (line {f.span.line})"
+                for f in findings
+                if f.severity is Severity.ERROR and f.category is Category.HAZARD
+            }
+        )
+        if broken:
+            # A kernel that cannot compile or run has no speed to improve yet.
+            reason += f"; the file does not run as written: {', '.join(broken)} must be fixed first."
+        else:
+            reason += f" (only {', '.join(others)}, which do not change speed)." if others else "."
         return _no(path, reason)
     if is_test_file(path):
         return _no(

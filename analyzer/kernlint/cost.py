@@ -27,7 +27,9 @@ A finding's fix is a rule's declared `fix_effect` applied to the ops
 (`EFFECTS`): remove the per-call copy, allocation or sync; run a per-step
 loop's work as one batched launch; fold an epilogue into its GEMM; replace
 materialized attention by one fused attention kernel; run an upcast GEMM
-on its narrow inputs.
+on its narrow inputs; run a Triton product's multiply-adds on the tensor
+cores; spread a launch over the whole GPU; do the torch ops after a Triton
+kernel inside it.
 """
 
 from __future__ import annotations
@@ -155,8 +157,14 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "sync" or not op.launches:
         return 0.0
     if op.kind == "triton":
-        bandwidth = c["bw_stream"] * (min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0)
-        return max(c["triton_floor_us"], op.bytes / bandwidth)
+        # A grid of fewer programs than SMs runs on that fraction of the GPU.
+        share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
+        compute = 0.0
+        if op.flops and op.path:
+            # Multiply-adds without tl.dot ("fma") run on the CUDA cores: at
+            # best the fp32 GEMM's rate without tensor cores (cuBLAS SIMT).
+            compute = op.flops / c["flops_fp32" if op.path == "fma" else f"flops_{op.path}"]
+        return max(c["triton_floor_us"], op.bytes / (c["bw_stream"] * share), compute / share)
     if op.kind == "transpose_copy":
         bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
@@ -375,7 +383,73 @@ def narrow_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
     return _without(tuple(out), drop) if drop else None
 
 
+def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A GEMM or convolution kernel written without tl.dot, rewritten with
+    it: its multiply-adds at the tensor cores' rate for its operands (fp16
+    and bf16 as themselves, fp32 as TF32, tl.dot's default)."""
+    # The finding sits in the kernel's body (or on its launch).
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton"
+        and op.path == "fma"
+        and (first <= op.line <= last or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1])
+    ]
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        out[i] = replace(ops[i], path="fp16" if ops[i].elem_bytes <= 2 else "tf32")
+    return tuple(out)
+
+
+def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A launch with fewer programs than SMs, its work split over enough
+    programs to fill the GPU (chunks of a row, split-K): the same bytes and
+    flops at the whole GPU's rate."""
+    found = [i for i, op in enumerate(ops) if op.kind == "triton" and op.programs and first <= op.line <= last]
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        out[i] = replace(ops[i], programs=0)
+    return tuple(out)
+
+
+def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The torch ops that read a Triton kernel's output, done in the kernel
+    before its store: an elementwise op costs no pass of its own; a
+    normalization that keeps the size (group, batch, layer norm) needs its
+    statistics before the store, so the kernel reads its input once more
+    (a first pass for the statistics, recomputed in the second) instead of
+    the norm's own read and write."""
+    launches = sorted(i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last)
+    if not launches:
+        return None
+    chain: set[int] = set()
+    extra = 0
+    frontier = set(launches)
+    for i, op in enumerate(ops):
+        if not frontier & set(op.inputs):
+            continue
+        if op.kind == "elementwise":
+            chain.add(i)
+            frontier.add(i)
+        elif op.kind == "reduction" and op.out_bytes and op.out_bytes == max(op.in_bytes, default=0):
+            chain.add(i)
+            frontier.add(i)
+            extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
+    if not chain:
+        return None
+    out = list(ops)
+    out[launches[0]] = replace(ops[launches[0]], bytes=ops[launches[0]].bytes + extra)
+    return _without(tuple(out), chain)
+
+
 EFFECTS: dict[str, Effect] = {
+    "tensor_cores": tensor_cores,
+    "fill_the_gpu": fill_the_gpu,
+    "fuse_into_kernel": fuse_into_kernel,
     "remove_copy": remove_copy,
     "remove_alloc": remove_alloc,
     "remove_sync": remove_sync,

@@ -24,6 +24,8 @@ the file names alone:
   loads that feed it;
 - kernel_tiles.py: which of those loads are masked on K, the program id's
   tile order, passes over the same row.
+- products.py: multiply-add products of two loaded operands in kernels
+  without tl.dot (a GEMM or convolution on the CUDA cores).
 - host_values.py: Python numbers versus tensors, values fixed for a module's
   lifetime, tensors built from them on every call, names written in place,
   calls whose tensors escape or are written in place;

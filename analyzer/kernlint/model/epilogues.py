@@ -216,6 +216,16 @@ ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
 
 
+def _returned_name(value: cst.BaseExpression) -> str | None:
+    """The tensor a return statement hands back: `out`, or a view of it
+    (`out.view(shape)`, `out.reshape(...)`), which moves no data."""
+    while (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in FREE_METHODS
+    ):
+        value = value.func.value
+    return value.value if isinstance(value, cst.Name) else None
+
+
 @dataclass(frozen=True)
 class Epilogue:
     """The elementwise ops that consume a GEMM's result before it is returned
@@ -318,25 +328,50 @@ class EpilogueFacts(HostFlowFacts):
         and return the tensor it wrote."""
         return self._gemm_wrappers
 
+    def kernel_wrappers(self) -> frozenset[str]:
+        """Functions of this file that launch a kernel without `tl.dot`
+        (elementwise, a norm, a reduction) and return the tensor it wrote."""
+        return self._kernel_wrappers
+
     @cached_property
     def _gemm_wrappers(self) -> frozenset[str]:
+        return self._wrappers(dot=True)
+
+    @cached_property
+    def _kernel_wrappers(self) -> frozenset[str]:
+        return self._wrappers(dot=False)
+
+    def kernel_wrapper_method(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """`self.m(...)` where `m`, a method of `function`'s class, launches a
+        kernel without `tl.dot` and returns the tensor it wrote: `m`'s qualname."""
+        owner = self.class_of(function)
+        if owner is None or not isinstance(call.func, cst.Attribute):
+            return None
+        callee = self.resolve_callee(call, owner)
+        return callee.qualname if callee is not None and callee.qualname in self._kernel_wrapper_methods else None
+
+    @cached_property
+    def _kernel_wrapper_methods(self) -> frozenset[str]:
+        return self._wrappers(dot=False, methods=True)
+
+    def _wrappers(self, dot: bool, methods: bool = False) -> frozenset[str]:
         names = set()
         for launch in self.launches:
             function = launch.caller
-            if function.is_module_level or function.class_name is not None:
+            if function.is_module_level or (function.class_name is not None) != methods:
                 continue
-            if not self.kernel_uses(launch.kernel, "dot"):
+            if bool(self.kernel_uses(launch.kernel, "dot")) != dot:
                 continue
             output = self.launch_output(launch)
             if (
                 output is not None
                 and function.node is not None
                 and any(
-                    isinstance(n, cst.Return) and isinstance(n.value, cst.Name) and n.value.value == output
+                    isinstance(n, cst.Return) and n.value is not None and _returned_name(n.value) == output
                     for n in _returns(function.node)
                 )
             ):
-                names.add(function.name)
+                names.add(function.qualname if methods else function.name)
         return frozenset(names)
 
     def epilogue(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue:

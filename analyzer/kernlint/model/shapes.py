@@ -30,6 +30,8 @@ from typing import Any
 
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
+from kernlint.model.kernel_tiles import KernelTileFacts
+from kernlint.model.products import multiply_add_products
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -114,6 +116,11 @@ NORMS = {
     "InstanceNorm3d", "RMSNorm",
 }  # fmt: skip
 LOOP_LIMIT = 1 << 20
+# Helpers forward calls are read through (a wrapper that allocates and
+# launches); deeper chains are left unknown.
+INLINE_DEPTH = 4
+# Allocators whose result a launch writes: the tensor the kernel produces.
+OUTPUT_ALLOCATORS = frozenset({"empty", "empty_like", "zeros", "zeros_like", "empty_strided", "full", "ones"})
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,8 @@ class Op:
     inputs: tuple[int, ...] = ()  # producing ops of its tensor inputs
     launches: bool = True  # a GPU kernel (torch.empty allocates without one)
     programs: int = 0  # Triton launches: programs in the grid, when known
+    site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
+    kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -216,6 +225,12 @@ class _Evaluator:
         self.loop: tuple[int, int] = (1, 0)
         self.self_attrs: dict[str, object] = {}
         self._recording = False
+        # Module-level helpers and the model's methods forward may call: read
+        # through, their ops placed on forward's calling line.
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.methods: dict[str, cst.FunctionDef] = {}
+        self._depth = 0
+        self._call_line = 0
 
     # -- the file ------------------------------------------------------------
 
@@ -246,6 +261,12 @@ class _Evaluator:
         if init_args is not None and "get_init_inputs" in functions:
             sources.append("get_init_inputs()")
         methods = {s.name.value: s for s in model_class.body.body if isinstance(s, cst.FunctionDef)}
+        self.functions = {
+            name: f
+            for name, f in functions.items()
+            if name not in ("get_inputs", "get_init_inputs") and not f.decorators
+        }
+        self.methods = {name: f for name, f in methods.items() if name not in ("forward", "__init__")}
         forward = methods.get("forward")
         if forward is None:
             return None
@@ -418,6 +439,9 @@ class _Evaluator:
     def _record(self, record: bool, op: Op) -> int:
         if not record:
             return -1
+        if self._call_line:
+            # Inside a helper: the op belongs to forward's line that called it.
+            op = replace(op, line=self._call_line, site_line=op.site_line or op.line)
         count, loop_line = self.loop
         self.ops.append(replace(op, repeat=op.repeat * count, loop_line=loop_line))
         return len(self.ops) - 1
@@ -434,6 +458,8 @@ class _Evaluator:
             raise _Unknown(f"`{node.value}` has no static value")
         if isinstance(node, cst.SimpleString):
             return node.evaluated_value
+        if isinstance(node, cst.Lambda):
+            return _Lambda(node, dict(scope))
         if isinstance(node, (cst.Tuple, cst.List)):
             return [self._eval(e.value, scope, record) for e in node.elements]
         if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
@@ -476,6 +502,11 @@ class _Evaluator:
             if op == "Add" and isinstance(left, list) and isinstance(right, list):
                 return left + right
             raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
+        if op in ("LeftShift", "RightShift"):
+            # `1 << 22` in a size: integers only.
+            if not isinstance(left, int) or not isinstance(right, int) or isinstance(left, bool) or right < 0:
+                raise _Unknown(f"line {self._line(node)}: {op} of non-integers")
+            return left << right if op == "LeftShift" else left >> right
         try:
             return {
                 "Add": lambda: left + right,
@@ -516,6 +547,11 @@ class _Evaluator:
 
     def _subscript(self, node: cst.Subscript, scope: dict, record: bool):
         base = self._eval(node.value, scope, record)
+        if isinstance(base, dict) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = self._eval(node.slice[0].slice.value, scope, record)
+            if key in base:
+                return base[key]
+            raise _Unknown(f"line {self._line(node)}: `{key}` is not a static launch argument")
         if isinstance(base, (list, tuple)) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             index = self._eval(node.slice[0].slice.value, scope, record)
             if isinstance(index, int):
@@ -588,6 +624,15 @@ class _Evaluator:
             return builtin(*values)
         if isinstance(func, cst.Name) and func.value == "super":
             return _Module("super", {})
+        if isinstance(func, cst.Name) and func.value in self.functions and func.value not in scope:
+            return self._inline(self.functions[func.value], node, scope, record, skip_self=False)
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and func.attr.value in self.methods
+        ):
+            return self._inline(self.methods[func.attr.value], node, scope, record, skip_self=True)
         if isinstance(func, cst.Subscript):
             return self._triton_launch(node, scope, record)
         name = qualname.rsplit(".", 1)[-1] if qualname else (func.attr.value if isinstance(func, cst.Attribute) else "")
@@ -626,6 +671,27 @@ class _Evaluator:
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
+
+    def _inline(self, function: cst.FunctionDef, node: cst.Call, scope: dict, record: bool, skip_self: bool):
+        """A helper's result, its ops recorded on the calling line of forward."""
+        if self._depth >= INLINE_DEPTH:
+            raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
+        if any(a.star for a in node.args):
+            raise _Unknown(f"line {self._line(node)}: a call with *args or **kwargs")
+        values = [self._eval(a.value, scope, record) for a in node.args if a.keyword is None]
+        inner = self._bind_params(function, values, skip_self=skip_self)
+        for a in node.args:
+            if a.keyword is not None:
+                inner[a.keyword.value] = self._eval(a.value, scope, record)
+        outer_line, outer_recording = self._call_line, self._recording
+        self._depth += 1
+        self._call_line = outer_line or self._line(node)
+        try:
+            return self._run_body(function.body.body, inner, record)
+        finally:
+            self._depth -= 1
+            self._call_line = outer_line
+            self._recording = outer_recording
 
     def _torch_function(self, name, qualname, node, args, kw, keywords, scope, record):
         line = self._line(node)
@@ -1088,6 +1154,8 @@ class _Evaluator:
         if isinstance(grid_node, cst.Index):
             try:
                 grid = self._eval(grid_node.value, scope, record=False)
+                if isinstance(grid, _Lambda):
+                    grid = self._call_lambda(grid, node, scope)
                 dims: list[Any] = list(grid) if isinstance(grid, (list, tuple)) else [grid]
                 if all(isinstance(d, int) for d in dims):
                     programs = 1
@@ -1101,18 +1169,69 @@ class _Evaluator:
             if isinstance(value, Tensor):
                 tensors.append(value)
         nbytes = sum(t.nbytes for t in tensors)
-        self._record(
+        flops, elem = 0, 4
+        kernel = self.model.kernels.get(self.model.code(func.value).strip())
+        kernel_lines = (0, 0)
+        if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
+            kernel = None  # imported from another module: its body is that module's model's to read
+        if kernel is not None and kernel.function.node is not None:
+            # Where the kernel is written: a finding inside it names its launches.
+            span = self.model.span(kernel.function.node)
+            kernel_lines = (span.line, span.end_line)
+        if kernel is not None and isinstance(self.model, KernelTileFacts) and multiply_add_products(self.model, kernel):
+            # A GEMM or convolution written as multiply-adds without tl.dot
+            # (KL020) runs on the CUDA cores: its flops, when the launch's
+            # tensors say which product it computes, time it.
+            flops, elem = _product_work(tensors)
+        index = self._record(
             record,
             Op(
                 "triton",
                 line,
                 bytes=nbytes,
+                flops=flops,
+                path="fma" if flops else "",
+                elem_bytes=elem,
                 programs=programs,
+                site_line=line,
+                kernel_lines=kernel_lines,
                 inputs=tuple(t.origin for t in tensors),
                 note=self.model.code(func.value),
             ),
         )
+        if index >= 0:
+            # A tensor allocated for the launch (torch.empty...) holds what the
+            # kernel wrote: what reads it afterwards reads the kernel's output.
+            for arg in node.args:
+                value = arg.value
+                if isinstance(value, cst.Name) and isinstance(scope.get(value.value), Tensor):
+                    tensor = scope[value.value]
+                    producer = self.ops[tensor.origin] if 0 <= tensor.origin < len(self.ops) else None
+                    if producer is not None and producer.kind == "alloc":
+                        scope[value.value] = replace(tensor, origin=index)
         return None
+
+    def _call_lambda(self, grid: _Lambda, node: cst.Call, scope: dict):
+        """A grid lambda's value: its one parameter is the launch's keyword arguments (`meta["BLOCK"]`)."""
+        meta = {}
+        for arg in node.args:
+            if arg.keyword is not None:
+                value = self._eval_or_none(arg.value, scope, record=False)
+                if value is not None:
+                    meta[arg.keyword.value] = value
+        params = grid.node.params.params
+        inner = dict(grid.scope)
+        if params:
+            inner[params[0].name.value] = meta
+        return self._eval(grid.node.body, inner, record=False)
+
+
+@dataclass(frozen=True, eq=False)
+class _Lambda:
+    """A lambda (a launch grid): evaluated when a launch calls it, in the scope it was written in."""
+
+    node: cst.Lambda
+    scope: dict
 
 
 @dataclass(frozen=True, eq=False)
@@ -1121,6 +1240,34 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
+    """(flops, operand bytes per element) of the product a launch's tensors
+    describe: an output [.., M, N] beside operands [.., M, K] and [K, N] (or
+    a weight [N, K]), or a convolution's output [B, OC, ..] beside an input
+    [B, C, ..] and a weight [OC, C, kernel..]; (0, 4) when they describe none."""
+    for out in tensors:
+        for a in tensors:
+            if a is out or len(a.shape) < 2 or len(out.shape) != len(a.shape):
+                continue
+            for w in tensors:
+                if w is out or w is a:
+                    continue
+                size = DTYPE_BYTES.get(a.dtype, 4)
+                if len(a.shape) >= 3 and len(w.shape) == len(a.shape):
+                    if w.shape[1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
+                        return 2 * out.numel * w.shape[1] * math.prod(w.shape[2:]), size
+                if len(w.shape) == 2 and out.shape[:-1] == a.shape[:-1]:
+                    k = a.shape[-1]
+                    if (w.shape[0] == k and w.shape[1] == out.shape[-1]) or (
+                        w.shape[1] == k and w.shape[0] == out.shape[-1]
+                    ):
+                        return 2 * out.numel * k, size
+                if len(w.shape) == len(a.shape) == 3 and w.shape[0] == a.shape[0] and w.shape[1] == a.shape[2]:
+                    if out.shape == (a.shape[0], a.shape[1], w.shape[2]):
+                        return 2 * out.numel * a.shape[2], size
+    return 0, 4
 
 
 def _spec(values: list, kw, names: tuple[str, ...]) -> dict[str, Any]:

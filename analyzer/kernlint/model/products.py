@@ -1,0 +1,258 @@
+"""Multiply-add products in kernels without `tl.dot`: a loop that
+accumulates the product of two operands loaded from different pointers,
+each at an address that follows an output index the other does not (A's
+rows and B's columns; a convolution's positions and channels), the shape of
+a GEMM or a convolution written on the CUDA cores (KL020), whose launches
+the cost model times by their flops (shapes.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+from kernlint.model.facts import Kernel
+from kernlint.model.kernel_loops import KernelLoop, LoopLoad
+from kernlint.model.kernel_tiles import KernelTileFacts
+from kernlint.model.syntax import names_in, walk
+
+
+@dataclass(frozen=True, eq=False)
+class Product:
+    """A multiply-add of two loaded operands accumulated in a loop: `statement`
+    is the accumulation, `form` how it builds the sum (a broadcast product, a
+    dot product per output, scalar multiply-adds)."""
+
+    statement: cst.CSTNode  # the accumulation
+    accumulator: str
+    loads: tuple[LoopLoad, LoopLoad]
+    form: str
+
+
+def multiply_add_products(model: KernelTileFacts, kernel: Kernel) -> tuple[Product, ...]:
+    """The GEMM- or convolution-shaped multiply-adds of a kernel without
+    tl.dot (KL020, and the flops the cost model gives its launches)."""
+    if model.kernel_uses(kernel, "dot"):
+        return ()
+    return tuple(_products(model, kernel))
+
+
+def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
+    loops = model.kernel_loops(kernel)
+    pid_roots: frozenset[str] | None = None  # built for the first candidate only: most kernels have none
+    for loop in loops:
+        if _unrolled_only(model, loop, loops):
+            # Every loop around the sum is tl.static_range over a constexpr:
+            # a K of a few compile-time steps (mixing a handful of streams),
+            # below the 16 a tensor-core tile needs.
+            continue
+        loads = _loads_in(loop, loops)
+        for statement, accumulator, added in _accumulations(loop):
+            for product in _multiplications(model, kernel, added):
+                found = _product_loads(model, kernel, product, loads)
+                if found is None:
+                    continue
+                left, right = found
+                if left.pointers == right.pointers:
+                    continue
+                form = _form(model, added, product, left, right)
+                if pid_roots is None:
+                    pid_roots = _program_id_names(model, kernel)
+                if not _distinct_output_indices(model, kernel, left, right, pid_roots):
+                    continue
+                yield Product(statement, accumulator, (left, right), form)
+
+
+def _unrolled_only(model: KernelTileFacts, loop: KernelLoop, loops: tuple[KernelLoop, ...]) -> bool:
+    current: KernelLoop | None = loop
+    while current is not None:
+        iterator = current.node.iter
+        if not (isinstance(iterator, cst.Call) and model.is_tl(iterator.func, "static_range")):
+            return False
+        current = loops[current.parent] if current.parent is not None else None
+    return True
+
+
+def _loads_in(loop: KernelLoop, loops: tuple[KernelLoop, ...]) -> list[LoopLoad]:
+    nested = [loop]
+    for other in loops:
+        if other.parent is not None and any(other.parent == n.index for n in nested):
+            nested.append(other)
+    return [load for n in nested for load in n.loads]
+
+
+def _accumulations(loop: KernelLoop) -> Iterator[tuple[cst.CSTNode, str, cst.BaseExpression]]:
+    """`acc += E` and `acc = acc + E` directly in the loop's body (nested loops have their own)."""
+    for statement in loop.node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.AugAssign)
+                and isinstance(small.operator, cst.AddAssign)
+                and isinstance(small.target, cst.Name)
+            ):
+                yield small, small.target.value, small.value
+            elif (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.BinaryOperation)
+                and isinstance(small.value.operator, cst.Add)
+            ):
+                name = small.targets[0].target.value
+                value = small.value
+                for own, other in ((value.left, value.right), (value.right, value.left)):
+                    if isinstance(own, cst.Name) and own.value == name:
+                        yield small, name, other
+
+
+def _multiplications(model: KernelTileFacts, kernel: Kernel, added: cst.BaseExpression) -> list[cst.BinaryOperation]:
+    """The products in what is added (through a name bound in the kernel, one level)."""
+    nodes = [added]
+    if isinstance(added, cst.Name):
+        nodes = model.kernel_values(kernel, frozenset({added.value}))
+    return [
+        n
+        for node in nodes
+        for n in walk(node)
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply)
+    ]
+
+
+def _operand_load(
+    model: KernelTileFacts, kernel: Kernel, operand: cst.BaseExpression, loads: list[LoopLoad]
+) -> LoopLoad | None:
+    inline = [load for load in loads if any(child is load.call for child in walk(operand))]
+    if inline:
+        return inline[0]
+    reached = model.depends_on(kernel, operand, through_loads=False)
+    named = [load for load in loads if load.target is not None and load.target in reached]
+    return named[0] if len(named) == 1 else None
+
+
+def _product_loads(
+    model: KernelTileFacts, kernel: Kernel, product: cst.BinaryOperation, loads: list[LoopLoad]
+) -> tuple[LoopLoad, LoopLoad] | None:
+    left = _operand_load(model, kernel, product.left, loads)
+    right = _operand_load(model, kernel, product.right, loads)
+    if left is None or right is None or left is right:
+        return None
+    return left, right
+
+
+def _broadcast(node: cst.BaseExpression) -> bool:
+    return any(
+        isinstance(n, cst.Index) and isinstance(n.value, cst.Name) and n.value.value == "None" for n in walk(node)
+    )
+
+
+def _form(
+    model: KernelTileFacts, added: cst.BaseExpression, product: cst.BinaryOperation, left: LoopLoad, right: LoopLoad
+) -> str:
+    """How the product builds a GEMM's or convolution's sum."""
+    if _broadcast(product.left) or _broadcast(product.right):
+        return "a broadcast product"
+    summed = any(
+        isinstance(n, cst.Call) and model.is_tl(n.func, "sum") and any(child is product for child in walk(n))
+        for n in walk(added)
+    )
+    if summed:
+        return "a dot product per output"
+    if not left.tile or not right.tile:
+        return "scalar multiply-adds"
+    # Two tiles multiplied elementwise and summed later (`acc += a * b`, then
+    # tl.sum(acc)): a dot product when the operands follow different output
+    # indices, which the caller checks; an elementwise product at the same
+    # positions (a norm's dW) does not pass that check.
+    return "a dot product per output (summed after the loop)"
+
+
+def _program_id_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
+    """Names the kernel assigns from an expression that calls `tl.program_id`."""
+    roots = set()
+    for name in _assigned_names(kernel):
+        for value in model.kernel_values(kernel, frozenset({name})):
+            if any(isinstance(n, cst.Call) and model.is_tl(n.func, "program_id") for n in walk(value)):
+                roots.add(name)
+    return frozenset(roots)
+
+
+def _assigned_names(kernel: Kernel) -> set[str]:
+    names = set()
+    for node in walk(kernel.function.node.body) if kernel.function.node is not None else ():
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            names.add(node.target.value)
+        elif isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Tuple):
+            names.update(e.value.value for e in node.target.elements if isinstance(e.value, cst.Name))
+    return names
+
+
+def _output_indices(
+    model: KernelTileFacts, kernel: Kernel, load: LoopLoad, pid_roots: frozenset[str]
+) -> frozenset[str]:
+    """The program-id values (and names built from them) the load's address depends on."""
+    address = load.call.args[0].value
+    found = set()
+    pointers = _pointer_names(model, kernel)
+    for name in model.depends_on(kernel, address, through_loads=False):
+        if name in pointers or kernel.param(name) is not None:
+            # A pointer (`x_ptr += row * stride`, `a_ptrs`) is where the operand lives, and a parameter
+            # is a size or a base: neither is an index of the output.
+            continue
+        if name in pid_roots or model.depends_on(kernel, cst.Name(name), through_loads=False) & pid_roots:
+            found.add(name)
+    if any(isinstance(n, cst.Call) and model.is_tl(n.func, "program_id") for n in walk(address)):
+        found.update(
+            model.code(n) for n in walk(address) if isinstance(n, cst.Call) and model.is_tl(n.func, "program_id")
+        )
+    return frozenset(found)
+
+
+def _pointer_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
+    """Names used as the base of a load's or store's address (the first name
+    of `ptrs + offs`), and, through their assignments, the bases they are built on."""
+    bases: set[str] = set()
+    pending: list[str] = []
+    for call in kernel.function.calls:
+        if (model.is_tl(call.func, "load") or model.is_tl(call.func, "store")) and call.args:
+            first = next(iter(names_in(call.args[0].value)), None)
+            if first is not None:
+                pending.append(first.value)
+    while pending:
+        name = pending.pop()
+        if name in bases:
+            continue
+        bases.add(name)
+        for value in model.kernel_values(kernel, frozenset({name})):
+            first = next(iter(names_in(value)), None)
+            if first is not None:
+                pending.append(first.value)
+    return frozenset(bases)
+
+
+def _distinct_output_indices(
+    model: KernelTileFacts, kernel: Kernel, left: LoopLoad, right: LoopLoad, pid_roots: frozenset[str]
+) -> bool:
+    """Each operand follows an output index the other does not: rows vs columns, positions vs channels."""
+    a = _output_indices(model, kernel, left, pid_roots)
+    b = _output_indices(model, kernel, right, pid_roots)
+    if _tiles(model, kernel, a) & _tiles(model, kernel, b):
+        # Both operands follow the same output tile vector (a gather around
+        # each query, a neighborhood): a banded product, not a GEMM's rows x columns.
+        return False
+    return bool(a - b) and bool(b - a)
+
+
+def _tiles(model: KernelTileFacts, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:
+    """The names among `names` bound to a vector of indices (`pid * BLOCK + tl.arange(...)`)."""
+    return frozenset(
+        name
+        for name in names
+        if any(
+            isinstance(n, cst.Call) and model.is_tl(n.func, "arange")
+            for value in model.kernel_values(kernel, frozenset({name}))
+            for n in walk(value)
+        )
+    )

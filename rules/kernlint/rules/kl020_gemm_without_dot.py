@@ -1,0 +1,351 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, Kernel
+from kernlint.model.products import Product, multiply_add_products
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+class GemmWithoutDot(Rule):
+    """
+    ## What it does
+    Finds a `@triton.jit` kernel without any `tl.dot` whose loop accumulates
+    products of two loaded operands, the shape of a GEMM or a convolution
+    written as multiply-adds: an outer product per K step
+    (`acc += a[:, None] * b[None, :]`), a broadcast product reduced with
+    `tl.sum` (`acc += tl.sum(w * x[None, :], axis=1)`), a dot product per
+    output element (`acc += tl.sum(a * b)`, or `acc += a * b` summed after
+    the loop), or scalar weights times
+    vectors in a direct convolution's channel and window loops
+    (`acc += x_vals * tl.load(w_ptr + ...)`).
+
+    It reports only products whose two operands are loaded in the loop from
+    different pointers, each at an address that depends on a program-id
+    value the other does not (A on the output's rows, B on its columns; the
+    input on the output's positions, the weight on its channel), so that
+    the product is shared work a tile multiply reuses. It stays silent on
+    elementwise products of two tiles at the same positions (a norm's
+    backward `dw += dy * x`, a loss's `tl.sum(p * q)` over one row), on a
+    matrix-vector product whose vector does not depend on the program
+    (memory-bound: tensor cores do not help), and on kernels that already
+    call `tl.dot`.
+
+    ## Why is this bad?
+    Multiply-adds written as `*` and `+` run on the CUDA cores as FMA
+    instructions; only `tl.dot` reaches the tensor cores, which on an H100
+    do about 15x the fp32 FMA rate in fp16 and 7x in TF32. A per-step outer
+    product also reloads both operands from cache every K step instead of
+    staging tiles in shared memory. A GEMM or convolution written this way
+    runs one to two orders of magnitude below cuBLAS/cuDNN.
+
+    ## Example
+    ```python
+    for k in range(0, K):
+        a = tl.load(a_ptr + offs_m * stride_am + k * stride_ak, mask=mask_m)
+        b = tl.load(b_ptr + k * stride_bk + offs_n * stride_bn, mask=mask_n)
+        acc += a[:, None] * b[None, :]
+    ```
+
+    ## Use instead
+    ```python
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    ```
+
+    ## Fix safety
+    No automatic fix: the loop becomes a tiled K loop over `BLOCK_K`
+    slices (a convolution an implicit GEMM over C x KH x KW), with masks on
+    every edge.
+
+    ## Measured speedup
+    Read from the measurement record of the pair
+    `kernels/kernlint/kernels/kl020_gemm_without_dot/` (`kernlint rule KL020` prints it);
+    "unmeasured" until that pair has been measured on a GPU.
+    """
+
+    code = "KL020"
+    name = "gemm-without-dot"
+    category = Category.ALGORITHM_REPLACEMENT
+    severity = Severity.WARNING
+    summary = "A GEMM or convolution kernel computes its products as multiply-adds without tl.dot: no tensor cores."
+    bottleneck = (
+        "Compute on the CUDA cores: the product's multiply-adds run as FMA instructions (and reload their operands "
+        "every step), while the tensor cores, which tl.dot alone reaches, stay idle."
+    )
+    method = (
+        "Replace the multiply-add loop by tiled tl.dot: BLOCK_M x BLOCK_K and BLOCK_K x BLOCK_N tiles per K step "
+        "(a convolution as an implicit GEMM over C x KH x KW), fp32 accumulation."
+    )
+    priority = 12
+    fix_effect = "tensor_cores"
+
+    VALID = [
+        # A tiled GEMM with tl.dot.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+                offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+                offs_k = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+                    b = tl.load(b_ptr + (k + offs_k)[:, None] * 64 + offs_n[None, :])
+                    acc = tl.dot(a, b, acc)
+                tl.store(c_ptr + offs_m[:, None] * 64 + offs_n[None, :], acc)
+            """
+        ),
+        # A norm's weight gradient: an elementwise product of two tiles at the same columns, summed over rows.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def dw(dy_ptr, x_ptr, dw_ptr, M, N, BLOCK: tl.constexpr):
+                cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for row in range(M):
+                    acc += tl.load(dy_ptr + row * N + cols) * tl.load(x_ptr + row * N + cols)
+                tl.store(dw_ptr + cols, acc)
+            """
+        ),
+        # A loss over one row: both operands at the same row and columns.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def kl(p_ptr, q_ptr, out_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                total = 0.0
+                for start in range(0, N, BLOCK):
+                    offs = start + tl.arange(0, BLOCK)
+                    p = tl.load(p_ptr + row * N + offs)
+                    q = tl.load(q_ptr + row * N + offs)
+                    total += tl.sum(p * tl.log(p / q))
+                tl.store(out_ptr + row, total)
+            """
+        ),
+        # A matrix-vector product: the vector is the same for every program (memory-bound, no tensor-core gain).
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mv(a_ptr, x_ptr, y_ptr, K, BM: tl.constexpr, BK: tl.constexpr):
+                rows = tl.program_id(0) * BM + tl.arange(0, BM)
+                acc = tl.zeros((BM,), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    cols = k + tl.arange(0, BK)
+                    a = tl.load(a_ptr + rows[:, None] * K + cols[None, :])
+                    x = tl.load(x_ptr + cols)
+                    acc += tl.sum(a * x[None, :], axis=1)
+                tl.store(y_ptr + rows, acc)
+            """
+        ),
+        # A scale loaded once before the loop, not a streamed operand.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scaled_sum(x_ptr, s_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                col = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                s = tl.load(s_ptr + tl.program_id(1))
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for r in range(N):
+                    acc += tl.load(x_ptr + r * N + col) * s
+                tl.store(y_ptr + col, acc)
+            """
+        ),
+        # A product of a loaded tile with itself (a sum of squares).
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def sumsq(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for start in range(0, N, BLOCK):
+                    v = tl.load(x_ptr + row * N + start + tl.arange(0, BLOCK))
+                    acc += v * v
+                tl.store(y_ptr + row, tl.sum(acc))
+            """
+        ),
+    ]
+    INVALID = [
+        # An outer product per K step.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr):
+                offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+                offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(K):
+                    a = tl.load(a_ptr + offs_m * K + k)
+                    b = tl.load(b_ptr + k * N + offs_n)
+                    acc += a[:, None] * b[None, :]
+                tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+            """,
+            line=12,
+            column=9,
+        ),
+        # One output element per program: a dot product of a row of A and a column of B.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, N, K, BK: tl.constexpr):
+                pid = tl.program_id(0)
+                row = pid // N
+                col = pid % N
+                acc = 0.0
+                for k in range(0, K, BK):
+                    offs = k + tl.arange(0, BK)
+                    a = tl.load(a_ptr + row * K + offs)
+                    b = tl.load(b_ptr + offs * N + col)
+                    acc += tl.sum(a * b)
+                tl.store(c_ptr + pid, acc)
+            """,
+            line=14,
+            column=9,
+        ),
+        # A linear layer per batch row: a weight tile times the row, reduced with tl.sum.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def linear(x_ptr, w_ptr, y_ptr, N, K, BN: tl.constexpr, BK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.program_id(1) * BN + tl.arange(0, BN)
+                acc = tl.zeros((BN,), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    ks = k + tl.arange(0, BK)
+                    x = tl.load(x_ptr + row * K + ks)
+                    w = tl.load(w_ptr + cols[:, None] * K + ks[None, :])
+                    acc = acc + tl.sum(w * x[None, :], axis=1)
+                tl.store(y_ptr + row * N + cols, acc)
+            """,
+            line=13,
+            column=9,
+        ),
+        # A direct convolution: scalar weights times vectors of output positions.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv(x_ptr, w_ptr, y_ptr, C, H, W, KS: tl.constexpr, BLOCK: tl.constexpr):
+                oc = tl.program_id(1)
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                oh = offs // W
+                ow = offs % W
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for c in range(C):
+                    for kh in range(KS):
+                        for kw in range(KS):
+                            xv = tl.load(x_ptr + c * H * W + (oh + kh) * W + ow + kw)
+                            wv = tl.load(w_ptr + ((oc * C + c) * KS + kh) * KS + kw)
+                            acc += xv * wv
+                tl.store(y_ptr + oc * H * W + offs, acc)
+            """,
+            line=16,
+            column=17,
+        ),
+        # Scalar loads in a K loop, written acc = acc + a * b.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, N, K):
+                i = tl.program_id(0)
+                j = tl.program_id(1)
+                acc = 0.0
+                for k in range(K):
+                    acc = acc + tl.load(a_ptr + i * K + k) * tl.load(b_ptr + k * N + j)
+                tl.store(c_ptr + i * N + j, acc)
+            """,
+            line=10,
+            column=9,
+        ),
+        # A batched GEMM as a broadcast product reduced over K.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def bmm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                m = tl.program_id(0) * BM + tl.arange(0, BM)
+                n = tl.program_id(1) * BN + tl.arange(0, BN)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k0 in range(0, K, BK):
+                    k = k0 + tl.arange(0, BK)
+                    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+                    b = tl.load(b_ptr + k[:, None] * 128 + n[None, :])
+                    acc += tl.sum(a[:, :, None] * b[None, :, :], axis=1)
+                tl.store(c_ptr + m[:, None] * 128 + n[None, :], acc)
+            """,
+            line=13,
+            column=9,
+        ),
+        # A vector of partial products per output element, summed after the loop.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(A, B, C, N, K, BK: tl.constexpr):
+                pid = tl.program_id(0)
+                row = pid // N
+                col = pid % N
+                acc = tl.zeros((BK,), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    ks = k + tl.arange(0, BK)
+                    acc += tl.load(A + row * K + ks) * tl.load(B + ks * N + col)
+                tl.store(C + pid, tl.sum(acc, axis=0))
+            """,
+            line=12,
+            column=9,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        for kernel in model.kernel_list:
+            products = multiply_add_products(model, kernel)
+            if products:
+                # One finding per kernel: its fix rewrites the whole loop nest.
+                yield _report(model, kernel, products[0])
+
+
+def _report(model: FileModel, kernel: Kernel, found: Product) -> Report:
+    left, right = found.loads
+    operands = f"`{left.pointers[0]}` and `{right.pointers[0]}`"
+    message = (
+        f"`{kernel.name}` has no tl.dot: its loop accumulates {found.form} of loads from {operands} into "
+        f"`{found.accumulator}` as multiply-adds, so this GEMM/convolution runs as FMA instructions on the CUDA "
+        f"cores and never uses the tensor cores"
+    )
+    plan = (
+        f"Rewrite `{kernel.name}` as a tiled tl.dot GEMM: give each program a BLOCK_M x BLOCK_N output tile, load "
+        f"a BLOCK_M x BLOCK_K tile from `{left.pointers[0]}` and a BLOCK_K x BLOCK_N tile from "
+        f"`{right.pointers[0]}` per K step (a convolution: K runs over C x KH x KW, an implicit GEMM whose "
+        f"addresses come from the output position and the window offset), `{found.accumulator} = "
+        f"tl.dot(a, b, {found.accumulator})` in fp32, masks on M, N and K, and @triton.autotune over the tiles."
+    )
+    return Report(node=found.statement, message=message, plan=plan)

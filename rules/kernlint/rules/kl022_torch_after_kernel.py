@@ -1,0 +1,378 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, FunctionInfo, Launch
+from kernlint.model.epilogues import Epilogue
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+class TorchAfterKernel(Rule):
+    """
+    ## What it does
+    Finds the output of a Triton kernel without `tl.dot` (elementwise, a
+    normalization, a reduction per row) that goes through separate torch
+    ops before it is returned or passed to the next kernel: an activation,
+    a scale or bias (`F.gelu(y)`, `y * s`, `torch.sigmoid(y) + y`), a group
+    or batch norm. It follows the tensor the launch writes (an argument
+    allocated with `torch.empty*` just before it) in the launching
+    function, and the value of a helper (a function of the file, or a
+    method of the model called as `self.m(...)`) that launches the kernel
+    and returns that tensor or a view of it, where the model's forward (or
+    an autograd Function's forward/backward) calls it. Its estimate drops
+    the elementwise ops' passes and, for a norm, charges the kernel one more
+    read for the statistics.
+
+    It stays silent on views and dtype casts alone, on reductions that
+    shrink the tensor (`.sum(dim)`), on kernels with `tl.dot` (KL004 reports
+    a GEMM's epilogue), and on plain launcher functions a library exposes,
+    which no model of the file calls.
+
+    ## Why is this bad?
+    The kernel writes its whole output to DRAM and each torch op reads it
+    back and writes a new tensor: every op is a full pass over the tensor
+    and a launch of its own, for work the kernel could do in registers
+    before its single store. For a memory-bound kernel each extra op costs
+    about as much as the kernel itself.
+
+    ## Example
+    ```python
+    _layernorm[grid](x, w, b, y, M, N, eps, ROWS=rows, BLOCK_N=block_n)
+    y = torch.nn.functional.gelu(y)
+    y = y * self.scaling_factor
+    ```
+
+    ## Use instead
+    ```python
+    # in the kernel, before tl.store:
+    y = 0.5 * y * (1.0 + tl.math.erf(y * 0.7071067811865476))
+    tl.store(y_ptr + offs, (y * scale).to(tl.float16), mask=mask)
+    ```
+
+    ## Fix safety
+    No automatic fix: the ops move into the kernel's epilogue (a norm's
+    statistics need the whole row or group in the program that applies it).
+
+    ## Measured speedup
+    Read from the measurement record of the pair
+    `kernels/kernlint/kernels/kl022_torch_after_kernel/` (`kernlint rule KL022` prints it);
+    "unmeasured" until that pair has been measured on a GPU.
+    """
+
+    code = "KL022"
+    name = "torch-after-kernel"
+    category = Category.OPERATOR_FUSION
+    severity = Severity.WARNING
+    summary = "A Triton kernel's output is read back by separate torch elementwise or norm ops."
+    bottleneck = (
+        "Memory traffic between kernels: the Triton kernel writes its output to DRAM and each following torch op "
+        "reads it back and writes a new tensor, a full pass and a launch per op."
+    )
+    method = "Apply the torch ops inside the Triton kernel, to its values in registers before the single store."
+    priority = 16
+    fix_effect = "fuse_into_kernel"
+
+    VALID = [
+        # The activation is inside the kernel; the output is returned as is.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    relu[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y.view(x.shape[0], -1)
+            """
+        ),
+        # A cast of the output and nothing else.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x, dtype=torch.float32)
+                    relu[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y.to(torch.float16)
+            """
+        ),
+        # A reduction of partial results that shrinks the tensor (a two-stage sum).
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def partial(x_ptr, p_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(p_ptr + tl.program_id(0), tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    p = torch.empty(triton.cdiv(x.numel(), 1024), device=x.device)
+                    partial[(p.numel(),)](x, p, x.numel(), BLOCK=1024)
+                    return p.sum()
+            """
+        ),
+        # A plain launcher of a library: no model calls it.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(out_ptr + offs, tl.load(x_ptr + offs) + tl.load(y_ptr + offs))
+            def add(x, y, alpha):
+                out = torch.empty_like(x)
+                add_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)
+                return out * alpha
+            """
+        ),
+        # A GEMM kernel's epilogue is KL004's.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+                r = tl.arange(0, BLOCK)
+                a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+                b = tl.load(b_ptr + r[:, None] * BLOCK + r[None, :])
+                tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], tl.dot(a, b))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    c = torch.empty_like(a)
+                    mm[(1,)](a, b, c, BLOCK=64)
+                    return torch.relu(c)
+            """
+        ),
+        # The torch op acts on the kernel's input, before the launch.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    x = torch.sigmoid(x)
+                    y = torch.empty_like(x)
+                    copy[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y
+            """
+        ),
+    ]
+    INVALID = [
+        # The pair's shape: a LayerNorm kernel, then GELU and a scale in torch.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def ln(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * N + cols, mask=cols < N, other=0.0)
+                m = tl.sum(x, axis=0) / N
+                tl.store(y_ptr + tl.program_id(0) * N + cols, x - m, mask=cols < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    ln[(x.shape[0],)](x, y, x.shape[1], BLOCK=1024)
+                    y = torch.nn.functional.gelu(y)
+                    return y * 2.0
+            """,
+            line=13,
+            column=9,
+        ),
+        # Through a helper that launches the kernel and returns its output.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+            def triton_scale(x):
+                y = torch.empty_like(x)
+                scale[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                return y
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    x = triton_scale(x)
+                    return torch.sigmoid(x)
+            """,
+            line=14,
+            column=13,
+        ),
+        # A GroupNorm module between two kernels.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, v * tl.sigmoid(v), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gn = torch.nn.GroupNorm(8, 64)
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    act[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    y = self.gn(y)
+                    z = torch.empty_like(y)
+                    act[(triton.cdiv(y.numel(), 1024),)](y, z, y.numel(), BLOCK=1024)
+                    return z
+            """,
+            line=15,
+            column=9,
+        ),
+        # An activation module and a bias after the kernel, in an autograd Function's forward.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def sq(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, v * v, mask=offs < n)
+            class Sq(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x, b):
+                    y = torch.zeros_like(x)
+                    sq[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return torch.relu(y + b)
+            """,
+            line=13,
+            column=9,
+        ),
+        # In-place arithmetic on the output.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + tl.load(y_ptr + offs, mask=offs < n), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, y):
+                    out = torch.empty_like(x)
+                    add[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)
+                    out *= 0.5
+                    return out
+            """,
+            line=11,
+            column=9,
+        ),
+        # A BatchNorm called on a helper's output, then a tanh.
+        Invalid(
+            """
+            import torch, triton
+            import torch.nn as nn
+            import triton.language as tl
+            @triton.jit
+            def shift(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) - 1.0, mask=offs < n)
+            def run_shift(x):
+                out = torch.empty_like(x)
+                shift[(triton.cdiv(x.numel(), 4096),)](x, out, x.numel(), BLOCK=4096)
+                return out
+            class ModelNew(nn.Module):
+                def __init__(self, c):
+                    super().__init__()
+                    self.bn = nn.BatchNorm2d(c)
+                def forward(self, x):
+                    return torch.tanh(self.bn(run_shift(x)))
+            """,
+            line=18,
+            column=35,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        functions = model.model_functions
+        wrappers = model.kernel_wrappers()
+        for function in model.functions:
+            if function not in functions or model.kernel_of(function) is not None:
+                continue
+            # The last launch that writes a tensor: an earlier one's output is overwritten before it is read.
+            writers: dict[str, Launch] = {}
+            for launch in sorted(
+                (x for x in model.launches if x.caller is function), key=lambda x: model.offsets(x.node)
+            ):
+                output = model.launch_output(launch)
+                if output is not None:
+                    writers[output] = launch
+            for output, launch in writers.items():
+                if model.kernel_uses(launch.kernel, "dot"):
+                    continue
+                epilogue = model.epilogue(launch.node, function, name=output)
+                yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
+            for call in function.calls:
+                if model.in_main_guard(call):
+                    continue
+                helper: str | None
+                if isinstance(call.func, cst.Name) and call.func.value in wrappers:
+                    helper = call.func.value
+                else:
+                    helper = model.kernel_wrapper_method(call, function)
+                if helper is not None:
+                    epilogue = model.epilogue(call, function)
+                    spelled = f"`{helper}` (launches a Triton kernel)"
+                    yield from _report(model, function, call, spelled, None, epilogue)
+
+
+def _report(
+    model: FileModel,
+    function: FunctionInfo,
+    node: cst.CSTNode,
+    spelled: str,
+    output: str | None,
+    epilogue: Epilogue,
+) -> Iterator[Report]:
+    if not epilogue.full_size_ops:
+        return
+    # The ops over the whole tensor: those before a reduction shrinks it.
+    full = []
+    for op, kind in zip(epilogue.ops, epilogue.kinds):
+        if kind == "reduction":
+            break
+        full.append(op)
+    ops = ", ".join(f"`{op}`" for op in full)
+    count = len(full)
+    what = "output" if output is None else f"output `{output}`"
+    message = (
+        f"The {what} of {spelled} in `{function.qualname}` is written to memory and read back by {count} separate "
+        f"torch op{'s' if count > 1 else ''} ({ops}), each a full pass over the tensor and a launch of its own"
+    )
+    norms = "norm" in epilogue.kinds[:count]
+    plan = (
+        f"Apply {ops} inside the kernel of {spelled}, to its values in registers before its single `tl.store` "
+        "(per-channel or per-column vectors loaded once per program), and delete the torch ops"
+        + (
+            "; a group or batch norm needs its statistics first: compute them in the kernel when a program holds "
+            "the whole group, else in a small reduction kernel before it"
+            if norms
+            else ""
+        )
+        + "."
+    )
+    yield Report(node=node, message=message, plan=plan)
