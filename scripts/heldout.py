@@ -63,16 +63,16 @@ def rows() -> list[dict]:
     with open(os.path.join(CORPUS, "labels.toml"), "rb") as handle:
         labels = tomllib.load(handle)
     out = []
-    for name in sorted(labels):
-        label = labels[name]
-        path = os.path.join(CORPUS, name + ".py")
+    for file in sorted(labels):
+        label, name = labels[file], file.removesuffix(".py")
+        path = os.path.join(CORPUS, file)
         out.append(
             {
                 "name": name,
                 "label_worth": label["worth_optimizing"],
                 "label_category": label.get("category"),
                 "measured": measured(name),
-                **verdict(os.path.relpath(path, REPO)),
+                **verdict(path),
             }
         )
     return out
