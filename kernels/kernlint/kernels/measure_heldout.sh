@@ -16,7 +16,7 @@ files=("$@")
 for path in "${files[@]}"; do
   name=$(basename "$path" .py)
   start=$(date +%s)
-  timeout 150 $RUN -m kernlint.kernels.verify_file "$path" --trials 3 --timeout 120 \
+  timeout $(( ${TIMEOUT:-120} + 30 )) $RUN -m kernlint.kernels.verify_file "$path" --trials "${TRIALS:-3}" --timeout "${TIMEOUT:-120}" \
     --record "$OUT/$name.json" >"$OUT/$name.log" 2>&1
   echo "$name rc=$? $(($(date +%s) - start))s $(grep -i '^speedup' "$OUT/$name.log" | tail -1)"
 done
