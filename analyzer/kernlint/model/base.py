@@ -218,10 +218,10 @@ class ModelBase:
         owners = self._text_owners.get(id(statement))
         if owners is None:
             owners = self._text_owners[id(statement)] = self._owners_in(statement)
-        owner = owners.get(id(node), _UNRESOLVED)
-        if owner is _UNRESOLVED:  # a node `children` does not reach (a layout token)
+        if id(node) not in owners:  # a node `children` does not reach (a layout token)
             return self._enclosing_by_span(node, statement)
-        return owner.name if owner is not None else None  # type: ignore[union-attr]
+        owner = owners[id(node)]
+        return owner.name if owner is not None else None
 
     def _owners_in(self, statement: cst.CSTNode) -> dict[int, FunctionInfo | None]:
         """For each node under a top-level statement, the innermost function
