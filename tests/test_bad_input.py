@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES, run_kernlint
 from kernlint.cli import main
+from kernlint.deep import deep_call
 from kernlint.engine import lint_bytes, lint_source
+from kernlint.source import MAX_BRACKET_DEPTH, NESTING_MESSAGES, _bracket_depth, _nesting_check, _surely_shallow
 
 TF32 = b"import triton.language as tl\nacc = tl.dot(a, b, allow_tf32=True)\n"
 TF32_MESSAGE = "`allow_tf32=` in tl.dot is deprecated; use `input_precision=` instead"
@@ -435,3 +438,70 @@ def test_code_python_warns_about_prints_no_warning(tmp_path) -> None:
     proc = run_kernlint("odd.py", cwd=tmp_path, env={"PYTHONWARNINGS": "error"})
     assert proc.stdout.decode() == "All checks passed (1 file).\n"
     assert proc.stderr == b"" and proc.returncode == 0
+
+
+# ---- skipping CPython's nesting check (issue 24) -------------------------
+
+SHALLOW_WORST = (
+    "async def g():\n if a:\n  pass\n"
+    + " elif a:\n  pass\n" * 499
+    + " elif a:\n"
+    + "".join(" " * i + "if x:\n" for i in range(2, 89))
+    + " " * 89
+    + "x = "
+    + "[lambda:" * 100
+    + "a"
+    + "]" * 100
+    + "\n"
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        DEEP_BRACKETS,
+        "x = " + "(" * 101 + "1" + ")" * 101 + "\n",
+        "".join(" " * i + "if x:\n" for i in range(95)) + " " * 95 + "pass\n",
+        "if x:\n\tif y:\n\t\tpass\n",
+        "if a:\n pass\n" + "elif a:\n pass\n" * 501,
+        "x = (a +\n" + " a +\n" * 700 + " a)\n",
+        "x = f'{" + "(" * 101 + "1" + ")" * 101 + "}'\n",
+        "x = ')' + " + "(" * 101 + "1" + ")" * 101 + "\n",
+        "x = 'unterminated\n",
+        "x = )\n",
+    ],
+    ids=[
+        "brackets",
+        "101-brackets",
+        "indent",
+        "tabs",
+        "elifs",
+        "long-line",
+        "f-string",
+        "string-bracket",
+        "quote",
+        "stray",
+    ],
+)
+def test_nesting_near_or_past_the_bounds_goes_to_cpythons_check(source: str) -> None:
+    assert not _surely_shallow(source)
+
+
+def test_cpython_accepts_the_worst_nesting_within_the_bounds() -> None:
+    assert _surely_shallow(SHALLOW_WORST)
+    deep_call(lambda: _nesting_check(SHALLOW_WORST))  # no SyntaxError, RecursionError or MemoryError
+
+
+@pytest.mark.parametrize("path", sorted(Path(FIXTURES).rglob("*.py")), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_a_file_surely_shallow_passes_cpythons_check(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    if _surely_shallow(text):
+        deep_call(lambda: _refuse_too_deep_by_cpython(text))
+
+
+def _refuse_too_deep_by_cpython(text: str) -> None:
+    try:
+        _nesting_check(text)
+    except SyntaxError as error:
+        assert error.msg not in NESTING_MESSAGES
+    assert _bracket_depth(text) <= MAX_BRACKET_DEPTH

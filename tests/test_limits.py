@@ -446,3 +446,13 @@ def test_run_works_inside_a_daemonic_process(tmp_path: Path) -> None:
     process.start()
     assert queue.get(timeout=60) == ["KL014"]
     process.join(timeout=60)
+
+
+def test_one_worker_takes_the_smallest_files_first() -> None:
+    jobs = [limits.Job(f"{size}.py", b"x" * size) for size in (30, 10, 200, 20)]
+    assert limits._dealing_order(jobs, 1) == [1, 3, 0, 2]
+
+
+def test_several_workers_take_a_file_over_a_tenth_of_a_share_first() -> None:
+    jobs = [limits.Job(f"{size}.py", b"x" * size) for size in (30, 10, 200, 20, 1000)]
+    assert limits._dealing_order(jobs, 2) == [4, 2, 1, 3, 0]

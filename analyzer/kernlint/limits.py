@@ -148,23 +148,38 @@ def run_jobs(
     count = max(1, min(len(jobs), workers or os.cpu_count() or 1, MAX_WORKERS))
     _warm_up()
     results: list[Any] = [None] * len(jobs)
-    # Largest files first: a big file dealt out last would leave the other
-    # workers idle while it runs. Results keep the order of `jobs`.
-    pending = deque(sorted(range(len(jobs)), key=lambda index: -len(jobs[index].data)))
+    # Results keep the order of `jobs`, whatever the order they are dealt in.
+    pending = deque(_dealing_order(jobs, count))
+    undealt = set(pending)
+    # A worker's next jobs: the files of this run that its last file's
+    # imports read (FileResult.dependencies). It keeps the trees of the
+    # modules it parsed for an importer (kernlint.project), so their own
+    # turn does not parse them again (issue 24).
+    index_of = {os.path.normpath(job.path): index for index, job in enumerate(jobs)}
+    follow: dict[_Worker, deque[int]] = {}
+
+    def next_job(worker: _Worker) -> int:
+        mine = follow.get(worker, deque())
+        index = mine.popleft() if mine else pending.popleft()
+        while index not in undealt:
+            index = mine.popleft() if mine else pending.popleft()
+        undealt.discard(index)
+        return index
+
     idle: list[_Worker] = []
     busy: dict[_Worker, tuple[int, float]] = {}
     try:
         idle = [w for w in (_start(context, settings) for _ in range(count)) if w is not None]
-        while pending or busy:
+        while undealt or busy:
             if not idle and not busy:
                 # No worker can be started here (a daemonic process, a
                 # process limit): check the rest in this process.
-                for index in pending:
+                for index in [i for i in pending if i in undealt]:
                     results[index] = execute(jobs[index], settings)
                 break
-            while pending and idle:
+            while undealt and idle:
                 worker = idle.pop()
-                index = pending.popleft()
+                index = next_job(worker)
                 if worker.send(jobs[index]):
                     busy[worker] = (index, time.monotonic() + timeout)
                 else:
@@ -180,6 +195,9 @@ def run_jobs(
                 try:
                     results[index] = worker.connection.recv()
                     idle.append(worker)
+                    if isinstance(results[index], FileResult):
+                        read = (index_of.get(os.path.normpath(path)) for path, _ in results[index].dependencies)
+                        follow[worker] = deque(i for i in read if i is not None and i in undealt)
                 except (EOFError, OSError):
                     results[index] = on_unfinished(jobs[index], worker.death())
                     worker.stop()
@@ -194,6 +212,20 @@ def run_jobs(
         for worker in [*idle, *busy]:
             worker.stop()
     return results
+
+
+def _dealing_order(jobs: list[Job], count: int) -> list[int]:
+    """Smallest files first: importers (wrappers around kernels) mostly
+    are, so a module is parsed for them, and its tree kept, before its own
+    turn (liger-kernel, one worker: 428 KB parsed twice largest first, 42
+    KB smallest first). With several workers, a file over a tenth of a
+    worker's share goes first, largest first: dealt out last, it would
+    leave the other workers idle while it runs."""
+    by_size = sorted(range(len(jobs)), key=lambda index: len(jobs[index].data))
+    share = sum(len(job.data) for job in jobs) / count
+    first = [index for index in by_size if count > 1 and len(jobs[index].data) > share / 10]
+    ahead = set(first)
+    return [*reversed(first), *(index for index in by_size if index not in ahead)]
 
 
 def _start(context: Any, settings: Settings) -> _Worker | None:

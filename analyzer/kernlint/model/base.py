@@ -16,7 +16,7 @@ from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
 from kernlint.model.positions import Positions, SourceOrder
-from kernlint.model.syntax import literal_value
+from kernlint.model.syntax import children, literal_value
 from kernlint.names import ImportTable, collect_imports, dotted
 
 if TYPE_CHECKING:
@@ -212,15 +212,51 @@ class ModelBase:
         scope = self.scope_of(node)
         if not scope.is_module_level:
             return scope.name
+        statement = self._positions.statement_of(node)
+        if statement is None:
+            return None
+        owners = self._text_owners.get(id(statement))
+        if owners is None:
+            owners = self._text_owners[id(statement)] = self._owners_in(statement)
+        if id(node) not in owners:  # a node `children` does not reach (a layout token)
+            return self._enclosing_by_span(node, statement)
+        owner = owners[id(node)]
+        return owner.name if owner is not None else None
+
+    def _owners_in(self, statement: cst.CSTNode) -> dict[int, FunctionInfo | None]:
+        """For each node under a top-level statement, the innermost function
+        whose text holds it: its nearest enclosing def, except that a def's
+        text starts at `def`, so its decorators and the lines before it
+        belong to the function around it. One walk of the statement, where
+        comparing spans generated the code of every function in it."""
+        functions = {id(function.node): function for function in self.functions}
+        owners: dict[int, FunctionInfo | None] = {}
+        stack: list[tuple[cst.CSTNode, FunctionInfo | None]] = [(statement, None)]
+        while stack:
+            node, owner = stack.pop()
+            if type(node) is cst.FunctionDef:
+                outside = {id(n) for n in (*node.leading_lines, *node.decorators, *node.lines_after_decorators)}
+                inner = functions.get(id(node), owner)
+                owners[id(node)] = inner
+                stack.extend((kid, owner if id(kid) in outside else inner) for kid in children(node))
+            else:
+                owners[id(node)] = owner
+                stack.extend((kid, owner) for kid in children(node))
+        return owners
+
+    @cached_property
+    def _text_owners(self) -> dict[int, dict[int, FunctionInfo | None]]:
+        return {}
+
+    def _enclosing_by_span(self, node: cst.CSTNode, statement: cst.CSTNode) -> str | None:
         span = self.span(node)
         # Only functions in the node's own top-level statement can hold it:
         # the others' spans would cost their statements' code generation.
         positions = self._positions
-        statement = positions.statement_of(node)
         best: FunctionInfo | None = None
         for function in self.functions:
             assert function.node is not None
-            if statement is not None and positions.top_statement(function.node) is not statement:
+            if positions.top_statement(function.node) is not statement:
                 continue
             outer = self.span(function.node)
             if (outer.line, outer.column) <= (span.line, span.column) and (span.end_line, span.end_column) <= (
