@@ -60,6 +60,12 @@ def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     )
 
 
+def best_finding(findings: tuple[Finding, ...] | list[Finding], target_gpu: str | None = None) -> Finding | None:
+    """The performance finding the verdict is about (the largest estimated gain first), or None."""
+    candidates = [f for f in findings if f.category.is_performance]
+    return min(candidates, key=lambda f: _rank(f, target_gpu)) if candidates else None
+
+
 def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu: str | None = None) -> dict[str, str]:
     candidates = [f for f in findings if f.category.is_performance]
     if not candidates:
@@ -73,7 +79,8 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             f"A test file ({', '.join(sorted({f.code for f in candidates}))} found): its tensors have a test's shapes, "
             "so kernlint claims no speedup for it; the findings point at code to fix where it runs in production.",
         )
-    best = min(candidates, key=lambda f: _rank(f, target_gpu))
+    best = best_finding(candidates, target_gpu)
+    assert best is not None
     gain, own = _gain(best, target_gpu)
     where = f"{best.code} {best.name} at line {best.span.line}"
     if own and gain is not None and gain < WORTH_IT:

@@ -210,6 +210,85 @@ FREE_FUNCTIONS = frozenset(
 )
 
 
+# A GEMM-free chain (KL023) also runs through the ops that end or reshape a
+# tail rather than continue a GEMM's epilogue: normalizations over a row,
+# scans, reversals, gathers and losses, each a kernel and a pass of its own.
+# KL004 keeps its narrower tables: after a GEMM these are not its epilogue.
+CHAIN_NORM_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "softmax",
+            "log_softmax",
+            "nn.functional.softmax",
+            "nn.functional.log_softmax",
+            "nn.functional.normalize",
+            "nn.functional.layer_norm",
+            "nn.functional.rms_norm",
+            "nn.functional.instance_norm",
+            "cumsum",
+            "cumprod",
+            "flip",
+            "gather",
+            "tril",
+            "triu",
+        )
+    }
+)
+CHAIN_REDUCTION_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "norm",
+            "linalg.norm",
+            "linalg.vector_norm",
+            "var",
+            "std",
+            "prod",
+            "nn.functional.mse_loss",
+            "nn.functional.l1_loss",
+            "nn.functional.smooth_l1_loss",
+            "nn.functional.huber_loss",
+            "nn.functional.kl_div",
+            "nn.functional.nll_loss",
+            "nn.functional.cross_entropy",
+            "nn.functional.binary_cross_entropy",
+            "nn.functional.cosine_similarity",
+            "nn.functional.pairwise_distance",
+        )
+    }
+)
+CHAIN_NORM_METHODS = frozenset({"softmax", "log_softmax", "cumsum", "cumprod", "flip", "gather", "tril", "triu"})
+CHAIN_REDUCTION_METHODS = frozenset({"norm", "var", "std", "prod"})
+CHAIN_ELEMENTWISE_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "nn.functional.softsign",
+            "nn.functional.tanhshrink",
+            "nn.functional.dropout",
+            "dropout",
+            "log2",
+            "log10",
+            "sinh",
+            "cosh",
+        )
+    }
+)
+CHAIN_ELEMENTWISE_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Softsign", "torch.nn.Tanhshrink"})
+CHAIN_NORM_MODULES = frozenset(
+    {
+        "torch.nn.Softmax",
+        "torch.nn.LogSoftmax",
+        "torch.nn.LayerNorm",
+        "torch.nn.RMSNorm",
+        "torch.nn.InstanceNorm1d",
+        "torch.nn.InstanceNorm2d",
+        "torch.nn.InstanceNorm3d",
+    }
+)
+
+
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 
 
@@ -242,6 +321,36 @@ class Epilogue:
 
 
 _Op = tuple[str, bool, cst.CSTNode, str]
+
+
+def _merged(chains: list[Epilogue]) -> list[Epilogue]:
+    """Chains that share an op are one chain (`0.5 * x * (1 + tanh(x + x**3))`
+    reads x three times): their ops together, each once, in the order of
+    the first chain that reached them."""
+    groups: list[list[Epilogue]] = []
+    for chain in chains:
+        ids = {id(n) for n in chain.nodes}
+        touching = [g for g in groups if any(ids & {id(n) for n in c.nodes} for c in g)]
+        merged = [chain] + [c for g in touching for c in g]
+        groups = [g for g in groups if g not in touching] + [merged]
+    out = []
+    for group in groups:
+        seen: dict[int, tuple[str, bool, cst.CSTNode, str]] = {}
+        for chain in sorted(group, key=lambda c: -len(c.nodes)):
+            for op, cast, node, kind in zip(chain.ops, chain.casts, chain.nodes, chain.kinds):
+                seen.setdefault(id(node), (op, cast, node, kind))
+        longest = max(group, key=lambda c: len(c.nodes))
+        ops = list(seen.values())
+        out.append(
+            Epilogue(
+                longest.producer,
+                tuple(o[0] for o in ops),
+                tuple(o[1] for o in ops),
+                tuple(o[2] for o in ops),
+                tuple(o[3] for o in ops),
+            )
+        )
+    return out
 
 
 def _epilogue(producer: cst.CSTNode, ops: list[_Op]) -> Epilogue:
@@ -284,6 +393,11 @@ class EpilogueFacts(HostFlowFacts):
         if module in CONV_MODULES:
             return f"`{self.code(call.func)}` (nn.{module.rsplit('.', 1)[-1]})", "conv"
         return None
+
+    def called_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """The qualified class of the nn module `call` calls (`self.gru(x)`
+        where `self.gru = nn.GRU(...)` in `__init__`: "torch.nn.GRU"), or None."""
+        return self._self_module(call, function)
 
     def _self_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """The class of the nn module `call` calls (`self.fc(x)` where
@@ -339,10 +453,14 @@ class EpilogueFacts(HostFlowFacts):
                 names.add(function.name)
         return frozenset(names)
 
-    def epilogue(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue:
+    def epilogue(
+        self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None, chain: bool = False
+    ) -> Epilogue:
         """The elementwise ops that consume `producer`'s value (or, when
         `name` is given, the tensor `name` after `producer`), through views
-        and assignments, until it is returned, stored or passed on."""
+        and assignments, until it is returned, stored or passed on. With
+        `chain` (KL023's GEMM-free chains) also through row normalizations,
+        scans, reversals, gathers and losses (`CHAIN_*`)."""
         index = self._flow(function)
         ops: list[_Op] = []
         tracked: set[str] = set()
@@ -350,7 +468,7 @@ class EpilogueFacts(HostFlowFacts):
             tracked.add(name)
             statement = self._statement_of(producer, index)
         else:
-            top = self._climb(producer, function, index, ops)
+            top = self._climb(producer, function, index, ops, chain)
             statement = index.parents.get(id(top))
             target = _assigned_name(statement, top)
             if target is None:
@@ -364,7 +482,7 @@ class EpilogueFacts(HostFlowFacts):
             continued: set[str] = set()
             for node in _walk_no_scopes(following):
                 if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
-                    top = self._climb(node, function, index, ops)
+                    top = self._climb(node, function, index, ops, chain)
                     parent = index.parents.get(id(top))
                     if (
                         isinstance(parent, cst.AugAssign)
@@ -391,7 +509,9 @@ class EpilogueFacts(HostFlowFacts):
                     tracked.discard(target)
         return _epilogue(producer, ops)
 
-    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list[_Op]) -> cst.CSTNode:
+    def _climb(
+        self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list[_Op], chain: bool = False
+    ) -> cst.CSTNode:
         """Walk up from a value through elementwise ops and views; record the
         ops; return the outermost expression that still is the value."""
         current = node
@@ -402,7 +522,7 @@ class EpilogueFacts(HostFlowFacts):
                 parent = index.parents.get(id(parent))
             if parent is None:
                 return current
-            op = self._consumes(parent, current, function)
+            op = self._consumes(parent, current, function, chain)
             if op is None:
                 return current
             if op[0] and not any(recorded[2] is parent for recorded in ops):
@@ -410,7 +530,9 @@ class EpilogueFacts(HostFlowFacts):
                 ops.append((op[0], op[1], parent, op[2] if len(op) > 2 else "elementwise"))
             current = parent
 
-    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple | None:
+    def _consumes(
+        self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo, chain: bool = False
+    ) -> tuple | None:
         """How `parent` uses `child`'s value: ("op", is_cast) for an
         elementwise op, ("op", False, kind) for a normalization ("norm") or
         a reduction ("reduction"), ("", False) for a free view, None when
@@ -429,6 +551,8 @@ class EpilogueFacts(HostFlowFacts):
                 else ("", False)
                 if parent.attr.value
                 in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
+                or chain
+                and parent.attr.value in CHAIN_NORM_METHODS | CHAIN_REDUCTION_METHODS
                 else None
             )
         if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
@@ -441,6 +565,10 @@ class EpilogueFacts(HostFlowFacts):
                 return f".{method}()", False, "reduction"
             if method in CAST_METHODS:
                 return f".{method}()", True
+            if chain and method in CHAIN_NORM_METHODS:
+                return f".{method}()", False, "norm"
+            if chain and method in CHAIN_REDUCTION_METHODS:
+                return f".{method}()", False, "reduction"
             if method in ("to", "type"):
                 if any(self._is_dtype_literal(a.value) for a in parent.args):
                     return f".{method}({_short(self.code(parent.args[0].value))})", True
@@ -456,6 +584,14 @@ class EpilogueFacts(HostFlowFacts):
                 return self.code(parent.func), False, "reduction"
             if name in FREE_FUNCTIONS:
                 return "", False
+            if chain and (
+                name in CHAIN_ELEMENTWISE_FUNCTIONS or self._self_module(parent, function) in CHAIN_ELEMENTWISE_MODULES
+            ):
+                return self.code(parent.func), False
+            if chain and (name in CHAIN_NORM_FUNCTIONS or self._self_module(parent, function) in CHAIN_NORM_MODULES):
+                return self.code(parent.func), False, "norm"
+            if chain and name in CHAIN_REDUCTION_FUNCTIONS:
+                return self.code(parent.func), False, "reduction"
             return None
         if isinstance(parent, cst.Subscript) and parent.value is child:
             return "", False
@@ -470,6 +606,57 @@ class EpilogueFacts(HostFlowFacts):
             return False
         cls = self.class_of(function)
         return cls is not None and self._module_attributes(cls).get(func.attr.value) in ACTIVATION_MODULES
+
+    def gemm_free_chains(self, function: FunctionInfo) -> list[Epilogue]:
+        """Chains of elementwise/normalization/reduction ops (KL023) that
+        start at one of `function`'s parameters, read before any rebinding
+        (so no GEMM or convolution produced the value: that tail is KL004's),
+        followed through the same names and views as a GEMM's epilogue.
+        Each chain once: a chain contained in a longer one is dropped."""
+        found = self._free_chain_cache.get(id(function))
+        if found is not None:
+            return found
+        chains: list[Epilogue] = []
+        params = set(function.params) - {"self", "cls"}
+        if function.node is not None and params:
+            for node in _walk_no_scopes(function.node.body):
+                if not (isinstance(node, cst.Name) and node.value in params):
+                    continue
+                if self.assigned_value(function, node.value, before=node, strict=True) is not None:
+                    continue  # rebound before this read: not the parameter any more
+                index = self._flow(function)
+                if not self._reads(node, index):
+                    continue
+                chain = self.epilogue(node, function, chain=True)
+                if sum(kind != "cast" for kind in chain.kinds) >= 2:
+                    chains.append(chain)
+        kept = _merged([c for c in chains if not self._mixes_in_other_work(c, function)])
+        kept.sort(key=lambda c: self.line_of(c.nodes[0]))
+        self._free_chain_cache[id(function)] = kept
+        return kept
+
+    @cached_property
+    def _free_chain_cache(self) -> dict[int, list[Epilogue]]:
+        return {}
+
+    def _mixes_in_other_work(self, chain: Epilogue, function: FunctionInfo) -> bool:
+        """An op of the chain takes a GEMM's, a convolution's or an unknown
+        module's or method's result (`x + self.attn(self.ln_1(x))`): the
+        chain is a residual around other work, not a GEMM-free chain."""
+        known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES
+        for op in chain.nodes:
+            for node in _walk_no_scopes(op):
+                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+                    return True
+                if not isinstance(node, cst.Call):
+                    continue
+                if self.gemm_producer(node, function) is not None:
+                    return True
+                func = node.func
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                    if self._self_module(node, function) not in known:
+                        return True
+        return False
 
     def module_attribute_kind(self, cls: ClassInfo, attribute: str) -> str | None:
         """The qualified name of the nn module `self.<attribute>` was built
