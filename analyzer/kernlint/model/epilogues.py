@@ -289,6 +289,10 @@ CHAIN_NORM_MODULES = frozenset(
 )
 
 
+# Methods that move or re-cast a module and return it.
+MODULE_MOVES = frozenset({"half", "float", "double", "bfloat16", "cuda", "to", "train", "eval", "requires_grad_"})
+
+
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 
 
@@ -628,7 +632,11 @@ class EpilogueFacts(HostFlowFacts):
                 if not self._reads(node, index):
                     continue
                 chain = self.epilogue(node, function, chain=True)
-                if sum(kind != "cast" for kind in chain.kinds) >= 2:
+                # Plain arithmetic alone may be on Python numbers: a tensor
+                # chain shows itself by at least one torch call or method.
+                if sum(kind != "cast" for kind in chain.kinds) >= 2 and any(
+                    isinstance(n, cst.Call) for n in chain.nodes
+                ):
                     chains.append(chain)
         kept = _merged([c for c in chains if not self._mixes_in_other_work(c, function)])
         kept.sort(key=lambda c: self.line_of(c.nodes[0]))
@@ -643,19 +651,29 @@ class EpilogueFacts(HostFlowFacts):
         """An op of the chain takes a GEMM's, a convolution's or an unknown
         module's or method's result (`x + self.attn(self.ln_1(x))`): the
         chain is a residual around other work, not a GEMM-free chain."""
+        return any(self._holds_other_work(op, function) for op in chain.nodes)
+
+    def _holds_other_work(self, expression: cst.CSTNode, function: FunctionInfo, depth: int = 0) -> bool:
+        """`expression` computes, or reads a local name bound to, a GEMM, a
+        convolution or a call of a module or method this table does not know."""
         known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES
-        for op in chain.nodes:
-            for node in _walk_no_scopes(op):
-                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+        for node in _walk_no_scopes(expression):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+                return True
+            if isinstance(node, cst.Name) and depth < 3 and node.value not in function.params:
+                value = self.assigned_value(function, node.value, before=node, strict=True)
+                if value is not None and self._holds_other_work(value, function, depth + 1):
                     return True
-                if not isinstance(node, cst.Call):
-                    continue
-                if self.gemm_producer(node, function) is not None:
+            if not isinstance(node, cst.Call):
+                continue
+            if self.gemm_producer(node, function) is not None:
+                return True
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in self.gemm_wrappers():
+                return True
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                if self._self_module(node, function) not in known:
                     return True
-                func = node.func
-                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-                    if self._self_module(node, function) not in known:
-                        return True
         return False
 
     def module_attribute_kind(self, cls: ClassInfo, attribute: str) -> str | None:
@@ -671,6 +689,14 @@ class EpilogueFacts(HostFlowFacts):
             if init is not None and init.node is not None:
                 for node in _walk_no_scopes(init.node.body):
                     if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                        built = node.value
+                        # `nn.GRU(...).half()`, `.to(device)`: the module is the inner call's.
+                        while (
+                            isinstance(built.func, cst.Attribute)
+                            and built.func.attr.value in MODULE_MOVES
+                            and isinstance(built.func.value, cst.Call)
+                        ):
+                            built = built.func.value
                         for target in node.targets:
                             t = target.target
                             if (
@@ -678,7 +704,7 @@ class EpilogueFacts(HostFlowFacts):
                                 and isinstance(t.value, cst.Name)
                                 and t.value.value == "self"
                             ):
-                                found[t.attr.value] = self.qualname(node.value.func) or ""
+                                found[t.attr.value] = self.qualname(built.func) or ""
             self._module_attr_cache[id(cls)] = found
             for base in cls.bases:
                 # Attributes a local base class built in its own __init__.

@@ -20,8 +20,13 @@ class UnfusedOpChain(Rule):
     `x / x.norm()`, `x * torch.tanh(F.softplus(x))`,
     `x.flip(1).cumsum(1).flip(1)`). Each op is a kernel of its own.
 
-    It stays silent on a single op, on casts alone, on a chain that starts
-    at a GEMM's or a convolution's output (that tail is KL004's), on a
+    It stays silent on a single op, on casts alone, on plain arithmetic
+    with no torch call in it (`top_k * n + block - 1` may be Python
+    numbers), on one-time preparation (`quantize*`, `prepare*`, `load*`),
+    on a chain that starts at a GEMM's or a convolution's output or mixes
+    one in (that tail is KL004's; `x + self.attn(x)` is a residual around
+    other work), outside the torch code of a model (an autograd Function's
+    glue around its own kernels, a function that launches one), on a
     parameter rebound by another op before the chain, on tests, benchmarks
     and reference implementations (`*_ref`, `*naive*`, files under tests/),
     and under `if __name__ == "__main__":`.
@@ -240,11 +245,9 @@ class UnfusedOpChain(Rule):
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
-        hot = model.model_functions
+        hot = model.module_forward_functions
         for function in model.functions:
-            if function not in hot or model.kernel_of(function) is not None or model.is_reference_code(function):
-                continue
-            if function.class_name is not None and _autograd(model, function):
+            if function not in hot or model.is_reference_code(function) or model.is_preparation(function):
                 continue
             for chain in model.gemm_free_chains(function):
                 if model.in_main_guard(chain.nodes[0]):
@@ -269,8 +272,3 @@ class UnfusedOpChain(Rule):
         )
         return Report(node=chain.nodes[0], message=message, plan=plan)
 
-
-def _autograd(model: FileModel, function: FunctionInfo) -> bool:
-    """forward/backward of an autograd Function: the glue of a kernel library around its own kernels."""
-    cls = model.classes.get(function.class_name or "")
-    return cls is not None and cls.is_autograd_function
