@@ -126,7 +126,9 @@ def agreement(rows: list[dict], labels: dict[str, dict]) -> dict:
                         f"{problem}: category label {label.get('category')}, kernlint {row['category']} ({row['rule']})"
                     )
         table[scope] = {
-            "labelled": sum(1 for p in labels if p in by_problem and (scope == "all" or by_problem[p]["level"] == scope)),
+            "labelled": sum(
+                1 for p in labels if p in by_problem and (scope == "all" or by_problem[p]["level"] == scope)
+            ),
             "confident": confident,
             "agree": agree,
             "both_yes": both_yes,
@@ -162,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         worth = Counter(r["worth"] for r in mine)
         categories = Counter(r["category"] for r in mine if r["worth"] == "yes")
         shown = ", ".join(f"{c} {n}" for c, n in sorted(categories.items()))
-        print(f"{level}: {len(mine)} problems, worth optimizing {worth['yes']}, not {worth['no']} ({shown or 'no yes'})")
+        print(
+            f"{level}: {len(mine)} problems, worth optimizing {worth['yes']}, not {worth['no']} ({shown or 'no yes'})"
+        )
     if args.labels:
         result = agreement(rows, load_labels(args.labels))
         for scope, row in result["levels"].items():

@@ -178,21 +178,19 @@ class AttentionFacts(HostValueFacts):
                 masked = call.func.value  # type: ignore[attr-defined]
             else:
                 continue
-            product = self._through_names(function, masked)
-            if product is not None and id(product) in by_id:
-                found.append(StructuredProduct(product, "triangular", call))
+            target = self._through_names(function, masked)
+            if target is not None and id(target) in by_id:
+                found.append(StructuredProduct(target, "triangular", call))
         return found
 
     def _through_names(self, function: FunctionInfo, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """`node`, or the value a local name holds where it is read (one hop per assignment, at most 4)."""
+        current: cst.BaseExpression | None = node
         for _ in range(4):
-            if not isinstance(node, cst.Name) or node.value in function.params:
-                return node
-            value = self.assigned_value(function, node.value, before=node, strict=True)
-            if value is None:
-                return None
-            node = value
-        return node
+            if not isinstance(current, cst.Name) or current.value in function.params:
+                return current
+            current = self.assigned_value(function, current.value, before=current, strict=True)
+        return current
 
     def _as_softmax(self, node: cst.CSTNode, scope: FunctionInfo) -> cst.Call | None:
         if isinstance(node, cst.Call) and self.is_softmax(node, scope) is not None:

@@ -796,8 +796,8 @@ class _Evaluator:
         elif name in POOL_DIMS:
             attrs["spec"] = _spec(values, kw, ("kernel_size", "stride", "padding"))
         elif name in RNN_GATES:
-            names = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional")
-            spec = _spec(values, kw, names)
+            rnn_args = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional")
+            spec = _spec(values, kw, rnn_args)
             defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0, "bidirectional": False}
             spec = {k: defaults[k] if v is None and k in defaults else v for k, v in spec.items()}
             if not isinstance(spec["input_size"], int) or not isinstance(spec["hidden_size"], int):
@@ -915,7 +915,9 @@ class _Evaluator:
                 )
                 outputs.append(self._record(record, recurrence))
             layer_in, width = outputs[-1], hidden * directions
-        shape = (batch, steps, hidden * directions) if spec["batch_first"] else (steps, batch, hidden * directions)
+        shape: tuple[int, ...] = (
+            (batch, steps, hidden * directions) if spec["batch_first"] else (steps, batch, hidden * directions)
+        )
         if len(x.shape) == 2:
             shape = (steps, hidden * directions)
         out = Tensor(shape, x.dtype, origin=layer_in)

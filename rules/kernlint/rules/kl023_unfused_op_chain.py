@@ -271,4 +271,3 @@ class UnfusedOpChain(Rule):
             "once; `torch.compile` on this forward fuses the same chain."
         )
         return Report(node=chain.nodes[0], message=message, plan=plan)
-
