@@ -16,7 +16,7 @@ and each rule's documented `priority` (lower first).
 from __future__ import annotations
 
 from kernlint import claims
-from kernlint.discovery import is_test_file
+from kernlint.discovery import is_other_backend_file, is_test_file
 from kernlint.findings import Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
@@ -78,6 +78,12 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             path,
             f"A test file ({', '.join(sorted({f.code for f in candidates}))} found): its tensors have a test's shapes, "
             "so kernlint claims no speedup for it; the findings point at code to fix where it runs in production.",
+        )
+    if is_other_backend_file(path):
+        return _no(
+            path,
+            f"Code for a non-NVIDIA backend ({', '.join(sorted({f.code for f in candidates}))} found): kernlint's "
+            "speedups are measured on an H100, so it claims none here; the findings point at the pattern to fix.",
         )
     best = best_finding(candidates, target_gpu)
     assert best is not None

@@ -29,12 +29,13 @@ class RecurrentModule(Rule):
     ## Why is this bad?
     A recurrence has T sequential steps; at a small batch each step is a
     [B, H] x [H, gates*H] product and the gate math, a few microseconds of
-    GPU time that cuDNN issues from the host step after step. Measured at
-    KernelBench's GRU shape (T 512, batch 10, hidden 256) on an H100, cuDNN
-    takes about 5 µs a step on the GPU and about 12 µs a step in eager and
-    KernelBench timing, where the host issues each step; a persistent
-    kernel with the time loop inside runs a step in under 4 µs and is
-    launched once per layer.
+    GPU time that cuDNN issues from the host step after step, so in eager
+    and KernelBench timing the host's issue rate, not the GPU, sets the
+    pace. A persistent kernel with the time loop inside is launched once per
+    layer and pays only a grid-wide barrier per step. The cost of one step
+    each way is read from the measured KL005 pair (cuDNN's `nn.GRU` against
+    the persistent kernel at KernelBench's GRU shape), so the estimate for
+    a file follows its own layers, directions and sequence length.
 
     ## Example
     ```python
