@@ -297,3 +297,28 @@ def test_kernelbench_script_counts_agreement(tmp_path: Path) -> None:
     assert (overall["confident"], overall["agree"], overall["both_yes"], overall["same_category"]) == (2, 1, 1, 1)
     assert result["levels"]["level2"]["confident"] == 0
     assert script.main(["--root", str(tmp_path / "missing")]) == 2
+
+
+def test_each_input_is_read_once_by_a_fused_chain_and_starred_sizes_count() -> None:
+    mse = """
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def forward(self, predictions, targets):
+                return torch.mean((predictions - targets) ** 2)
+
+        batch_size = 8192
+        input_shape = (8192,)
+
+        def get_inputs():
+            return [torch.rand(batch_size, *input_shape), torch.rand(batch_size, *input_shape)]
+
+        def get_init_inputs():
+            return []
+    """
+    ep = entry(mse)
+    assert ep.ops[0].in_bytes == (8192 * 8192 * 4, 8192 * 8192 * 4)
+    e = estimate(mse, "KL023")
+    # sub (3 passes), pow (2), mean (1) vs both inputs read once: 3x.
+    assert e["graph"] == pytest.approx(3.0, rel=0.05)

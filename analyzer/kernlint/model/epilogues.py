@@ -660,7 +660,8 @@ class EpilogueFacts(HostFlowFacts):
         for node in _walk_no_scopes(expression):
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
                 return True
-            if isinstance(node, cst.Name) and depth < 3 and node.value not in function.params:
+            if isinstance(node, cst.Name) and depth < 3:
+                # A parameter rebound before this read (`x = self.conv(x)`) holds what it was bound to.
                 value = self.assigned_value(function, node.value, before=node, strict=True)
                 if value is not None and self._holds_other_work(value, function, depth + 1):
                     return True

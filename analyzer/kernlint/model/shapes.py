@@ -110,6 +110,7 @@ LOSSES = {
 }  # fmt: skip
 RNN_GATES = {"GRU": 3, "LSTM": 4, "RNN": 1}
 CASTS = {
+    "bool": "bool",
     "float": "float32",
     "half": "float16",
     "bfloat16": "bfloat16",
@@ -133,7 +134,7 @@ class Tensor:
     shape: tuple[int, ...]
     dtype: str
     contiguous: bool = True
-    origin: int = -1  # index of the op that produced it (-1: an input or a parameter)
+    origin: int = -1  # index of the op that produced it (-1: a parameter or constant; -2, -3, ...: forward's inputs)
     on_host: bool = False  # built in forward without a device: a CPU tensor
 
     @property
@@ -271,6 +272,11 @@ class _Evaluator:
             except _Unknown as why:
                 self.unknown.append(f"__init__: {why}")
         scope = self._bind_params(forward, list(inputs), skip_self=True)
+        # Each input tensor its own origin (-2, -3, ...; -1 is a parameter or
+        # a constant): a fused kernel reads each distinct input once.
+        for position, (name, value) in enumerate(list(scope.items())):
+            if isinstance(value, Tensor) and value.origin == -1:
+                scope[name] = replace(value, origin=-2 - position)
         described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
         try:
             self._run_body(forward.body.body, scope, record=True)
@@ -519,6 +525,8 @@ class _Evaluator:
             return qualname.removeprefix("torch.")
         if qualname and qualname.removeprefix("torch.") in DTYPE_ALIASES:
             return DTYPE_ALIASES[qualname.removeprefix("torch.")]
+        if qualname in ("math.pi", "math.e", "math.tau"):
+            return getattr(math, qualname.removeprefix("math."))
         base = self._eval(node.value, scope, record)
         attr = node.attr.value
         if isinstance(base, Tensor):
@@ -576,12 +584,22 @@ class _Evaluator:
     def _call(self, node: cst.Call, scope: dict, record: bool):  # noqa: C901
         func = node.func
         qualname = self.model.qualname(func) or ""
-        positional = [a for a in node.args if a.keyword is None and not a.star]
+        positional = [a for a in node.args if a.keyword is None and a.star != "**"]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         line = self._line(node)
 
         def args(values=positional):
-            return [self._eval(a.value, scope, record) for a in values]
+            out: list = []
+            for a in values:
+                value = self._eval(a.value, scope, record)
+                if a.star == "*":
+                    # `torch.rand(batch_size, *input_shape)`: the sequence's items are arguments.
+                    if not isinstance(value, (list, tuple)):
+                        raise _Unknown(f"line {line}: a starred argument that is not a static sequence")
+                    out.extend(value)
+                else:
+                    out.append(value)
+            return out
 
         def kw(name, default=None):
             return self._eval(keywords[name], scope, record) if name in keywords else default
