@@ -49,6 +49,7 @@ AWAITING_GPU_MEASUREMENT: dict[str, str] = {
     "KL023": "kl023_unfused_op_chain",
     "KL024": "kl024_recurrent_module",
     "KL025": "kl025_structure_blind_gemm",
+    "KL026": "kl026_collapsible_gemm",
     # KL007's claim stays its first pair's until this one is measured.
     "KL007 masked attention": "kl007_masked_attention",
 }

@@ -322,3 +322,15 @@ def test_each_input_is_read_once_by_a_fused_chain_and_starred_sizes_count() -> N
     e = estimate(mse, "KL023")
     # sub (3 passes), pow (2), mean (1) vs both inputs read once: 3x.
     assert e["graph"] == pytest.approx(3.0, rel=0.05)
+
+
+def test_a_gemm_summed_through_linear_ops_collapses_to_a_gemv() -> None:
+    source = GEMM_TAIL.replace(
+        "x = x * 2.0\n            x = torch.relu(x)", "x = x / 2\n            x = torch.sum(x, dim=1, keepdim=True)"
+    )
+    found = findings(source)
+    assert [f.code for f in found] == ["KL026"]
+    e = found[0].expected_speedup["for_this_file"]
+    # 2 M N K flops and an M x N output vs one read of the weight and a GEMV.
+    assert e["graph"] > 10
+    assert verdict("problem.py", found)["optimisation method"].startswith("Algorithm Replacement")

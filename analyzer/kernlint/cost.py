@@ -588,6 +588,43 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     )
 
 
+def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A GEMM summed over a dimension through linear ops as a GEMV: the weight
+    reduced once (one read of it), the input times that vector; the
+    elementwise ops and the reduction over the product go."""
+    gemms = _on_lines(ops, first, last, {"gemm"})
+    if not gemms:
+        return None
+    out = list(ops)
+    drop: set[int] = set()
+    for i in gemms:
+        gemm = ops[i]
+        chain = sorted(_consumers(ops, {i}, {"elementwise", "reduction"}))
+        reduction = next((j for j in chain if ops[j].kind == "reduction"), None)
+        if reduction is None or len(gemm.in_bytes) < 2:
+            continue
+        between = [j for j in chain if j < reduction]
+        x_bytes, w_bytes = gemm.in_bytes[0], gemm.in_bytes[1]
+        out[reduction] = replace(
+            ops[reduction],
+            kind="gemm",
+            # x [M, K] times the summed weight [K]: 2 M K flops, x and W read once.
+            flops=gemm.flops // max(1, gemm.out_bytes // max(1, ops[reduction].out_bytes)),
+            bytes=x_bytes + w_bytes + ops[reduction].out_bytes,
+            path=gemm.path,
+            inputs=gemm.inputs,
+            note="collapsed GEMV",
+        )
+        drop.update([i, *between])
+    if not drop:
+        return None
+    kept = [i for i in range(len(out)) if i not in drop]
+    renumber = {old: new for new, old in enumerate(kept)}
+    return tuple(
+        replace(out[i], inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in out[i].inputs)) for i in kept
+    )
+
+
 EFFECTS: dict[str, Effect] = {
     "remove_copy": remove_copy,
     "remove_alloc": remove_alloc,
@@ -599,6 +636,7 @@ EFFECTS: dict[str, Effect] = {
     "fuse_chain": fuse_chain,
     "persistent_rnn": persistent_rnn,
     "structured_gemm": structured_gemm,
+    "collapse_gemm": collapse_gemm,
 }
 
 

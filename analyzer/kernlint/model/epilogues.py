@@ -327,6 +327,32 @@ class Epilogue:
 _Op = tuple[str, bool, cst.CSTNode, str]
 
 
+def _self_attribute_root(node: cst.BaseExpression) -> bool:
+    """`self.W`, `self.W.T`, `self.weight.t()`: a module attribute under views."""
+    while True:
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                return True
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("t", "transpose")
+        ):
+            node = node.func.value
+        else:
+            return False
+
+
+def _constant_like(node: cst.BaseExpression) -> bool:
+    """A number, or a module attribute (`self.scale`, `self.bias`): the same for every row of the product."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _constant_like(node.expression)
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
 def _merged(chains: list[Epilogue]) -> list[Epilogue]:
     """Chains that share an op are one chain (`0.5 * x * (1 + tanh(x + x**3))`
     reads x three times): their ops together, each once, in the order of
@@ -397,6 +423,91 @@ class EpilogueFacts(HostFlowFacts):
         if module in CONV_MODULES:
             return f"`{self.code(call.func)}` (nn.{module.rsplit('.', 1)[-1]})", "conv"
         return None
+
+    def collapsible_reduction(self, producer: cst.CSTNode, function: FunctionInfo) -> Epilogue | None:
+        """The epilogue of a GEMM with a weight (an `nn.Linear` module,
+        `F.linear`, a matmul by a `self.` parameter) when it is linear in the
+        product up to a sum or mean over a dimension (`y / 2`, `+ bias`, then
+        `torch.sum(y, dim=1)`): the reduction commutes with the GEMM, so the
+        whole product collapses to a GEMV with the weight summed once (KL026).
+        The ops in between must scale or shift by a literal or a module
+        attribute; a nonlinearity, or another tensor, keeps the product."""
+        if not self._weight_gemm(producer, function):
+            return None
+        tail = self.epilogue(producer, function)
+        for op, kind, node in zip(tail.ops, tail.kinds, tail.nodes):
+            if kind == "reduction":
+                if op.strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
+                    return None
+                if self._passed_on_before(producer, node, tail, function):
+                    return None
+                return Epilogue(
+                    tail.producer,
+                    tail.ops[: tail.nodes.index(node) + 1],
+                    tail.casts[: tail.nodes.index(node) + 1],
+                    tail.nodes[: tail.nodes.index(node) + 1],
+                    tail.kinds[: tail.nodes.index(node) + 1],
+                )
+            if kind == "cast":
+                continue
+            if not self._affine_step(node):
+                return None
+        return None
+
+    def _passed_on_before(
+        self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo
+    ) -> bool:
+        """A name holding the product is handed to another call between the
+        GEMM and the reduction (`cross_entropy_fwd(logits=c_logits)`): that
+        call may overwrite it in place (a kernel writing gradients into the
+        logits), so the reduced value is not known to be the product."""
+        index = self._flow(function)
+        names: set[str] = set()
+        for node in (producer, *tail.nodes):
+            statement = self._statement_of(node, index)
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        if not names or function.node is None:
+            return False
+        first, last = self.line_of(producer), self.line_of(reduction)
+        own = {id(n) for n in (producer, *tail.nodes)}
+        for node in _walk_no_scopes(function.node.body):
+            if not isinstance(node, cst.Call) or id(node) in own or not first <= self.line_of(node) < last:
+                continue
+            if any(isinstance(a.value, cst.Name) and a.value.value in names for a in node.args):
+                return True
+        return False
+
+    def _weight_gemm(self, producer: cst.CSTNode, function: FunctionInfo) -> bool:
+        if isinstance(producer, cst.Call):
+            if self._self_module(producer, function) in LINEAR_MODULES:
+                return True
+            if (self.qualname(producer.func) or "") == "torch.nn.functional.linear":
+                return True
+        operands: tuple[cst.BaseExpression, ...] = ()
+        if isinstance(producer, cst.BinaryOperation) and isinstance(producer.operator, cst.MatrixMultiply):
+            operands = (producer.right,)
+        elif isinstance(producer, cst.Call) and (self.qualname(producer.func) or "") in ("torch.matmul", "torch.mm"):
+            operands = tuple(a.value for a in producer.args[1:2])
+        return any(_self_attribute_root(o) for o in operands)
+
+    def _affine_step(self, node: cst.CSTNode) -> bool:
+        """`y * c`, `c * y`, `y / c`, `y + c`, `y - c` with `c` a literal or a module attribute: linear in y."""
+        if isinstance(node, cst.AugAssign):
+            return isinstance(
+                node.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
+            ) and _constant_like(node.value)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, cst.Minus)
+        if not isinstance(node, cst.BinaryOperation):
+            return False
+        if not isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            return False
+        if isinstance(node.operator, cst.Divide):
+            return _constant_like(node.right)
+        return _constant_like(node.left) or _constant_like(node.right)
 
     def called_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """The qualified class of the nn module `call` calls (`self.gru(x)`
