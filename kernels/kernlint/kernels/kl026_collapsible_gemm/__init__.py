@@ -6,7 +6,8 @@ DESCRIPTION = (
     "fp16): a GEMM and two passes over its [M, N] output vs. the weight summed over its rows once and one GEMV; "
     "the reference is the same torch formula"
 )
-# fp16 in and out; the GEMM rounds its [M, N] output to fp16 before the sum,
-# the GEMV sums in fp32.
-TOLERANCE = {"float16": 2e-3}
+# fp16 in and out; the torch `before` rounds its [M, N] product and the
+# halved product to fp16 before the sum (about 1e-3 of relative error at the
+# interpreter's tiny shapes), the GEMV sums in fp32.
+TOLERANCE = {"float16": 3e-3}
 BEFORE_MAY_ALSO_REPORT = ()
