@@ -745,8 +745,10 @@ class EpilogueFacts(HostFlowFacts):
                 chain = self.epilogue(node, function, chain=True)
                 # Plain arithmetic alone may be on Python numbers: a tensor
                 # chain shows itself by at least one torch call or method.
-                if sum(kind != "cast" for kind in chain.kinds) >= 2 and any(
-                    isinstance(n, cst.Call) for n in chain.nodes
+                if (
+                    sum(kind != "cast" for kind in chain.kinds) >= 2
+                    and any(isinstance(n, cst.Call) for n in chain.nodes)
+                    and not self._read_on_host(chain, index)
                 ):
                     chains.append(chain)
         kept = _merged([c for c in chains if not self._mixes_in_other_work(c, function)])
@@ -757,6 +759,14 @@ class EpilogueFacts(HostFlowFacts):
     @cached_property
     def _free_chain_cache(self) -> dict[int, list[Epilogue]]:
         return {}
+
+    @staticmethod
+    def _read_on_host(chain: Epilogue, index: _Index) -> bool:
+        """The chain ends in `.item()`/`.tolist()`/`.cpu()`/`.numpy()`: a
+        host sync (KL006's finding, whose fix keeps the value on the device
+        and drops the ops that fed it)."""
+        parent = index.parents.get(id(chain.nodes[-1]))
+        return isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist", "cpu", "numpy")
 
     def _mixes_in_other_work(self, chain: Epilogue, function: FunctionInfo) -> bool:
         """An op of the chain takes a GEMM's, a convolution's or an unknown

@@ -27,7 +27,8 @@ class UnfusedOpChain(Rule):
     one in (that tail is KL004's; `x + self.attn(x)` is a residual around
     other work), outside the torch code of a model (an autograd Function's
     glue around its own kernels, a function that launches one), on a
-    parameter rebound by another op before the chain, on tests, benchmarks
+    parameter rebound by another op before the chain, on a chain read back
+    on the host (`x.abs().amax().item()`: KL006's finding), on tests, benchmarks
     and reference implementations (`*_ref`, `*naive*`, files under tests/),
     and under `if __name__ == "__main__":`.
 
@@ -143,6 +144,17 @@ class UnfusedOpChain(Rule):
             if __name__ == "__main__":
                 a = torch.randn(8)
                 print(torch.exp(a).sum())
+            """
+        ),
+        # A chain read back on the host is KL006's host sync.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    if x.abs().amax().item() > 1.0:
+                        x = x.clamp(-1.0, 1.0)
+                    return x
             """
         ),
         # Each op on a different input: no op reads another's result.
