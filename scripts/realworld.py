@@ -1,4 +1,4 @@
-"""Lint two real kernel libraries and compare every finding with a committed review.
+"""Lint three real kernel libraries and compare every finding with a committed review.
 
     python scripts/realworld.py                 # fetch (once), lint, print the table
     python scripts/realworld.py --check         # exit 1 if a finding is not reviewed
@@ -48,6 +48,7 @@ class Corpus:
 CORPORA = (
     Corpus("flag-gems", "5.0.2", "flag_gems"),
     Corpus("liger-kernel", "0.8.5", "liger_kernel"),
+    Corpus("fla-core", "0.6.0", "fla"),
 )
 
 # Categories whose findings are reviewed; the rest are counted only.

@@ -16,7 +16,7 @@ and each rule's documented `priority` (lower first).
 from __future__ import annotations
 
 from kernlint import claims
-from kernlint.discovery import is_test_file
+from kernlint.discovery import is_other_backend_file, is_test_file
 from kernlint.findings import Category, Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
@@ -60,6 +60,12 @@ def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     )
 
 
+def best_finding(findings: tuple[Finding, ...] | list[Finding], target_gpu: str | None = None) -> Finding | None:
+    """The performance finding the verdict is about (the largest estimated gain first), or None."""
+    candidates = [f for f in findings if f.category.is_performance]
+    return min(candidates, key=lambda f: _rank(f, target_gpu)) if candidates else None
+
+
 def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu: str | None = None) -> dict[str, str]:
     candidates = [f for f in findings if f.category.is_performance]
     if not candidates:
@@ -84,7 +90,14 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             f"A test file ({', '.join(sorted({f.code for f in candidates}))} found): its tensors have a test's shapes, "
             "so kernlint claims no speedup for it; the findings point at code to fix where it runs in production.",
         )
-    best = min(candidates, key=lambda f: _rank(f, target_gpu))
+    if is_other_backend_file(path):
+        return _no(
+            path,
+            f"Code for a non-NVIDIA backend ({', '.join(sorted({f.code for f in candidates}))} found): kernlint's "
+            "speedups are measured on an H100, so it claims none here; the findings point at the pattern to fix.",
+        )
+    best = best_finding(candidates, target_gpu)
+    assert best is not None
     gain, own = _gain(best, target_gpu)
     where = f"{best.code} {best.name} at line {best.span.line}"
     if own and gain is not None and gain < WORTH_IT:

@@ -34,6 +34,7 @@ kernel inside it.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
@@ -146,7 +147,79 @@ def calibration(target_gpu: str | None = None) -> Calibration | None:
         if target_gpu is None or target_gpu.casefold() in gpu.casefold():
             found.append(Calibration(RECORD_PREFIX + name, gpu, record.get("date", ""), constants))
     found.sort(key=lambda c: c.date, reverse=True)
-    return found[0] if found else None
+    if not found:
+        return None
+    best = found[0]
+    return replace(best, constants={**best.constants, **recurrence_constants(folder, best.gpu)})
+
+
+# A recurrence's step is a fixed cost of its own (a few small kernels and a
+# dependency on the step before), not a rate the calibration probes measure.
+# It is read from the measured pair that times one: KL005's GRU layer, whose
+# reference is nn.GRU (cuDNN) and whose fix is the persistent kernel, at the
+# pair's own number of steps.
+RECURRENCE_PAIR = "kl005_per_step_launch_loop"
+RECURRENCE_SHAPE = "kernelbench"
+
+
+def recurrence_constants(folder: str, gpu: str) -> dict[str, float]:
+    """Per step of one layer (µs): cuDNN's GPU time (`rnn_step_graph_us`)
+    and its time in eager and KernelBench mode (`eager_rnn_step_us`,
+    `kb_rnn_step_us`: cuDNN issues each step from the host), and the
+    persistent kernel's (`persistent_step_us`), from the newest GPU record
+    of the pair on `gpu`. Empty when there is none (recurrences are then
+    not sized)."""
+    steps = _pair_steps(os.path.join(folder, RECURRENCE_PAIR, "reference.py"))
+    directory = os.path.join(folder, MEASUREMENTS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json") and not n.startswith(CALIBRATION_PREFIX))
+    except OSError:
+        return {}
+    rows = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        env = record.get("environment") or {}
+        if env.get("interpret") or env.get("gpu") != gpu or not isinstance(record.get("results"), list):
+            continue
+        for result in record["results"]:
+            if result.get("pair") == RECURRENCE_PAIR and result.get("shape") == RECURRENCE_SHAPE and result.get("ok"):
+                rows.append((record.get("date", ""), result))
+    if not rows or not steps:
+        return {}
+    result = max(rows, key=lambda r: r[0])[1]
+    try:
+        reference, after = result["reference"], result["after"]
+        constants = {
+            "rnn_step_graph_us": reference["graph_us"] / steps,
+            "eager_rnn_step_us": reference["eager_us"] / steps,
+            "kb_rnn_step_us": reference["modes"]["kernelbench"]["median_us"] / steps,
+            "persistent_step_us": after["graph_us"] / steps,
+        }
+    except (KeyError, TypeError, ZeroDivisionError):
+        return {}
+    return {k: float(f"{v:.4g}") for k, v in constants.items()}
+
+
+def _pair_steps(path: str) -> int:
+    """The time steps T of the recurrence pair's measured shape, read from its
+    reference's SHAPES literal (never imported: it imports torch)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return 0
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SHAPES" for t in node.targets):
+            try:
+                shapes = ast.literal_eval(node.value)
+                return int(shapes[RECURRENCE_SHAPE]["T"])
+            except (ValueError, KeyError, TypeError):
+                return 0
+    return 0
 
 
 # -- time of ops and of the entry point -----------------------------------------
@@ -165,6 +238,14 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # best the fp32 GEMM's rate without tensor cores (cuBLAS SIMT).
             compute = op.flops / c["flops_fp32" if op.path == "fma" else f"flops_{op.path}"]
         return max(c["triton_floor_us"], op.bytes / (c["bw_stream"] * share), compute / share)
+    if op.kind == "rnn":
+        if "rnn_step_graph_us" not in c:
+            return 0.0
+        per_step = c["persistent_step_us"] if op.note.startswith("persistent") else c["rnn_step_graph_us"]
+        steps = max(1, op.steps)
+        rate = c.get(f"flops_{op.path}", c["flops_fp32"])
+        # A step is its measured fixed cost unless its own bytes or flops take longer.
+        return steps * max(per_step, op.bytes / steps / c["bw_stream"], op.flops / steps / rate)
     if op.kind == "transpose_copy":
         bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
@@ -179,7 +260,11 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
     key = "kb" if mode == "kernelbench" else "eager"
     if op.kind == "sync":
         return 0.0
-    if op.kind == "triton":
+    if op.kind == "rnn" and not op.note.startswith("persistent"):
+        return max(1, op.steps) * c.get(f"{key}_rnn_step_us", 0.0)  # cuDNN issues every step from the host
+    if op.library:
+        return 0.0
+    if op.kind == "triton" or op.kind == "rnn":
         return c[f"{key}_host_triton_us"]
     if op.kind == "alloc":
         return c[f"{key}_host_alloc_us"]
@@ -316,6 +401,12 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
     conv = [i for i in near if ops[i].note.startswith("nn.Conv")]
     chain = _consumers(ops, set(near), {"elementwise", "reduction"} if conv else {"elementwise"})
+    if not chain and near:
+        # A GEMM whose tail opens with a normalization or a reduction (a
+        # GroupNorm over the row): that tail is one fused pass of its own, as
+        # after a convolution.
+        conv = near[:1]
+        chain = _consumers(ops, set(near), {"elementwise", "reduction"})
     if not chain:
         return None
     if not conv:
@@ -446,6 +537,165 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     return _without(tuple(out), chain)
 
 
+def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A GEMM-free chain of elementwise/normalization/reduction ops as one
+    kernel: each input from outside the chain read once, each result the
+    chain hands on written once, one launch."""
+    kinds = {"elementwise", "reduction"}
+    seeds = set(_on_lines(ops, first, last, kinds))
+    if not seeds:
+        return None
+    chain = seeds | _consumers(ops, seeds, kinds)
+    if len(chain) < 2:
+        return None
+    readers = {j: {k for k, op in enumerate(ops) if j in op.inputs} for j in chain}
+    # A reduction of the whole tensor to a few values that later ops of the
+    # chain read (`x / x.norm()`) needs every program's part first: a
+    # grid-wide dependency, so the fused form is two kernels, and the inputs
+    # read on each side of it are read once per side.
+    splits = [j for j in sorted(chain) if ops[j].kind == "reduction" and ops[j].out_bytes <= 8 and readers[j] & chain]
+    phase = {i: sum(1 for j in splits if j < i) for i in chain}
+    inputs: dict[tuple[int, int], int] = {}
+    for i in sorted(chain):
+        for source, size in zip(ops[i].inputs, ops[i].in_bytes):
+            if source not in chain:
+                inputs.setdefault((phase[i], source), size)
+    outputs = [j for j in chain if not readers[j] or readers[j] - chain]
+    head = ops[min(chain)]
+    sources = tuple(dict.fromkeys(source for _, source in inputs))
+    fused = Op(
+        "elementwise",
+        head.line,
+        bytes=sum(inputs.values()) + sum(ops[j].out_bytes for j in outputs),
+        repeat=head.repeat * (1 + len(splits)),  # one kernel per side of a grid-wide reduction
+        loop_line=head.loop_line,
+        inputs=sources,
+        in_bytes=tuple(max(size for (_, s), size in inputs.items() if s == source) for source in sources),
+        out_bytes=sum(ops[j].out_bytes for j in outputs),
+        elem_bytes=head.elem_bytes,
+        note="fused chain",
+    )
+    if splits:
+        fused = replace(fused, bytes=fused.bytes // fused.repeat)  # repeat counts the launches, not the bytes twice
+    return _replace_group(ops, chain, fused)
+
+
+def _replace_group(ops: tuple[Op, ...], group: set[int], by: Op) -> tuple[Op, ...]:
+    """`group`'s ops as the one op `by`, at the first one's place; readers of
+    any of them read `by` (indices renumbered)."""
+    keep = [i for i in range(len(ops)) if i not in group or i == min(group)]
+    renumber = {old: new for new, old in enumerate(keep)}
+    head = renumber[min(group)]
+    out = []
+    for old in keep:
+        op = by if old == min(group) else ops[old]
+        inputs = tuple(head if j in group else renumber.get(j, j) if j >= 0 else j for j in op.inputs)
+        out.append(replace(op, inputs=inputs))
+    return tuple(out)
+
+
+def persistent_rnn(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """cuDNN's recurrence as one persistent kernel per layer and direction
+    (the time loop inside, W_hh resident), launched from Python beside the
+    input-projection GEMM, which becomes a torch op of its own."""
+    found = _on_lines(ops, first, last, {"rnn"})
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        out[i] = replace(ops[i], note="persistent " + ops[i].note, library=False)
+    for i, op in enumerate(ops):
+        if op.kind == "gemm" and first <= op.line <= last and op.library:
+            out[i] = replace(op, library=False)
+    return tuple(out)
+
+
+def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A GEMM with a diagonal operand as row/column scaling (the dense
+    diagonal is never built), and a GEMM whose result is masked to a
+    triangle as a triangular GEMM (half the flops, the mask in its store)."""
+    gemms = _on_lines(ops, first, last, {"gemm"})
+    if not gemms:
+        return None
+    out = list(ops)
+    drop: set[int] = set()
+    changed = False
+    for i in gemms:
+        gemm = ops[i]
+        diagonal = [j for j in gemm.inputs if j >= 0 and ops[j].note == "diag"]
+        if diagonal:
+            d = ops[diagonal[0]]
+            other = sum(size for j, size in zip(gemm.inputs, gemm.in_bytes) if j != diagonal[0])
+            vector = d.in_bytes[0] if d.in_bytes else 0
+            out[i] = replace(
+                gemm,
+                kind="elementwise",
+                flops=0,
+                bytes=vector + other + gemm.out_bytes,
+                inputs=(*d.inputs, *(j for j in gemm.inputs if j != diagonal[0])),
+                note="row scaling",
+            )
+            drop.add(diagonal[0])
+            changed = True
+            continue
+        masks = [j for j, op in enumerate(ops) if i in op.inputs and op.note in ("tril", "triu")]
+        if masks:
+            out[i] = replace(gemm, flops=gemm.flops // 2, note="triangular GEMM")
+            drop.update(masks)
+            changed = True
+    if not changed:
+        return None
+    # The readers of a dropped mask read the GEMM itself.
+    for j in drop:
+        if ops[j].note in ("tril", "triu"):
+            source = ops[j].inputs[0]
+            for k, op in enumerate(out):
+                if j in op.inputs:
+                    out[k] = replace(op, inputs=tuple(source if x == j else x for x in op.inputs))
+    kept = [i for i in range(len(out)) if i not in drop]
+    renumber = {old: new for new, old in enumerate(kept)}
+    return tuple(
+        replace(out[i], inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in out[i].inputs)) for i in kept
+    )
+
+
+def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A GEMM summed over a dimension through linear ops as a GEMV: the weight
+    reduced once (one read of it), the input times that vector; the
+    elementwise ops and the reduction over the product go."""
+    gemms = _on_lines(ops, first, last, {"gemm"})
+    if not gemms:
+        return None
+    out = list(ops)
+    drop: set[int] = set()
+    for i in gemms:
+        gemm = ops[i]
+        chain = sorted(_consumers(ops, {i}, {"elementwise", "reduction"}))
+        reduction = next((j for j in chain if ops[j].kind == "reduction"), None)
+        if reduction is None or len(gemm.in_bytes) < 2:
+            continue
+        between = [j for j in chain if j < reduction]
+        x_bytes, w_bytes = gemm.in_bytes[0], gemm.in_bytes[1]
+        out[reduction] = replace(
+            ops[reduction],
+            kind="gemm",
+            # x [M, K] times the summed weight [K]: 2 M K flops, x and W read once.
+            flops=gemm.flops // max(1, gemm.out_bytes // max(1, ops[reduction].out_bytes)),
+            bytes=x_bytes + w_bytes + ops[reduction].out_bytes,
+            path=gemm.path,
+            inputs=gemm.inputs,
+            note="collapsed GEMV",
+        )
+        drop.update([i, *between])
+    if not drop:
+        return None
+    kept = [i for i in range(len(out)) if i not in drop]
+    renumber = {old: new for new, old in enumerate(kept)}
+    return tuple(
+        replace(out[i], inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in out[i].inputs)) for i in kept
+    )
+
+
 EFFECTS: dict[str, Effect] = {
     "tensor_cores": tensor_cores,
     "fill_the_gpu": fill_the_gpu,
@@ -457,6 +707,10 @@ EFFECTS: dict[str, Effect] = {
     "fuse_epilogue": fuse_epilogue,
     "flash_attention": flash_attention,
     "narrow_gemm": narrow_gemm,
+    "fuse_chain": fuse_chain,
+    "persistent_rnn": persistent_rnn,
+    "structured_gemm": structured_gemm,
+    "collapse_gemm": collapse_gemm,
 }
 
 

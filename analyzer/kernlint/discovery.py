@@ -210,6 +210,23 @@ def _ancestors_in_repo(path: str) -> list[str]:
 TEST_FILE = re.compile(r"(?:^|[/\\])tests?[/\\]|(?:^|[/\\])(?:test_[^/\\]*|[^/\\]*_test|conftest)\.py$")
 
 
+# Code for another vendor's accelerator (issue 27: fla-core's triton_ascend
+# backends, flag-gems' runtime/backend/_<vendor>/, liger-kernel's
+# backends/_ascend/): a folder or file named for the backend. kernlint's
+# measurements are an H100's, so its findings there carry no speedup claim.
+OTHER_BACKEND = re.compile(
+    r"(?:^|[/\\])_?(?:triton_)?(?:ascend|npu|mthreads|musa|metax|kunlunxin|cambricon|mlu|iluvatar|hygon|enflame"
+    r"|gcu\d*|tsingmicro|aipu|sunrise|xpu|rocm|hip|amd)(?:[/\\]|\.py$)",
+    re.IGNORECASE,
+)
+
+
+def is_other_backend_file(path: str) -> bool:
+    """A file for a non-NVIDIA backend (Ascend NPU, MUSA, MLU, XPU, ROCm...):
+    its findings are reported, with no H100 speedup claim and a "no" verdict."""
+    return bool(OTHER_BACKEND.search(path))
+
+
 def is_test_file(path: str) -> bool:
     """A test file: its tensors have a test's shapes, so a performance
     finding in it carries no measured speedup claim and its verdict is no."""

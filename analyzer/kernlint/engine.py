@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from kernlint import claims, cost, suppressions
 from kernlint.deep import deep_call
-from kernlint.discovery import is_test_file
+from kernlint.discovery import is_other_backend_file, is_test_file
 from kernlint.findings import FileResult, Finding, Span
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
@@ -111,9 +111,13 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
     return FileResult(path, tuple(active), source=text, suppressed=tuple(suppressed), dependencies=dependencies)
 
 
+def _no_claims(path: str) -> bool:
+    return is_test_file(path) or is_other_backend_file(path)
+
+
 def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, settings: Settings) -> dict | None:
     """The cost model's estimate for the file, of fixing all of the rule's findings in it."""
-    if not reports or not rule.category.is_performance or is_test_file(model.path):
+    if not reports or not rule.category.is_performance or _no_claims(model.path):
         return None
     if rule.fix_effect is None:
         return {"status": "unknown", "reason": "the cost model has no model of this rule's fix (inside a kernel)"}
@@ -125,8 +129,9 @@ def _finding(
     rule: type[Rule], report: Report, model: FileModel, settings: Settings, estimate: dict | None = None
 ) -> Finding:
     speedup = None
-    # A test file is reported without a speedup claim: its shapes are a test's, not a workload's.
-    if rule.category.is_performance and not is_test_file(model.path):
+    # A test file is reported without a speedup claim: its shapes are a test's, not a workload's;
+    # so is another vendor's backend: the claims are an H100's.
+    if rule.category.is_performance and not _no_claims(model.path):
         speedup = claims.expected_speedup(rule.code, settings.target_gpu)
         if estimate is not None:
             # The pair's measurement stays, named as the pair's; the file's own estimate leads.

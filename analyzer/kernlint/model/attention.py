@@ -22,6 +22,25 @@ from kernlint.model.host_values import (
 )
 from kernlint.model.syntax import VIEW_ATTRIBUTES, call_name, keyword, positional
 
+# Dropout modules between the softmax and `@ v` (minGPT's `self.attn_dropout`).
+DROPOUT_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d"})
+
+
+# Calls that build a dense matrix that is zero off its diagonal.
+DIAGONAL_BUILDERS = frozenset({"torch.diag", "torch.diag_embed", "torch.diagflat"})
+TRIANGLE_MASKS = frozenset({"torch.tril", "torch.triu"})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class StructuredProduct:
+    """A dense GEMM blind to its operands' or result's structure (KL025):
+    `kind` "diagonal" (an operand built by `builder`, `torch.diag(a)`) or
+    "triangular" (the product masked by `builder`, `torch.tril`)."""
+
+    product: cst.CSTNode  # the matmul (a `@` or a call)
+    kind: str
+    builder: cst.Call  # torch.diag(...) or torch.tril(...)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class AttentionChain:
@@ -79,6 +98,16 @@ class AttentionFacts(HostValueFacts):
             return args[0]  # nn.Softmax(dim=-1)(x)
         return None
 
+    def _dropout_module(self, scope: FunctionInfo, attribute: str) -> bool:
+        """`self.<attribute>` is an nn.Dropout the module holds (elementwise on the probabilities)."""
+        cls = self.class_of(scope)
+        if cls is None:
+            return False
+        values = self._self_attributes(cls).get(attribute, [])
+        return bool(values) and all(
+            isinstance(v, cst.Call) and self.qualname(v.func) in DROPOUT_MODULES for v in values
+        )
+
     def _softmax_module(self, scope: FunctionInfo, attribute: str) -> bool:
         cls = self.class_of(scope)
         if cls is None:
@@ -123,6 +152,46 @@ class AttentionFacts(HostValueFacts):
     def _chains(self) -> dict[int, list[AttentionChain]]:
         return {}
 
+    # -- GEMMs blind to structure ---------------------------------------------
+    def structured_products(self, function: FunctionInfo) -> list[StructuredProduct]:
+        """Matmuls in `function` with an operand built by `torch.diag(...)`
+        (directly or through a local name), and matmuls whose result is
+        masked by `torch.tril`/`torch.triu` (or `.tril()`/`.triu()`)."""
+        found: list[StructuredProduct] = []
+        products = [*function.matmul_ops, *(c for c in function.calls if self.matmul_operands(c) is not None)]
+        for product in products:
+            operands = self.matmul_operands(product)
+            assert operands is not None
+            for operand in operands:
+                builder = self._through_names(function, operand)
+                if isinstance(builder, cst.Call) and self.qualname(builder.func) in DIAGONAL_BUILDERS:
+                    if self._imported(builder.func):
+                        found.append(StructuredProduct(product, "diagonal", builder))
+                        break
+        by_id = {id(p): p for p in products}
+        for call in function.calls:
+            name = self.qualname(call.func)
+            args = positional(call)
+            if name in TRIANGLE_MASKS and self._imported(call.func) and args:
+                masked = args[0]
+            elif call_name(call) in ("tril", "triu") and not self._imported(call.func):
+                masked = call.func.value  # type: ignore[attr-defined]
+            else:
+                continue
+            target = self._through_names(function, masked)
+            if target is not None and id(target) in by_id:
+                found.append(StructuredProduct(target, "triangular", call))
+        return found
+
+    def _through_names(self, function: FunctionInfo, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`node`, or the value a local name holds where it is read (one hop per assignment, at most 4)."""
+        current: cst.BaseExpression | None = node
+        for _ in range(4):
+            if not isinstance(current, cst.Name) or current.value in function.params:
+                return current
+            current = self.assigned_value(function, current.value, before=current, strict=True)
+        return current
+
     def _as_softmax(self, node: cst.CSTNode, scope: FunctionInfo) -> cst.Call | None:
         if isinstance(node, cst.Call) and self.is_softmax(node, scope) is not None:
             return node
@@ -155,6 +224,15 @@ class AttentionFacts(HostValueFacts):
             args = positional(node)
             if name in SCORE_FUNCTIONS and self._imported(node.func) and args:
                 return self._trace(scope, args[0], found, depth + 1)
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+                and len(args) == 1
+                and self._dropout_module(scope, func.attr.value)
+            ):
+                return self._trace(scope, args[0], found, depth + 1)  # self.attn_dropout(att): minGPT
             if name == "torch.where" and self._imported(node.func) and len(args) == 3:
                 return self._trace(scope, args[1], found, depth + 1) or self._trace(scope, args[2], found, depth + 1)
         return None

@@ -210,6 +210,89 @@ FREE_FUNCTIONS = frozenset(
 )
 
 
+# A GEMM-free chain (KL023) also runs through the ops that end or reshape a
+# tail rather than continue a GEMM's epilogue: normalizations over a row,
+# scans, reversals, gathers and losses, each a kernel and a pass of its own.
+# KL004 keeps its narrower tables: after a GEMM these are not its epilogue.
+CHAIN_NORM_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "softmax",
+            "log_softmax",
+            "nn.functional.softmax",
+            "nn.functional.log_softmax",
+            "nn.functional.normalize",
+            "nn.functional.layer_norm",
+            "nn.functional.rms_norm",
+            "nn.functional.instance_norm",
+            "cumsum",
+            "cumprod",
+            "flip",
+            "gather",
+            "tril",
+            "triu",
+        )
+    }
+)
+CHAIN_REDUCTION_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "norm",
+            "linalg.norm",
+            "linalg.vector_norm",
+            "var",
+            "std",
+            "prod",
+            "nn.functional.mse_loss",
+            "nn.functional.l1_loss",
+            "nn.functional.smooth_l1_loss",
+            "nn.functional.huber_loss",
+            "nn.functional.kl_div",
+            "nn.functional.nll_loss",
+            "nn.functional.cross_entropy",
+            "nn.functional.binary_cross_entropy",
+            "nn.functional.cosine_similarity",
+            "nn.functional.pairwise_distance",
+        )
+    }
+)
+CHAIN_NORM_METHODS = frozenset({"softmax", "log_softmax", "cumsum", "cumprod", "flip", "gather", "tril", "triu"})
+CHAIN_REDUCTION_METHODS = frozenset({"norm", "var", "std", "prod"})
+CHAIN_ELEMENTWISE_FUNCTIONS = frozenset(
+    {
+        f"torch.{n}"
+        for n in (
+            "nn.functional.softsign",
+            "nn.functional.tanhshrink",
+            "nn.functional.dropout",
+            "dropout",
+            "log2",
+            "log10",
+            "sinh",
+            "cosh",
+        )
+    }
+)
+CHAIN_ELEMENTWISE_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Softsign", "torch.nn.Tanhshrink"})
+CHAIN_NORM_MODULES = frozenset(
+    {
+        "torch.nn.Softmax",
+        "torch.nn.LogSoftmax",
+        "torch.nn.LayerNorm",
+        "torch.nn.RMSNorm",
+        "torch.nn.InstanceNorm1d",
+        "torch.nn.InstanceNorm2d",
+        "torch.nn.InstanceNorm3d",
+    }
+)
+
+
+# Methods that move or re-cast a module and return it.
+MODULE_MOVES = frozenset({"half", "float", "double", "bfloat16", "cuda", "to", "train", "eval", "requires_grad_"})
+
+
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 
 
@@ -254,6 +337,62 @@ class Epilogue:
 _Op = tuple[str, bool, cst.CSTNode, str]
 
 
+def _self_attribute_root(node: cst.BaseExpression) -> bool:
+    """`self.W`, `self.W.T`, `self.weight.t()`: a module attribute under views."""
+    while True:
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                return True
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("t", "transpose")
+        ):
+            node = node.func.value
+        else:
+            return False
+
+
+def _constant_like(node: cst.BaseExpression) -> bool:
+    """A number, or a module attribute (`self.scale`, `self.bias`): the same for every row of the product."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return _constant_like(node.expression)
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _merged(chains: list[Epilogue]) -> list[Epilogue]:
+    """Chains that share an op are one chain (`0.5 * x * (1 + tanh(x + x**3))`
+    reads x three times): their ops together, each once, in the order of
+    the first chain that reached them."""
+    groups: list[list[Epilogue]] = []
+    for chain in chains:
+        ids = {id(n) for n in chain.nodes}
+        touching = [g for g in groups if any(ids & {id(n) for n in c.nodes} for c in g)]
+        merged = [chain] + [c for g in touching for c in g]
+        groups = [g for g in groups if g not in touching] + [merged]
+    out = []
+    for group in groups:
+        seen: dict[int, tuple[str, bool, cst.CSTNode, str]] = {}
+        for chain in sorted(group, key=lambda c: -len(c.nodes)):
+            for op, cast, node, kind in zip(chain.ops, chain.casts, chain.nodes, chain.kinds):
+                seen.setdefault(id(node), (op, cast, node, kind))
+        longest = max(group, key=lambda c: len(c.nodes))
+        ops = list(seen.values())
+        out.append(
+            Epilogue(
+                longest.producer,
+                tuple(o[0] for o in ops),
+                tuple(o[1] for o in ops),
+                tuple(o[2] for o in ops),
+                tuple(o[3] for o in ops),
+            )
+        )
+    return out
+
+
 def _epilogue(producer: cst.CSTNode, ops: list[_Op]) -> Epilogue:
     kinds = tuple("cast" if o[1] else o[3] for o in ops)
     return Epilogue(producer, tuple(o[0] for o in ops), tuple(o[1] for o in ops), tuple(o[2] for o in ops), kinds)
@@ -294,6 +433,96 @@ class EpilogueFacts(HostFlowFacts):
         if module in CONV_MODULES:
             return f"`{self.code(call.func)}` (nn.{module.rsplit('.', 1)[-1]})", "conv"
         return None
+
+    def collapsible_reduction(self, producer: cst.CSTNode, function: FunctionInfo) -> Epilogue | None:
+        """The epilogue of a GEMM with a weight (an `nn.Linear` module,
+        `F.linear`, a matmul by a `self.` parameter) when it is linear in the
+        product up to a sum or mean over a dimension (`y / 2`, `+ bias`, then
+        `torch.sum(y, dim=1)`): the reduction commutes with the GEMM, so the
+        whole product collapses to a GEMV with the weight summed once (KL026).
+        The ops in between must scale or shift by a literal or a module
+        attribute; a nonlinearity, or another tensor, keeps the product."""
+        if not self._weight_gemm(producer, function):
+            return None
+        tail = self.epilogue(producer, function)
+        for op, kind, node in zip(tail.ops, tail.kinds, tail.nodes):
+            if kind == "reduction":
+                if op.strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
+                    return None
+                if self._passed_on_before(producer, node, tail, function):
+                    return None
+                return Epilogue(
+                    tail.producer,
+                    tail.ops[: tail.nodes.index(node) + 1],
+                    tail.casts[: tail.nodes.index(node) + 1],
+                    tail.nodes[: tail.nodes.index(node) + 1],
+                    tail.kinds[: tail.nodes.index(node) + 1],
+                )
+            if kind == "cast":
+                continue
+            if not self._affine_step(node):
+                return None
+        return None
+
+    def _passed_on_before(
+        self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo
+    ) -> bool:
+        """A name holding the product is handed to another call between the
+        GEMM and the reduction (`cross_entropy_fwd(logits=c_logits)`): that
+        call may overwrite it in place (a kernel writing gradients into the
+        logits), so the reduced value is not known to be the product."""
+        index = self._flow(function)
+        names: set[str] = set()
+        for node in (producer, *tail.nodes):
+            statement = self._statement_of(node, index)
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        if not names or function.node is None:
+            return False
+        first, last = self.line_of(producer), self.line_of(reduction)
+        own = {id(n) for n in (producer, *tail.nodes)}
+        for node in _walk_no_scopes(function.node.body):
+            if not isinstance(node, cst.Call) or id(node) in own or not first <= self.line_of(node) < last:
+                continue
+            if any(isinstance(a.value, cst.Name) and a.value.value in names for a in node.args):
+                return True
+        return False
+
+    def _weight_gemm(self, producer: cst.CSTNode, function: FunctionInfo) -> bool:
+        if isinstance(producer, cst.Call):
+            if self._self_module(producer, function) in LINEAR_MODULES:
+                return True
+            if (self.qualname(producer.func) or "") == "torch.nn.functional.linear":
+                return True
+        operands: tuple[cst.BaseExpression, ...] = ()
+        if isinstance(producer, cst.BinaryOperation) and isinstance(producer.operator, cst.MatrixMultiply):
+            operands = (producer.right,)
+        elif isinstance(producer, cst.Call) and (self.qualname(producer.func) or "") in ("torch.matmul", "torch.mm"):
+            operands = tuple(a.value for a in producer.args[1:2])
+        return any(_self_attribute_root(o) for o in operands)
+
+    def _affine_step(self, node: cst.CSTNode) -> bool:
+        """`y * c`, `c * y`, `y / c`, `y + c`, `y - c` with `c` a literal or a module attribute: linear in y."""
+        if isinstance(node, cst.AugAssign):
+            return isinstance(
+                node.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
+            ) and _constant_like(node.value)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, cst.Minus)
+        if not isinstance(node, cst.BinaryOperation):
+            return False
+        if not isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            return False
+        if isinstance(node.operator, cst.Divide):
+            return _constant_like(node.right)
+        return _constant_like(node.left) or _constant_like(node.right)
+
+    def called_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """The qualified class of the nn module `call` calls (`self.gru(x)`
+        where `self.gru = nn.GRU(...)` in `__init__`: "torch.nn.GRU"), or None."""
+        return self._self_module(call, function)
 
     def _self_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """The class of the nn module `call` calls (`self.fc(x)` where
@@ -374,10 +603,14 @@ class EpilogueFacts(HostFlowFacts):
                 names.add(function.qualname if methods else function.name)
         return frozenset(names)
 
-    def epilogue(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue:
+    def epilogue(
+        self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None, chain: bool = False
+    ) -> Epilogue:
         """The elementwise ops that consume `producer`'s value (or, when
         `name` is given, the tensor `name` after `producer`), through views
-        and assignments, until it is returned, stored or passed on."""
+        and assignments, until it is returned, stored or passed on. With
+        `chain` (KL023's GEMM-free chains) also through row normalizations,
+        scans, reversals, gathers and losses (`CHAIN_*`)."""
         index = self._flow(function)
         ops: list[_Op] = []
         tracked: set[str] = set()
@@ -385,7 +618,7 @@ class EpilogueFacts(HostFlowFacts):
             tracked.add(name)
             statement = self._statement_of(producer, index)
         else:
-            top = self._climb(producer, function, index, ops)
+            top = self._climb(producer, function, index, ops, chain)
             statement = index.parents.get(id(top))
             target = _assigned_name(statement, top)
             if target is None:
@@ -399,7 +632,7 @@ class EpilogueFacts(HostFlowFacts):
             continued: set[str] = set()
             for node in _walk_no_scopes(following):
                 if isinstance(node, cst.Name) and node.value in tracked and self._reads(node, index):
-                    top = self._climb(node, function, index, ops)
+                    top = self._climb(node, function, index, ops, chain)
                     parent = index.parents.get(id(top))
                     if (
                         isinstance(parent, cst.AugAssign)
@@ -426,7 +659,9 @@ class EpilogueFacts(HostFlowFacts):
                     tracked.discard(target)
         return _epilogue(producer, ops)
 
-    def _climb(self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list[_Op]) -> cst.CSTNode:
+    def _climb(
+        self, node: cst.CSTNode, function: FunctionInfo, index: _Index, ops: list[_Op], chain: bool = False
+    ) -> cst.CSTNode:
         """Walk up from a value through elementwise ops and views; record the
         ops; return the outermost expression that still is the value."""
         current = node
@@ -437,7 +672,7 @@ class EpilogueFacts(HostFlowFacts):
                 parent = index.parents.get(id(parent))
             if parent is None:
                 return current
-            op = self._consumes(parent, current, function)
+            op = self._consumes(parent, current, function, chain)
             if op is None:
                 return current
             if op[0] and not any(recorded[2] is parent for recorded in ops):
@@ -445,7 +680,9 @@ class EpilogueFacts(HostFlowFacts):
                 ops.append((op[0], op[1], parent, op[2] if len(op) > 2 else "elementwise"))
             current = parent
 
-    def _consumes(self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo) -> tuple | None:
+    def _consumes(
+        self, parent: cst.CSTNode, child: cst.CSTNode, function: FunctionInfo, chain: bool = False
+    ) -> tuple | None:
         """How `parent` uses `child`'s value: ("op", is_cast) for an
         elementwise op, ("op", False, kind) for a normalization ("norm") or
         a reduction ("reduction"), ("", False) for a free view, None when
@@ -464,6 +701,8 @@ class EpilogueFacts(HostFlowFacts):
                 else ("", False)
                 if parent.attr.value
                 in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
+                or chain
+                and parent.attr.value in CHAIN_NORM_METHODS | CHAIN_REDUCTION_METHODS
                 else None
             )
         if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) and parent.func is child:
@@ -476,6 +715,10 @@ class EpilogueFacts(HostFlowFacts):
                 return f".{method}()", False, "reduction"
             if method in CAST_METHODS:
                 return f".{method}()", True
+            if chain and method in CHAIN_NORM_METHODS:
+                return f".{method}()", False, "norm"
+            if chain and method in CHAIN_REDUCTION_METHODS:
+                return f".{method}()", False, "reduction"
             if method in ("to", "type"):
                 if any(self._is_dtype_literal(a.value) for a in parent.args):
                     return f".{method}({_short(self.code(parent.args[0].value))})", True
@@ -491,6 +734,14 @@ class EpilogueFacts(HostFlowFacts):
                 return self.code(parent.func), False, "reduction"
             if name in FREE_FUNCTIONS:
                 return "", False
+            if chain and (
+                name in CHAIN_ELEMENTWISE_FUNCTIONS or self._self_module(parent, function) in CHAIN_ELEMENTWISE_MODULES
+            ):
+                return self.code(parent.func), False
+            if chain and (name in CHAIN_NORM_FUNCTIONS or self._self_module(parent, function) in CHAIN_NORM_MODULES):
+                return self.code(parent.func), False, "norm"
+            if chain and name in CHAIN_REDUCTION_FUNCTIONS:
+                return self.code(parent.func), False, "reduction"
             return None
         if isinstance(parent, cst.Subscript) and parent.value is child:
             return "", False
@@ -506,6 +757,82 @@ class EpilogueFacts(HostFlowFacts):
         cls = self.class_of(function)
         return cls is not None and self._module_attributes(cls).get(func.attr.value) in ACTIVATION_MODULES
 
+    def gemm_free_chains(self, function: FunctionInfo) -> list[Epilogue]:
+        """Chains of elementwise/normalization/reduction ops (KL023) that
+        start at one of `function`'s parameters, read before any rebinding
+        (so no GEMM or convolution produced the value: that tail is KL004's),
+        followed through the same names and views as a GEMM's epilogue.
+        Each chain once: a chain contained in a longer one is dropped."""
+        found = self._free_chain_cache.get(id(function))
+        if found is not None:
+            return found
+        chains: list[Epilogue] = []
+        params = set(function.params) - {"self", "cls"}
+        if function.node is not None and params:
+            for node in _walk_no_scopes(function.node.body):
+                if not (isinstance(node, cst.Name) and node.value in params):
+                    continue
+                if self.assigned_value(function, node.value, before=node, strict=True) is not None:
+                    continue  # rebound before this read: not the parameter any more
+                index = self._flow(function)
+                if not self._reads(node, index):
+                    continue
+                chain = self.epilogue(node, function, chain=True)
+                # Plain arithmetic alone may be on Python numbers: a tensor
+                # chain shows itself by at least one torch call or method.
+                if (
+                    sum(kind != "cast" for kind in chain.kinds) >= 2
+                    and any(isinstance(n, cst.Call) for n in chain.nodes)
+                    and not self._read_on_host(chain, index)
+                ):
+                    chains.append(chain)
+        kept = _merged([c for c in chains if not self._mixes_in_other_work(c, function)])
+        kept.sort(key=lambda c: self.line_of(c.nodes[0]))
+        self._free_chain_cache[id(function)] = kept
+        return kept
+
+    @cached_property
+    def _free_chain_cache(self) -> dict[int, list[Epilogue]]:
+        return {}
+
+    @staticmethod
+    def _read_on_host(chain: Epilogue, index: _Index) -> bool:
+        """The chain ends in `.item()`/`.tolist()`/`.cpu()`/`.numpy()`: a
+        host sync (KL006's finding, whose fix keeps the value on the device
+        and drops the ops that fed it)."""
+        parent = index.parents.get(id(chain.nodes[-1]))
+        return isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist", "cpu", "numpy")
+
+    def _mixes_in_other_work(self, chain: Epilogue, function: FunctionInfo) -> bool:
+        """An op of the chain takes a GEMM's, a convolution's or an unknown
+        module's or method's result (`x + self.attn(self.ln_1(x))`): the
+        chain is a residual around other work, not a GEMM-free chain."""
+        return any(self._holds_other_work(op, function) for op in chain.nodes)
+
+    def _holds_other_work(self, expression: cst.CSTNode, function: FunctionInfo, depth: int = 0) -> bool:
+        """`expression` computes, or reads a local name bound to, a GEMM, a
+        convolution or a call of a module or method this table does not know."""
+        known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES
+        for node in _walk_no_scopes(expression):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+                return True
+            if isinstance(node, cst.Name) and depth < 3:
+                # A parameter rebound before this read (`x = self.conv(x)`) holds what it was bound to.
+                value = self.assigned_value(function, node.value, before=node, strict=True)
+                if value is not None and self._holds_other_work(value, function, depth + 1):
+                    return True
+            if not isinstance(node, cst.Call):
+                continue
+            if self.gemm_producer(node, function) is not None:
+                return True
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in self.gemm_wrappers():
+                return True
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                if self._self_module(node, function) not in known:
+                    return True
+        return False
+
     def module_attribute_kind(self, cls: ClassInfo, attribute: str) -> str | None:
         """The qualified name of the nn module `self.<attribute>` was built
         from in `__init__` (`torch.nn.GRUCell`), or None."""
@@ -519,6 +846,14 @@ class EpilogueFacts(HostFlowFacts):
             if init is not None and init.node is not None:
                 for node in _walk_no_scopes(init.node.body):
                     if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                        built = node.value
+                        # `nn.GRU(...).half()`, `.to(device)`: the module is the inner call's.
+                        while (
+                            isinstance(built.func, cst.Attribute)
+                            and built.func.attr.value in MODULE_MOVES
+                            and isinstance(built.func.value, cst.Call)
+                        ):
+                            built = built.func.value
                         for target in node.targets:
                             t = target.target
                             if (
@@ -526,7 +861,7 @@ class EpilogueFacts(HostFlowFacts):
                                 and isinstance(t.value, cst.Name)
                                 and t.value.value == "self"
                             ):
-                                found[t.attr.value] = self.qualname(node.value.func) or ""
+                                found[t.attr.value] = self.qualname(built.func) or ""
             self._module_attr_cache[id(cls)] = found
             for base in cls.bases:
                 # Attributes a local base class built in its own __init__.

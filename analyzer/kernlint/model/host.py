@@ -82,6 +82,28 @@ class HostFacts(ModelBase):
             roots.extend(self.called_functions(function))
         return frozenset(found)
 
+    @cached_property
+    def module_forward_functions(self) -> frozenset[FunctionInfo]:
+        """forward of nn.Modules and what it calls in this file, not through
+        an autograd Function and not a function that launches a Triton
+        kernel: the torch code of a model, where a chain of torch ops is the
+        model's own work (a kernel library's glue around its kernels, on
+        gradients and small side tensors, is not)."""
+        launching = {id(launch.caller) for launch in self.launches}
+        roots = [
+            cls.methods["forward"]
+            for cls in self.classes.values()
+            if cls.is_nn_module and not cls.is_autograd_function and "forward" in cls.methods
+        ]
+        found: set[FunctionInfo] = set()
+        while roots:
+            function = roots.pop()
+            if function in found or self.kernel_of(function) is not None or id(function) in launching:
+                continue
+            found.add(function)
+            roots.extend(self.called_functions(function))
+        return frozenset(found)
+
     def bindings(self, scope: FunctionInfo, param: str) -> Iterator[tuple[cst.BaseExpression, FunctionInfo]]:
         """The argument expressions that reach parameter `param` of `scope`
         at its call sites in this file."""

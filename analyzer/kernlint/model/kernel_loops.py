@@ -255,6 +255,17 @@ class KernelLoopFacts(KernelFacts):
     def _loop_indexes(self) -> dict[int, _KernelIndex]:
         return {}
 
+    def grid_axes(self, kernel: Kernel) -> int:
+        """How many grid axes the kernel reads (`tl.program_id(2)` -> 3); 0
+        when it reads none or an axis that is not a literal."""
+        axes = 0
+        for call in self._loop_index(kernel).program_ids:
+            args = [a.value for a in call.args if a.keyword is None or a.keyword.value == "axis"]
+            if not args or not isinstance(args[0], cst.Integer):
+                return 0
+            axes = max(axes, int(args[0].value) + 1)
+        return axes
+
     @kernel_fact
     def _loop_index(self, kernel: Kernel) -> _KernelIndex:
         index = self._loop_indexes.get(id(kernel))

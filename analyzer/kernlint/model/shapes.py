@@ -96,10 +96,23 @@ REDUCTIONS = {
     "std",
     "argmax",
     "argmin",
-    "cumsum",
-    "cumprod",
 }
+# Same-shape ops that are one kernel and one pass each, beyond UNARY/BINARY:
+# scans, reversals, triangular masks (issue 27's GEMM-free chains).
+SCANS = {"cumsum", "cumprod", "logcumsumexp"}
+SAME_SHAPE = {"flip", "tril", "triu", "roll", "nan_to_num", "masked_fill", "clamp_min", "clamp_max", "softsign"}
+# Row normalizations: statistics and the normalized values in one kernel
+# (in and out once each), like a softmax.
+ROW_NORMS = {"normalize", "layer_norm", "rms_norm", "instance_norm", "group_norm"}
+# Losses: read their inputs once, write a scalar (reduction="mean"/"batchmean").
+LOSSES = {
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "nll_loss", "cross_entropy",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "triplet_margin_loss", "hinge_embedding_loss",
+    "margin_ranking_loss", "cosine_embedding_loss",
+}  # fmt: skip
+RNN_GATES = {"GRU": 3, "LSTM": 4, "RNN": 1}
 CASTS = {
+    "bool": "bool",
     "float": "float32",
     "half": "float16",
     "bfloat16": "bfloat16",
@@ -128,7 +141,7 @@ class Tensor:
     shape: tuple[int, ...]
     dtype: str
     contiguous: bool = True
-    origin: int = -1  # index of the op that produced it (-1: an input or a parameter)
+    origin: int = -1  # index of the op that produced it (-1: a parameter or constant; -2, -3, ...: forward's inputs)
     on_host: bool = False  # built in forward without a device: a CPU tensor
 
     @property
@@ -160,6 +173,8 @@ class Op:
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
     elem_bytes: int = 4  # bytes per element moved (a transposed copy's rate depends on it)
+    steps: int = 0  # a recurrence ("rnn"): its sequential time steps
+    library: bool = False  # issued inside one library call (cuDNN's RNN): no Python host cost of its own
 
 
 @dataclass(frozen=True)
@@ -278,6 +293,11 @@ class _Evaluator:
             except _Unknown as why:
                 self.unknown.append(f"__init__: {why}")
         scope = self._bind_params(forward, list(inputs), skip_self=True)
+        # Each input tensor its own origin (-2, -3, ...; -1 is a parameter or
+        # a constant): a fused kernel reads each distinct input once.
+        for position, (name, value) in enumerate(list(scope.items())):
+            if isinstance(value, Tensor) and value.origin == -1:
+                scope[name] = replace(value, origin=-2 - position)
         described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
         try:
             self._run_body(forward.body.body, scope, record=True)
@@ -485,6 +505,12 @@ class _Evaluator:
         if isinstance(node, cst.Call):
             return self._call(node, scope, record)
         if isinstance(node, cst.Comparison):
+            if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+                # `t is not None`: a Python identity check, no kernel and no sync.
+                left = self._eval_or_none(node.left, scope, record=False)
+                right = [self._eval_or_none(c.comparator, scope, record=False) for c in node.comparisons]
+                same = all(left is r for r in right)
+                return same if isinstance(node.comparisons[0].operator, cst.Is) else not same
             left = self._eval(node.left, scope, record)
             if isinstance(left, Tensor):
                 return self._elementwise([left], node, record, dtype="bool")
@@ -530,6 +556,8 @@ class _Evaluator:
             return qualname.removeprefix("torch.")
         if qualname and qualname.removeprefix("torch.") in DTYPE_ALIASES:
             return DTYPE_ALIASES[qualname.removeprefix("torch.")]
+        if qualname in ("math.pi", "math.e", "math.tau"):
+            return getattr(math, qualname.removeprefix("math."))
         base = self._eval(node.value, scope, record)
         attr = node.attr.value
         if isinstance(base, Tensor):
@@ -592,12 +620,22 @@ class _Evaluator:
     def _call(self, node: cst.Call, scope: dict, record: bool):  # noqa: C901
         func = node.func
         qualname = self.model.qualname(func) or ""
-        positional = [a for a in node.args if a.keyword is None and not a.star]
+        positional = [a for a in node.args if a.keyword is None and a.star != "**"]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         line = self._line(node)
 
         def args(values=positional):
-            return [self._eval(a.value, scope, record) for a in values]
+            out: list = []
+            for a in values:
+                value = self._eval(a.value, scope, record)
+                if a.star == "*":
+                    # `torch.rand(batch_size, *input_shape)`: the sequence's items are arguments.
+                    if not isinstance(value, (list, tuple)):
+                        raise _Unknown(f"line {line}: a starred argument that is not a static sequence")
+                    out.extend(value)
+                else:
+                    out.append(value)
+            return out
 
         def kw(name, default=None):
             return self._eval(keywords[name], scope, record) if name in keywords else default
@@ -778,6 +816,17 @@ class _Evaluator:
             return self._reduce(
                 tensors[0], kw("dim", values[1] if len(values) > 1 else None), kw("keepdim", False), node, record
             )
+        if name in SCANS or name in SAME_SHAPE or name in ROW_NORMS:
+            kind = "elementwise" if name in SAME_SHAPE else "reduction"
+            return self._elementwise(tensors[:1], node, record, kind=kind, note=name)
+        if name == "diag" and tensors and len(tensors[0].shape) == 1:
+            return self._diag(tensors[0], node, record)
+        if name == "gather":
+            return self._gather(tensors[0], tensors[-1], node, record)
+        if name in LOSSES:
+            return self._loss(tensors, node, record, name)
+        if name in ("split", "chunk"):
+            return self._split(tensors[0], name, values[1:], kw, node)
         if name in ("cat", "stack"):
             parts = values[0]
             dim = kw("dim", values[1] if len(values) > 1 else 0)
@@ -830,6 +879,15 @@ class _Evaluator:
             attrs["spec"] = spec
         elif name in POOL_DIMS:
             attrs["spec"] = _spec(values, kw, ("kernel_size", "stride", "padding"))
+        elif name in RNN_GATES:
+            rnn_args = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional")
+            spec = _spec(values, kw, rnn_args)
+            defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0, "bidirectional": False}
+            spec = {k: defaults[k] if v is None and k in defaults else v for k, v in spec.items()}
+            if not isinstance(spec["input_size"], int) or not isinstance(spec["hidden_size"], int):
+                raise _Unknown(f"line {self._line(node)}: nn.{name} with sizes that are not static")
+            attrs["spec"] = spec
+            attrs.update({k: spec[k] for k in ("input_size", "hidden_size", "num_layers")})
         elif name == "Sequential":
             attrs["layers"] = values
         return _Module(name, attrs)
@@ -885,6 +943,71 @@ class _Evaluator:
         )
         return replace(result, origin=self._record(record, op))
 
+    def _rnn(self, module: _Module, x: Tensor, node, record: bool):
+        """nn.GRU/LSTM/RNN as cuDNN runs it: per layer and direction, one GEMM
+        for the input projection of every step, then the recurrence, a
+        [B, H] x [H, gates*H] product and the gate math per step, `T`
+        sequential steps (an "rnn" op: kernlint.cost times it per step)."""
+        spec = module.attrs["spec"]
+        assert isinstance(spec, dict)
+        gates = RNN_GATES[module.kind]
+        hidden, layers = spec["hidden_size"], spec["num_layers"]
+        directions = 2 if spec["bidirectional"] else 1
+        if len(x.shape) == 2:
+            steps, batch = x.shape[0], 1
+        elif spec["batch_first"]:
+            batch, steps = x.shape[0], x.shape[1]
+        else:
+            steps, batch = x.shape[0], x.shape[1]
+        elem = DTYPE_BYTES.get(x.dtype, 4)
+        line = self._line(node)
+        layer_in, width = x.origin, x.shape[-1]
+        first = True
+        for _ in range(layers):
+            outputs = []
+            for _ in range(directions):
+                projected = Tensor((steps * batch, gates * hidden), x.dtype)
+                gemm = Op(
+                    "gemm",
+                    line,
+                    bytes=elem * (steps * batch * width + width * gates * hidden) + projected.nbytes,
+                    flops=2 * steps * batch * width * gates * hidden,
+                    path="tf32" if x.dtype == "float32" else _gemm_path(x.dtype),
+                    inputs=(layer_in,),
+                    in_bytes=(elem * steps * batch * width, elem * width * gates * hidden),
+                    out_bytes=projected.nbytes,
+                    elem_bytes=elem,
+                    note=f"nn.{module.kind} input projection",
+                    library=not first,  # the module call's own host cost is carried once
+                )
+                first = False
+                projection = self._record(record, gemm)
+                out_bytes = elem * steps * batch * hidden
+                recurrence = Op(
+                    "rnn",
+                    line,
+                    bytes=projected.nbytes + elem * gates * hidden * hidden + out_bytes,
+                    flops=2 * steps * batch * hidden * gates * hidden,
+                    path="tf32" if x.dtype == "float32" else _gemm_path(x.dtype),
+                    inputs=(projection,),
+                    in_bytes=(projected.nbytes,),
+                    out_bytes=out_bytes,
+                    elem_bytes=elem,
+                    note=f"nn.{module.kind} recurrence",
+                    steps=steps,
+                    library=True,
+                )
+                outputs.append(self._record(record, recurrence))
+            layer_in, width = outputs[-1], hidden * directions
+        shape: tuple[int, ...] = (
+            (batch, steps, hidden * directions) if spec["batch_first"] else (steps, batch, hidden * directions)
+        )
+        if len(x.shape) == 2:
+            shape = (steps, hidden * directions)
+        out = Tensor(shape, x.dtype, origin=layer_in)
+        state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in)
+        return [out, [state, state] if module.kind == "LSTM" else state]
+
     def _pool(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
         dims = POOL_DIMS[module.kind]
         spec = module.attrs["spec"]
@@ -938,6 +1061,8 @@ class _Evaluator:
             return self._elementwise(values[:1], node, record, kind="reduction")
         if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
             return self._conv(module, values[0], node, record)
+        if module.kind in RNN_GATES and isinstance(values[0], Tensor):
+            return self._rnn(module, values[0], node, record)
         if module.kind in POOL_DIMS and isinstance(values[0], Tensor):
             return self._pool(module, values[0], node, record)
         if module.kind == "Sequential":
@@ -1034,6 +1159,16 @@ class _Evaluator:
             return base.numel
         if method in SOFTMAX:
             return self._elementwise([base], node, record, kind="reduction")
+        if method in SCANS or method in SAME_SHAPE and method != "masked_fill":
+            kind = "elementwise" if method in SAME_SHAPE else "reduction"
+            return self._elementwise([base], node, record, kind=kind, note=method)
+        if method == "gather":
+            return self._gather(base, values[-1], node, record)
+        if method == "copy_" and values and isinstance(values[0], Tensor):
+            self._elementwise([values[0]], node, record, note="copy_")
+            return base
+        if method in ("split", "chunk"):
+            return self._split(base, method, values, kw, node)
         if method in REDUCTIONS:
             dim = kw("dim", values[0] if values else None)
             return self._reduce(base, dim, kw("keepdim", values[1] if len(values) > 1 else False), node, record)
@@ -1086,7 +1221,7 @@ class _Evaluator:
     # -- the work ------------------------------------------------------------
 
     def _elementwise(
-        self, values: list, node, record: bool, dtype: str | None = None, kind: str = "elementwise"
+        self, values: list, node, record: bool, dtype: str | None = None, kind: str = "elementwise", note: str = ""
     ) -> Tensor:
         tensors = [v for v in values if isinstance(v, Tensor)]
         if not tensors:
@@ -1094,7 +1229,8 @@ class _Evaluator:
         shape = _broadcast([t.shape for t in tensors])
         out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]))
         nbytes = sum(t.nbytes for t in tensors) + out.nbytes
-        note = f"cast from {tensors[0].dtype}" if dtype and dtype != tensors[0].dtype and len(tensors) == 1 else ""
+        if dtype and dtype != tensors[0].dtype and len(tensors) == 1:
+            note = f"cast from {tensors[0].dtype}"
         op = Op(
             kind,
             self._line(node),
@@ -1114,10 +1250,78 @@ class _Evaluator:
             dims = {d % len(base.shape) for d in (dim if isinstance(dim, (list, tuple)) else [dim])}
             shape = tuple(1 if i in dims else s for i, s in enumerate(base.shape) if keepdim or i not in dims)
         out = Tensor(shape, base.dtype)
-        index = self._record(
-            record, Op("reduction", self._line(node), bytes=base.nbytes + out.nbytes, inputs=(base.origin,))
+        op = Op(
+            "reduction",
+            self._line(node),
+            bytes=base.nbytes + out.nbytes,
+            inputs=(base.origin,),
+            in_bytes=(base.nbytes,),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
         )
-        return replace(out, origin=index)
+        return replace(out, origin=self._record(record, op))
+
+    def _diag(self, vector: Tensor, node, record: bool) -> Tensor:
+        """torch.diag of a vector: a kernel that writes the whole N x N matrix, zeros and all."""
+        out = Tensor((vector.shape[0], vector.shape[0]), vector.dtype)
+        op = Op(
+            "elementwise",
+            self._line(node),
+            bytes=vector.nbytes + out.nbytes,
+            inputs=(vector.origin,),
+            in_bytes=(vector.nbytes,),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+            note="diag",
+        )
+        return replace(out, origin=self._record(record, op))
+
+    def _gather(self, base: Tensor, index, node, record: bool) -> Tensor:
+        if not isinstance(index, Tensor):
+            raise _Unknown(f"line {self._line(node)}: a gather with an index that is not static")
+        out = Tensor(index.shape, base.dtype)
+        op = Op(
+            "elementwise",
+            self._line(node),
+            bytes=index.nbytes + 2 * out.nbytes,  # the index and the gathered elements read, the output written
+            inputs=(base.origin, index.origin),
+            in_bytes=(out.nbytes, index.nbytes),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+            note="gather",
+        )
+        return replace(out, origin=self._record(record, op))
+
+    def _loss(self, tensors: list, node, record: bool, name: str) -> Tensor:
+        if not tensors:
+            raise _Unknown(f"line {self._line(node)}: a loss with no tensor operand")
+        out = Tensor((), tensors[0].dtype)
+        op = Op(
+            "reduction",
+            self._line(node),
+            bytes=sum(t.nbytes for t in tensors) + out.nbytes,
+            inputs=tuple(t.origin for t in tensors),
+            in_bytes=tuple(t.nbytes for t in tensors),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+            note=name,
+        )
+        return replace(out, origin=self._record(record, op))
+
+    def _split(self, base: Tensor, method: str, values: list, kw, node) -> list:
+        """Views: `x.split(size, dim)` and `x.chunk(n, dim)` copy nothing."""
+        amount = values[0] if values else kw("split_size_or_sections", kw("chunks"))
+        dim = kw("dim", values[1] if len(values) > 1 else 0)
+        if not isinstance(amount, int) or not isinstance(dim, int) or amount <= 0:
+            raise _Unknown(f"line {self._line(node)}: .{method}() with sizes that are not static")
+        length = base.shape[dim]
+        size = amount if method == "split" else -(-length // amount)
+        parts = []
+        for start in range(0, length, size):
+            shape = list(base.shape)
+            shape[dim] = min(size, length - start)
+            parts.append(Tensor(tuple(shape), base.dtype, contiguous=False, origin=base.origin))
+        return parts
 
     def _matmul(self, a, b, node, record: bool, out_dtype: str | None = None) -> Tensor:
         if not isinstance(a, Tensor) or not isinstance(b, Tensor):

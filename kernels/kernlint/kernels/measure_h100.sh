@@ -7,7 +7,9 @@
 #         kl015                        (issue 23: KL015 again, after part c's gemv_mlp KernelBench-mode mean
 #                                       caught one repeat's spike: 0.52x mean, 1.00x median)
 #         issue26                      (the pairs of KL017, KL018, KL019, written without a GPU: not yet measured)
-#         issue26b                     (the pairs of KL020, KL021, KL022, issue 26 classes 2, 3 and 7: not yet measured)
+#         issue26b                     (the pairs of KL020, KL021, KL022, issue 26 classes 2, 3 and 7)
+#         issue27b                     (the pairs of KL023-KL026 and KL007's masked attention, written
+#                                       without a GPU: not yet measured)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
 #                                       timings broke a target; eager2 the other pairs whose launch
 #                                       path changed, and seed_all_fixes)
@@ -31,6 +33,8 @@ case "$1" in
   kl015) verify kl015 --pair kl015_small_dot_tile ;;
   issue26) verify issue26 --pair kl017_jit_in_hot_path --pair kl018_fp32_dot_without_tf32 --pair kl019_scalar_programs ;;
   issue26b) verify issue26b --pair kl020_gemm_without_dot --pair kl021_too_few_programs --pair kl022_torch_after_kernel ;;
+  issue27b) verify issue27b --pair kl007_masked_attention --pair kl023_unfused_op_chain --pair kl024_recurrent_module \
+    --pair kl025_structure_blind_gemm --pair kl026_collapsible_gemm ;;
   eager1) verify eager1 --pair kl001_upcast_before_dot --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path \
     --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile ;;
   eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle \

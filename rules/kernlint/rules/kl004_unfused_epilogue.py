@@ -368,7 +368,8 @@ class UnfusedEpilogue(Rule):
                 id(node) for chain in model.attention_chains(function) for node in (chain.scores, chain.output)
             }
             for call in function.calls:
-                if id(call) in attention:
+                if id(call) in attention or model.collapsible_reduction(call, function) is not None:
+                    # A GEMM summed through linear ops collapses to a GEMV: KL026's finding.
                     continue
                 producer = model.gemm_producer(call, function)
                 if producer is None and isinstance(call.func, cst.Name) and call.func.value in wrappers:
@@ -377,6 +378,8 @@ class UnfusedEpilogue(Rule):
                     spelled, kind = producer
                     yield from self._report(model, function, call, spelled, model.epilogue(call, function), kind)
             for operation in function.matmul_ops:
+                if model.collapsible_reduction(operation, function) is not None:
+                    continue
                 if not model.in_main_guard(operation) and id(operation) not in attention:
                     yield from self._report(model, function, operation, "`@`", model.epilogue(operation, function))
             for launch in launches_by_caller.get(id(function), ()):

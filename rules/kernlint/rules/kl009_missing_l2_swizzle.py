@@ -43,7 +43,10 @@ class MissingL2Swizzle(Rule):
     - the known problem shape makes the grid too small to matter: every
       launch passes constant sizes (literals or constants) and B, bounded
       by the two largest sizes times 2 bytes, fits in the H100's 50 MB L2;
-      or the grid is a constant of at most 132 programs (one wave).
+      or the grid is a constant of at most 132 programs (one wave);
+    - the grid has a third axis (`tl.program_id(2)`): a batch or head axis,
+      as in chunked linear-attention kernels, where each program's operands
+      are one head's slices that stay in L2 whatever the tile order.
 
     ## Why is this bad?
     Programs run roughly in launch order. In row-major order the programs
@@ -98,6 +101,24 @@ class MissingL2Swizzle(Rule):
     priority = 70
 
     VALID = [
+        # A third grid axis over batch x heads: each head's operands are small and stay in L2.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def chunk_dv_kernel(q, do, dv, T, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, BV: tl.constexpr):
+                i_v = tl.program_id(0)
+                i_t = tl.program_id(1)
+                i_bh = tl.program_id(2)
+                acc = tl.zeros([BT, BV], dtype=tl.float32)
+                for i_k in range(0, K, 64):
+                    a = tl.load(q + i_bh * T * K + i_t * BT * K + i_k + tl.arange(0, BT)[:, None] * K + tl.arange(0, 64)[None, :])
+                    b = tl.load(do + i_bh * T * V + i_k * V + i_v * BV + tl.arange(0, 64)[:, None] * V + tl.arange(0, BV)[None, :])
+                    acc += tl.dot(a, b)
+                tl.store(dv + i_bh * T * V + i_t * BT * V + i_v * BV + tl.arange(0, BT)[:, None] * V + tl.arange(0, BV)[None, :], acc)
+            """
+        ),
         # The tutorial's grouped order.
         Valid(
             """
@@ -437,7 +458,12 @@ class MissingL2Swizzle(Rule):
                 if order.kind != "row-major" or not order.program_ids:
                     continue
                 if (
-                    self._too_small_to_matter(model, kernel, dot_loop, order)
+                    # A third grid axis is a batch or a head (fla's chunked
+                    # kernels: program_id(2) = batch x head): each program's
+                    # operands are one head's slices, head-dim wide, which
+                    # stay in L2 whatever order the tiles run in.
+                    model.grid_axes(kernel) >= 3
+                    or self._too_small_to_matter(model, kernel, dot_loop, order)
                     or _row_tile_below_mma(model, kernel, dot_loop)
                     or _one_line_of_tiles(model, kernel, order)
                 ):

@@ -521,6 +521,13 @@ def _evidence(model: FileModel, kernel: Kernel, address: Address) -> str | None:
     if arguments:
         return f"its size argument `{arguments[0]}` names a tensor that can be that large"
     if _large_name(kernel.name, not cache):
+        # The kernel's name says it works on a large tensor; when one of its
+        # pointers names that tensor (`logits`) and this address is not it,
+        # the address is of a side tensor (a per-row loss or lse, issue 27).
+        pointers = {load_pointer for load_pointer in address.pointers}
+        named_params = [p.name for p in kernel.params if not p.constexpr and _large_name(p.name, not cache)]
+        if named_params and not pointers & set(named_params):
+            return None
         return f"`{kernel.name}` works on tensors that can be that large (logits, KV cache or embedding table)"
     return None
 

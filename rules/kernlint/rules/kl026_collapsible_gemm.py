@@ -1,0 +1,290 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+from kernlint.findings import Category, Severity
+from kernlint.model import FileModel, FunctionInfo
+from kernlint.model.epilogues import Epilogue
+from kernlint.registry import Invalid, Report, Rule, Valid
+
+
+class CollapsibleGemm(Rule):
+    """
+    ## What it does
+    Finds a GEMM with a weight (an `nn.Linear` module, `F.linear`, a matmul
+    by a module parameter) whose result goes, through ops that only scale
+    or shift it by a number or a module attribute (`/ 2`, `* self.scale`,
+    `+ self.bias`), into a sum or mean over one of its dimensions
+    (`torch.sum(x, dim=1)`, `.mean(-1)`). The sum commutes with the
+    product: sum_j (x W^T)_j = x (W^T 1), so the whole GEMM is a GEMV with
+    the weight summed once.
+
+    It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
+    max or a logsumexp comes before the reduction, when the product is
+    combined with another tensor first (`y * z`), when the product is
+    handed to another call before the sum (which may overwrite it in
+    place: a loss kernel writing gradients into the logits), when no weight is
+    involved (`a @ b` of two inputs: summing b's columns is itself a pass),
+    on tests, benchmarks and reference implementations, and under
+    `if __name__ == "__main__":`.
+
+    ## Why is this bad?
+    The GEMM does 2 M N K flops and writes an M x N output that the
+    reduction reads back, to produce M numbers that 2 M K flops (and one
+    read of the weight) give directly: at KernelBench's 1024 x 8192 x 8192
+    the GEMM is milliseconds of work, the GEMV microseconds.
+
+    ## Example
+    ```python
+    def forward(self, x):
+        x = self.gemm(x)
+        x = x / 2
+        return torch.sum(x, dim=1, keepdim=True) * self.scaling_factor
+    ```
+
+    ## Use instead
+    ```python
+    def forward(self, x):
+        w = self.gemm.weight.sum(0)  # [in_features]: the weight summed once
+        b = self.gemm.bias.sum()
+        return ((x @ w + b) / 2).unsqueeze(1) * self.scaling_factor
+    ```
+
+    ## Fix safety
+    No automatic fix: the sum runs in another order (last-bit
+    differences), and the summed weight must follow the weight when it
+    changes (sum it per call, or cache it with the weight's version).
+
+    ## Measured speedup
+    Read from the measurement record of the pair
+    `kernels/kernlint/kernels/kl026_collapsible_gemm/` (`kernlint rule KL026` prints it);
+    "unmeasured" until that pair has been measured on a GPU.
+    """
+
+    code = "KL026"
+    name = "collapsible-gemm"
+    category = Category.ALGORITHM_REPLACEMENT
+    severity = Severity.WARNING
+    summary = "A GEMM summed over a dimension through linear ops only: it collapses to a GEMV with the weight summed."
+    bottleneck = (
+        "Wasted compute: the GEMM computes and writes an M x N product that a sum reduces right away, where the "
+        "sum of the weight's rows gives the same numbers from a GEMV."
+    )
+    method = (
+        "Move the reduction through the linear ops and the GEMM: sum the weight once (W^T 1, and the bias), then "
+        "one GEMV of the input with that vector replaces the GEMM and the reduction."
+    )
+    priority = 9
+    fix_effect = "collapse_gemm"
+
+    VALID = [
+        # A nonlinearity before the sum keeps the product.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 64)
+                def forward(self, x):
+                    return torch.sum(torch.sigmoid(self.fc(x)), dim=1)
+            """
+        ),
+        # A max is not a sum.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 64)
+                def forward(self, x):
+                    return torch.amax(self.fc(x), dim=1)
+            """
+        ),
+        # Two inputs multiplied: no weight to sum once.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, a, b):
+                    return torch.sum(a @ b, dim=1)
+            """
+        ),
+        # Combined with another tensor before the sum.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 64)
+                def forward(self, x, z):
+                    y = self.fc(x) * z
+                    return y.sum(dim=1)
+            """
+        ),
+        # No reduction: the product is returned.
+        Valid(
+            """
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 64)
+                def forward(self, x):
+                    return self.fc(x) * 2.0
+            """
+        ),
+        # The product is handed to a kernel before the sum: it may be overwritten in place (gradients in logits).
+        Valid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class M(nn.Module):
+                def forward(self, x, target):
+                    logits = F.linear(x, self.weight, self.bias)
+                    loss = cross_entropy_fwd(logits=logits, target=target)
+                    return loss, logits.sum(0)
+            """
+        ),
+        # A reference implementation kept to check a kernel against.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            def reference_sum(x, w):
+                return F.linear(x, w).sum(dim=-1)
+            """
+        ),
+    ]
+    INVALID = [
+        # KernelBench level 2 problem 14.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, input_size, hidden_size, scaling_factor):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.randn(hidden_size, input_size))
+                    self.scaling_factor = scaling_factor
+                def forward(self, x):
+                    x = torch.matmul(x, self.weight.T)
+                    x = x / 2
+                    x = torch.sum(x, dim=1, keepdim=True)
+                    return x * self.scaling_factor
+            """,
+            line=10,
+            column=13,
+        ),
+        # KernelBench level 2 problem 18's opening: a Linear module summed over its outputs.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, in_features, out_features):
+                    super().__init__()
+                    self.linear = nn.Linear(in_features, out_features)
+                def forward(self, x):
+                    x = self.linear(x)
+                    x = torch.sum(x, dim=1, keepdim=True)
+                    return torch.logsumexp(x, dim=1, keepdim=True)
+            """,
+            line=9,
+            column=13,
+        ),
+        # A subtracted parameter, then a mean (level 2 problem 51's opening).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gemm = nn.Linear(512, 1024)
+                    self.subtract = nn.Parameter(torch.randn(1024))
+                def forward(self, x):
+                    x = self.gemm(x)
+                    x = x - self.subtract
+                    return torch.mean(x, dim=1, keepdim=True)
+            """,
+            line=10,
+            column=13,
+        ),
+        # F.linear and the method spelling of the sum.
+        Invalid(
+            """
+            import torch.nn.functional as F
+            from torch import nn
+            class M(nn.Module):
+                def forward(self, x):
+                    return (F.linear(x, self.w, self.b) * 0.5).sum(-1)
+            """,
+            line=6,
+            column=17,
+        ),
+        # `@` by a parameter, an augmented scale.
+        Invalid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, h):
+                    y = h @ self.proj
+                    y *= 3.0
+                    return y.mean(dim=0)
+            """,
+            line=5,
+            column=13,
+        ),
+        # In a helper that forward calls.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(32, 32)
+                def score(self, x):
+                    return torch.sum(self.fc(x) + 1.0, dim=-1)
+                def forward(self, x):
+                    return self.score(x)
+            """,
+            line=9,
+            column=26,
+        ),
+    ]
+
+    def check(self, model: FileModel) -> Iterator[Report]:
+        hot = model.hot_functions
+        for function in model.functions:
+            if function not in hot or model.kernel_of(function) is not None or model.is_reference_code(function):
+                continue
+            producers: list[cst.CSTNode] = [*function.matmul_ops, *function.calls]
+            for producer in producers:
+                if model.in_main_guard(producer):
+                    continue
+                tail = model.collapsible_reduction(producer, function)
+                if tail is not None:
+                    yield self._report(model, function, producer, tail)
+
+    def _report(self, model: FileModel, function: FunctionInfo, producer: cst.CSTNode, tail: Epilogue) -> Report:
+        gemm = " ".join(model.code(producer).split())
+        ops = ", ".join(f"`{op}`" for op in tail.ops)
+        message = (
+            f"`{gemm}` in `{function.qualname}` is summed over a dimension through linear ops only ({ops}): "
+            "the sum commutes with the GEMM, so the M x N product is computed to be reduced away"
+        )
+        plan = (
+            f"Replace `{gemm}` and {ops} with a GEMV: sum the weight once over the reduced dimension (W^T 1, "
+            "and the bias the same way), multiply the input by that vector, and apply the scales and shifts to "
+            "the M results; keep the summed weight in step with the weight (sum it per call, or cache it with the "
+            "weight's version)."
+        )
+        return Report(node=producer, message=message, plan=plan)
