@@ -88,12 +88,16 @@ class HostFacts(ModelBase):
         an autograd Function and not a function that launches a Triton
         kernel: the torch code of a model, where a chain of torch ops is the
         model's own work (a kernel library's glue around its kernels, on
-        gradients and small side tensors, is not)."""
+        gradients and small side tensors, is not). KernelBench's reference
+        `Model` beside a `ModelNew` is not one."""
         launching = {id(launch.caller) for launch in self.launches}
         roots = [
             cls.methods["forward"]
             for cls in self.classes.values()
-            if cls.is_nn_module and not cls.is_autograd_function and "forward" in cls.methods
+            if cls.is_nn_module
+            and not cls.is_autograd_function
+            and "forward" in cls.methods
+            and cls.name not in self._kernelbench_reference
         ]
         found: set[FunctionInfo] = set()
         while roots:
