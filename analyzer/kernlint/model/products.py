@@ -47,6 +47,11 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
             # a K of a few compile-time steps (mixing a handful of streams),
             # below the 16 a tensor-core tile needs.
             continue
+        if any(model.is_tl(call.func, "store") for call in loop.calls):
+            # Results stored on every iteration: a scan or a recurrence (a
+            # state updated and written per step), not the K loop of a
+            # product, whose sum is stored once after it.
+            continue
         loads = _loads_in(loop, loops)
         for statement, accumulator, added in _accumulations(loop):
             for product in _multiplications(model, kernel, added):
@@ -217,19 +222,32 @@ def _pointer_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
     pending: list[str] = []
     for call in kernel.function.calls:
         if (model.is_tl(call.func, "load") or model.is_tl(call.func, "store")) and call.args:
-            first = next(iter(names_in(call.args[0].value)), None)
+            first = _base_name(model, call.args[0].value)
             if first is not None:
-                pending.append(first.value)
+                pending.append(first)
     while pending:
         name = pending.pop()
         if name in bases:
             continue
         bases.add(name)
         for value in model.kernel_values(kernel, frozenset({name})):
-            first = next(iter(names_in(value)), None)
+            first = _base_name(model, value)
             if first is not None:
-                pending.append(first.value)
+                pending.append(first)
     return frozenset(bases)
+
+
+def _base_name(model: KernelTileFacts, address: cst.BaseExpression) -> str | None:
+    """The first name of an address (`ptrs + offs`), or of the base a block
+    pointer is made from or advanced (`tl.make_block_ptr(h_ptr, ...)`)."""
+    if (
+        isinstance(address, cst.Call)
+        and (model.is_tl(address.func, "make_block_ptr") or model.is_tl(address.func, "advance"))
+        and address.args
+    ):
+        return _base_name(model, address.args[0].value)
+    first = next(iter(names_in(address)), None)
+    return first.value if first is not None else None
 
 
 def _distinct_output_indices(

@@ -86,6 +86,42 @@ class GemmWithoutDot(Rule):
     fix_effect = "tensor_cores"
 
     VALID = [
+        # A recurrence: a state updated by rank-1 products and a decay, its output stored every step (a scan).
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def recur(k_ptr, v_ptr, q_ptr, o_ptr, T, BK: tl.constexpr, BV: tl.constexpr):
+                i_k = tl.program_id(0) * BK + tl.arange(0, BK)
+                i_v = tl.program_id(1) * BV + tl.arange(0, BV)
+                h = tl.zeros((BK, BV), dtype=tl.float32)
+                for t in range(T):
+                    k = tl.load(k_ptr + t * BK + i_k)
+                    v = tl.load(v_ptr + t * BV + i_v)
+                    h = h * 0.9
+                    h += k[:, None] * v[None, :]
+                    tl.store(o_ptr + t * BV + i_v, tl.sum(h * tl.load(q_ptr + t * BK + i_k)[:, None], 0))
+            """
+        ),
+        # Two tiles at the same block-pointer coordinates multiplied and summed: an inner product, not a GEMM.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def frobenius(h, dh, out, K, V, BK: tl.constexpr, BV: tl.constexpr):
+                i_n = tl.program_id(0)
+                h_ptr = h + i_n * K * V
+                dh_ptr = dh + i_n * K * V
+                acc = 0.0
+                for i_k in range(tl.cdiv(K, BK)):
+                    p_h = tl.make_block_ptr(h_ptr, (K, V), (V, 1), (i_k * BK, 0), (BK, BV), (1, 0))
+                    p_dh = tl.make_block_ptr(dh_ptr, (K, V), (V, 1), (i_k * BK, 0), (BK, BV), (1, 0))
+                    acc += tl.sum(tl.sum(tl.load(p_h) * tl.load(p_dh), axis=1))
+                tl.store(out + i_n, acc)
+            """
+        ),
         # A tiled GEMM with tl.dot.
         Valid(
             """
