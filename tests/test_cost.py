@@ -149,6 +149,50 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     assert all(low < 1.1 and high > 3 for low, high in measured.values()), measured
 
 
+TUNED_AND_IEEE = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        M, K = a.shape
+        N = b.shape[1]
+        c = torch.empty(M, N, device=a.device, dtype=a.dtype)
+        mm_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_warps=4)
+        return c
+"""
+
+
+def test_a_tuning_finding_ranks_after_a_structural_one(tmp_path: Path) -> None:
+    """KL003's pair measures more than KL018's, but a fixed config's cost at the
+    file's shapes is unknown: the verdict names the tensor cores left idle."""
+    from kernlint.runner import run
+
+    path = tmp_path / "tuned_and_ieee.py"
+    path.write_text(TUNED_AND_IEEE)
+    outcome = run([str(path)])
+    assert {"KL003", "KL018"} <= {f.code for f in outcome.report.findings}
+    (verdict,) = outcome.report.advice
+    assert verdict["worth_optimizing"] == "yes"
+    assert verdict["optimisation method"].startswith("Algorithm Replacement: Let tl.dot use TF32")
+
+
 def test_verdict_says_marginal_between_ten_and_twenty_percent(tmp_path: Path) -> None:
     from kernlint.runner import run
 

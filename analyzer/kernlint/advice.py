@@ -11,6 +11,14 @@ model cannot size (no static shapes, not a KernelBench-style file) ranks
 by its rule's measured gain on the reference-fix library, and the verdict
 then says that the file's shapes are unknown; without records, by severity
 and each rule's documented `priority` (lower first).
+
+Tuning findings (a fixed tile config, an EVEN_K path: category tuning,
+named Memory Layout Optimization in the prompt's words) rank after every
+other performance finding of the file. What a fixed config costs depends on
+how far it is from the best one at the file's shapes, which the source does
+not tell: their rule's pair measures a config chosen badly on purpose. A
+structural defect (no tensor cores, a per-call copy, an unfused tail) is the
+one to name first; a file with tuning findings only still gets them.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     rule = rule_by_code_or_name(finding.code)
     priority = rule.priority if rule is not None else 99
     return (
+        finding.category is Category.TUNING,
         -(gain or 0.0),
         not own,
         finding.severity.rank,
