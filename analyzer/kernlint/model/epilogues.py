@@ -585,21 +585,23 @@ class EpilogueFacts(HostFlowFacts):
 
     def _wrappers(self, dot: bool, methods: bool = False) -> frozenset[str]:
         names = set()
+        returns: dict[int, set[str | None]] = {}  # per launching function: the names it returns
         for launch in self.launches:
             function = launch.caller
             if function.is_module_level or (function.class_name is not None) != methods:
                 continue
-            if bool(self.kernel_uses(launch.kernel, "dot")) != dot:
+            if function.node is None or bool(self.kernel_uses(launch.kernel, "dot")) != dot:
                 continue
-            output = self.launch_output(launch)
-            if (
-                output is not None
-                and function.node is not None
-                and any(
-                    isinstance(n, cst.Return) and n.value is not None and _returned_name(n.value) == output
-                    for n in _returns(function.node)
-                )
-            ):
+            returned = returns.get(id(function.node))
+            if returned is None:
+                returned = returns[id(function.node)] = {
+                    _returned_name(n.value) for n in _returns(function.node) if n.value is not None
+                } - {None}
+            # Only an argument the function returns can be the output it hands back; finding which
+            # argument the launch writes (launch_output) needs the function's source order.
+            if not any(isinstance(a.value, cst.Name) and a.value.value in returned for a in launch.node.args):
+                continue
+            if self.launch_output(launch) in returned:
                 names.add(function.qualname if methods else function.name)
         return frozenset(names)
 
