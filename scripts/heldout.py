@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for bar, (hits, total) in bars(table).items():
         share = f"{100 * hits / total:.0f}%" if total else "-"
-        print(f"{bar}: {hits} of {total} ({share})")
+        print(f"{'- ' if args.markdown else ''}{bar}: {hits} of {total} ({share})")
     return 0
 
 
