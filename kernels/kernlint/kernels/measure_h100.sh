@@ -6,10 +6,10 @@
 #   PART: a | b | c | d | e | files  (the whole library, five leases)
 #         kl015                        (issue 23: KL015 again, after part c's gemv_mlp KernelBench-mode mean
 #                                       caught one repeat's spike: 0.52x mean, 1.00x median)
-#         issue26                      (the pairs of KL017, KL018, KL019, written without a GPU: not yet measured)
+#         issue26                      (the pairs of KL017, KL018, KL019)
 #         issue26b                     (the pairs of KL020, KL021, KL022, issue 26 classes 2, 3 and 7)
-#         issue27b                     (the pairs of KL023-KL026 and KL007's masked attention, written
-#                                       without a GPU: not yet measured)
+#         issue27b                     (the pairs of KL023-KL026 and KL007's masked attention; KL026
+#                                       was measured alone, in a lease of its own, with --pair)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
 #                                       timings broke a target; eager2 the other pairs whose launch
 #                                       path changed, and seed_all_fixes)
