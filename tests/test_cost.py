@@ -70,6 +70,40 @@ def test_forward_is_read_at_the_files_own_shapes() -> None:
     assert e.ops[1].path == "fp32"  # torch's default: no TF32 for matmul
 
 
+NORM_PARAMETERS = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, shape, channels):
+        super().__init__()
+        self.ln = nn.LayerNorm(normalized_shape=shape)
+        self.bn = nn.BatchNorm2d(channels, eps=1e-3)
+
+    def forward(self, x, y):
+        n = self.ln.weight.numel()
+        scale = self.bn.weight * self.bn.eps
+        return x.view(-1, n) * 2, y * scale[None, :, None, None]
+
+
+def get_inputs():
+    return [torch.randn(8, 32, 64), torch.randn(4, 16, 8, 8)]
+
+
+def get_init_inputs():
+    return [(32, 64), 16]
+"""
+
+
+def test_a_normalization_modules_weight_bias_and_eps_are_known() -> None:
+    e = entry(NORM_PARAMETERS)
+    assert e.unknown == ()
+    assert [op.kind for op in e.ops] == ["elementwise", "elementwise", "elementwise"]
+    assert e.ops[0].bytes == 2 * 16 * 4  # the BatchNorm weight times its eps
+    assert e.ops[1].bytes == 2 * 8 * 32 * 64 * 4  # x viewed as [8, 2048] (n = 32 * 64), read and written
+
+
 def test_a_loop_records_its_body_once_with_its_trip_count() -> None:
     source = KERNELBENCH.replace(
         "        w = self.linear.weight.t().contiguous()\n",

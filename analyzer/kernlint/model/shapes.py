@@ -890,6 +890,8 @@ class _Evaluator:
             attrs.update({k: spec[k] for k in ("input_size", "hidden_size", "num_layers")})
         elif name == "Sequential":
             attrs["layers"] = values
+        elif name in NORMS:
+            attrs.update(_norm_parameters(name, values, kw))
         return _Module(name, attrs)
 
     def _conv(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
@@ -1472,6 +1474,32 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                     if out.shape == (a.shape[0], a.shape[1], w.shape[2]):
                         return 2 * out.numel * a.shape[2], size
     return 0, 4
+
+
+def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
+    """A normalization module's `eps` and its affine `weight`/`bias` (what a
+    solution's kernel is handed: `self.ln.weight`, `self.bn.eps`), with
+    torch's defaults; nothing where the sizes are not static."""
+    if name in ("LayerNorm", "RMSNorm"):
+        spec = _spec(values, kw, ("normalized_shape", "eps", "elementwise_affine"))
+        shape = spec["normalized_shape"]
+        shape = (shape,) if isinstance(shape, int) else shape
+        affine, bias = spec["elementwise_affine"] is not False, name == "LayerNorm" and kw("bias", True) is not False
+    elif name == "GroupNorm":
+        spec = _spec(values, kw, ("num_groups", "num_channels", "eps", "affine"))
+        shape, affine, bias = (spec["num_channels"],), spec["affine"] is not False, True
+    else:  # BatchNorm*d, InstanceNorm*d (affine off by default)
+        spec = _spec(values, kw, ("num_features", "eps", "momentum", "affine"))
+        default = name.startswith("BatchNorm")
+        shape = (spec["num_features"],)
+        affine = spec["affine"] if isinstance(spec["affine"], bool) else default
+        bias = True
+    out: dict[str, object] = {"eps": spec["eps"] if isinstance(spec["eps"], float) else 1e-5}
+    if isinstance(shape, (list, tuple)) and shape and all(isinstance(d, int) for d in shape) and affine:
+        out["weight"] = Tensor(tuple(shape), "float32")
+        if bias:
+            out["bias"] = Tensor(tuple(shape), "float32")
+    return out
 
 
 def _spec(values: list, kw, names: tuple[str, ...]) -> dict[str, Any]:
