@@ -186,6 +186,9 @@ class Collector:
             if self.main_guard_depth:
                 self.model._main_guard_ids.add(id(node))
 
+    def visit_For(self, node: cst.For) -> None:
+        self.scope.loops.append(node)
+
     def visit_Assert(self, node: cst.Assert) -> None:
         self.scope.asserts.append(node)
         self.model._scope_of_node[id(node)] = self.scope

@@ -585,18 +585,13 @@ class EpilogueFacts(HostFlowFacts):
 
     def _wrappers(self, dot: bool, methods: bool = False) -> frozenset[str]:
         names = set()
-        returns: dict[int, set[str | None]] = {}  # per launching function: the names it returns
         for launch in self.launches:
             function = launch.caller
             if function.is_module_level or (function.class_name is not None) != methods:
                 continue
             if function.node is None or bool(self.kernel_uses(launch.kernel, "dot")) != dot:
                 continue
-            returned = returns.get(id(function.node))
-            if returned is None:
-                returned = returns[id(function.node)] = {
-                    _returned_name(n.value) for n in _returns(function.node) if n.value is not None
-                } - {None}
+            returned = self._handed_back(function)
             # Only an argument the function returns can be the output it hands back; finding which
             # argument the launch writes (launch_output) needs the function's source order.
             if not any(isinstance(a.value, cst.Name) and a.value.value in returned for a in launch.node.args):
@@ -604,6 +599,19 @@ class EpilogueFacts(HostFlowFacts):
             if self.launch_output(launch) in returned:
                 names.add(function.qualname if methods else function.name)
         return frozenset(names)
+
+    def _handed_back(self, function: FunctionInfo) -> frozenset[str]:
+        """The tensors `function` returns, as themselves or through a view
+        (`return out.view(shape)`); its nested functions' returns excluded."""
+        found = self._handed_back_by.get(id(function))
+        if found is None and function.node is not None:
+            returned = {_returned_name(n.value) for n in _returns(function.node) if n.value is not None}
+            found = self._handed_back_by[id(function)] = frozenset(n for n in returned if n is not None)
+        return found or frozenset()
+
+    @cached_property
+    def _handed_back_by(self) -> dict[int, frozenset[str]]:
+        return {}
 
     def epilogue(
         self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None, chain: bool = False

@@ -62,6 +62,7 @@ class FunctionInfo:
     calls: list[cst.Call] = field(default_factory=list)
     under_main_guard: list[cst.Call] = field(default_factory=list)
     matmul_ops: list[cst.BinaryOperation] = field(default_factory=list)  # `a @ b`
+    loops: list[cst.For] = field(default_factory=list)  # `for` statements, nested defs' not included
 
     def __hash__(self) -> int:
         return id(self)

@@ -33,38 +33,11 @@ class Product:
 def multiply_add_products(model: KernelTileFacts, kernel: Kernel) -> tuple[Product, ...]:
     """The GEMM- or convolution-shaped multiply-adds of a kernel without
     tl.dot (KL020, and the flops the cost model gives its launches)."""
-    if model.kernel_uses(kernel, "dot") or kernel.function.node is None or not _has_loop(kernel.function.node):
+    if model.kernel_uses(kernel, "dot") or not kernel.function.loops:
+        # Without a `for` there is no K loop, and the loop index (a walk of
+        # every expression) is not needed: most kernels without tl.dot.
         return ()
     return tuple(_products(model, kernel))
-
-
-def _has_loop(function: cst.FunctionDef) -> bool:
-    """A `for` anywhere in the body, found through the statements alone: most
-    kernels without tl.dot (elementwise, one row per program) have none, and
-    then the loop index (a walk of every expression) is not needed."""
-    suites: list[cst.BaseSuite] = [function.body]
-    while suites:
-        suite = suites.pop()
-        if not isinstance(suite, cst.IndentedBlock):
-            continue
-        for statement in suite.body:
-            if isinstance(statement, cst.For):
-                return True
-            if isinstance(statement, (cst.If, cst.While, cst.With, cst.Try)):
-                suites.append(statement.body)
-                orelse = getattr(statement, "orelse", None)
-                while orelse is not None:  # else / elif chains
-                    suites.append(orelse.body)
-                    orelse = getattr(orelse, "orelse", None)
-                suites.extend(handler.body for handler in getattr(statement, "handlers", ()))
-                finalbody = getattr(statement, "finalbody", None)
-                if finalbody is not None:
-                    suites.append(finalbody.body)
-            elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
-                statement, (cst.FunctionDef, cst.ClassDef)
-            ):
-                return True  # another compound statement (match, try*): read it the long way
-    return False
 
 
 def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
