@@ -157,7 +157,7 @@ def test_source_order_within_a_method_sorts_as_the_files_spans() -> None:
     module = cst.parse_module(text)
     method = next(n for n in _nodes(module) if isinstance(n, cst.FunctionDef))
     products = [n for n in _nodes(method) if isinstance(n, cst.BinaryOperation)]
-    whole, order = Positions(module, text), SourceOrder(method)
+    whole, order = Positions(module, text), SourceOrder.of(method)
     assert len(products) == 5
     assert sorted(products, key=whole.span) == sorted(products, key=order.key)
     assert [whole.line(p) for p in sorted(products, key=order.key)] == [4, 4, 4, 6, 8]

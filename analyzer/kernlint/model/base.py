@@ -63,6 +63,7 @@ class ModelBase:
         self.launches: list[Launch] = []
         self._scope_of_node: dict[int, FunctionInfo] = {}
         self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
+        self._walked: list[cst.CSTNode] = []  # every node, in the collecting walk's (source) order
         Collector(self).collect()
 
     def home_of(self: Model, kernel: Kernel) -> Model:
@@ -340,22 +341,15 @@ class ModelBase:
         return candidates[-1][0]
 
     def source_order(self, function: FunctionInfo, node: cst.CSTNode) -> SourceOrder | None:
-        """The source order of `function`'s nodes when `node` is one of
-        them, else of the module's (None when the node is not in the file):
-        one walk, no code generation (model.positions.SourceOrder)."""
-        for root in (function.node, self.module):
-            if root is None:
-                continue
-            order = self._source_orders.get(id(root))
-            if order is None:
-                order = self._source_orders[id(root)] = SourceOrder(root)
-            if node in order:
-                return order
-        return None
+        """The source order of the file's nodes, numbered by the collecting
+        walk, or None when `node` is not in the file (model.positions.SourceOrder).
+        `function` is where the caller looks; the order is the file's."""
+        order = self._source_order
+        return order if node in order else None
 
     @cached_property
-    def _source_orders(self) -> dict[int, SourceOrder]:
-        return {}
+    def _source_order(self) -> SourceOrder:
+        return SourceOrder({id(node): number for number, node in enumerate(self._walked)})
 
     def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
         """The value of an expression that is fixed in the source: a literal,

@@ -44,7 +44,7 @@ class Collector:
 
     def collect(self) -> None:
         # Not module.visit(self): libcst's visitor costs about a parse.
-        visit(self.model.module, self)
+        visit(self.model.module, self, self.model._walked)
         self._find_kernels()
         for alias, target in self.rebinds:
             if target in self.model.kernels and alias not in self.model.kernels:
@@ -122,10 +122,12 @@ class Collector:
             self.main_guard_depth -= 1
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.scope.bindings.append(node)
         for target in node.targets:
             self._assign(target.target, node.value, node)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.scope.bindings.append(node)
         if node.value is not None:
             self._assign(node.target, node.value, node)
 
@@ -188,6 +190,13 @@ class Collector:
 
     def visit_For(self, node: cst.For) -> None:
         self.scope.loops.append(node)
+        self.scope.bindings.append(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.scope.bindings.append(node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.scope.returns.append(node)
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self.scope.asserts.append(node)

@@ -12,7 +12,7 @@ from functools import cached_property
 import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
-from kernlint.model.host_syntax import _assigned_name, _rebound, _returns, _short, _walk_no_scopes
+from kernlint.model.host_syntax import _assigned_name, _rebound, _short, _walk_no_scopes
 from kernlint.model.syntax import call_name
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
 
@@ -605,7 +605,7 @@ class EpilogueFacts(HostFlowFacts):
         (`return out.view(shape)`); its nested functions' returns excluded."""
         found = self._handed_back_by.get(id(function))
         if found is None and function.node is not None:
-            returned = {_returned_name(n.value) for n in _returns(function.node) if n.value is not None}
+            returned = {_returned_name(n.value) for n in function.returns if n.value is not None}
             found = self._handed_back_by[id(function)] = frozenset(n for n in returned if n is not None)
         return found or frozenset()
 

@@ -63,6 +63,9 @@ class FunctionInfo:
     under_main_guard: list[cst.Call] = field(default_factory=list)
     matmul_ops: list[cst.BinaryOperation] = field(default_factory=list)  # `a @ b`
     loops: list[cst.For] = field(default_factory=list)  # `for` statements, nested defs' not included
+    # Assign, AnnAssign, AugAssign and For statements in source order, nested defs' not included.
+    bindings: list[cst.CSTNode] = field(default_factory=list)
+    returns: list[cst.Return] = field(default_factory=list)  # nested defs' not included
 
     def __hash__(self) -> int:
         return id(self)

@@ -131,9 +131,3 @@ def _walk_no_scopes(root):
             continue
         yield node
         stack.extend(reversed(children(node)))
-
-
-def _returns(function: cst.FunctionDef):
-    for node in _walk_no_scopes(function.body):
-        if isinstance(node, cst.Return):
-            yield node

@@ -299,10 +299,10 @@ class HostValueFacts(ModelBase):
         excluding those it writes in place, passes to a kernel that writes
         them, or returns (each needs a fresh tensor)."""
         found = []
-        parents = self._parents(function)
         for call in function.calls:
             if self.qualname(call.func) not in BUILDERS or not self._imported(call.func):
                 continue
+            parents = self._parents(function)  # only for functions that build one: a walk of the body
             arguments = [a for a in call.args if a.keyword is None or a.keyword.value not in PLACEMENT]
             if not arguments or any(a.star for a in arguments):
                 continue

@@ -98,11 +98,10 @@ class TileRange:
     axis: int | None
 
 
-# The node classes the index reads, tested by exact type first: libcst's
-# node classes have no subclasses, and isinstance on them goes through
-# ABCMeta in Python, which made this walk a tenth of flag-gems' lint time
-# when every node of every kernel was tested five times (issue 14).
-_BODY_KINDS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.Call})
+# Node classes are tested by exact type (`type(node) is cst.Call`), not
+# isinstance: libcst's node classes have no subclasses, and isinstance on
+# them goes through ABCMeta in Python, which made walking kernels a tenth
+# of flag-gems' lint time when every node was tested five times (issue 14).
 
 
 class _KernelIndex:
@@ -127,12 +126,14 @@ class _KernelIndex:
             and model.qualname(p.annotation.annotation) in {f"{TL}.{w}" for w in WIDE_INTEGERS}
         }
         self.runtime_params = {p.name for p in kernel.params if not p.constexpr}
-        for node in walk(kernel.node.body):
-            if type(node) not in _BODY_KINDS:
-                continue
-            if type(node) is cst.Call:
-                self._address(node)
-            elif type(node) is cst.Assign:
+        # The collecting walk listed the kernel's calls and binding
+        # statements in source order: no second walk of the body (issue 24).
+        # Calls of its decorators and parameter defaults are listed too;
+        # none is a load, a store or a block pointer.
+        for call in kernel.function.calls:
+            self._address(call)
+        for node in kernel.function.bindings:
+            if type(node) is cst.Assign:
                 for target in node.targets:
                     self._bind(target.target, node.value)
             elif type(node) is cst.AnnAssign:
@@ -443,7 +444,7 @@ class OffsetFacts(KernelFacts):
         index = self._kernel_index(kernel)
         while depth < 12:
             depth += 1
-            # Exact types, as for _BODY_KINDS.
+            # Exact types (see the note above _KernelIndex).
             if type(node) is cst.Name:
                 values = index.values.get(node.value)
                 if not values or len(values) > 4:
@@ -488,7 +489,7 @@ class OffsetFacts(KernelFacts):
             if id(child) in seen or depth > 16:
                 continue
             seen.add(id(child))
-            # Exact types, as for _BODY_KINDS.
+            # Exact types (see the note above _KernelIndex).
             if type(child) is cst.Call:
                 if self.is_tl(child.func, "arange"):
                     args = positional(child)

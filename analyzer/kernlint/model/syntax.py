@@ -113,21 +113,27 @@ def walk(nodes) -> Iterator[cst.CSTNode]:
         extend(reversed(reader(node) if reader is not None else children(node)))
 
 
-def visit(root: cst.CSTNode, visitor: object) -> None:
+def visit(root: cst.CSTNode, visitor: object, visited: list[cst.CSTNode] | None = None) -> None:
     """Run a libcst-style visitor over `root`: `visit_<Class>(node)` before
     a node's children (False skips them), `leave_<Class>(node)` after them,
     in source order as `root.visit(visitor)` would, but over `children`
     (layout tokens are not visited) and without libcst's visitor machinery,
-    which costs about a parse per traversal (issue 14)."""
+    which costs about a parse per traversal (issue 14).
+
+    `visited`, when given, receives every visited node in the order of the
+    walk (preorder): the source order of the whole file for the price of
+    one append per node (model.positions.SourceOrder numbers it when asked)."""
     methods = _VISITOR_METHODS.setdefault(type(visitor), {})
     stack: list = [root]
     pop, push, extend = stack.pop, stack.append, stack.extend
+    keep = (visited if visited is not None else []).append
     while stack:
         node = pop()
         kind = node.__class__
         if kind is tuple:  # (leave method, node)
             node[0](visitor, node[1])
             continue
+        keep(node)
         found = methods.get(kind, _UNSEEN)
         if found is _UNSEEN:
             name = kind.__name__
