@@ -40,6 +40,7 @@ def kernel_fact(method: Method) -> Method:
 
 
 _UNRESOLVED = object()
+_TL_QUALNAMES: dict[str, str] = {}  # "load" -> "triton.language.load"
 
 
 class ModelBase:
@@ -64,6 +65,7 @@ class ModelBase:
         self._scope_of_node: dict[int, FunctionInfo] = {}
         self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
         self._walked: list[cst.CSTNode] = []  # every node, in the collecting walk's (source) order
+        self._walk_spans: dict[int, tuple[int, int]] = {}  # id(function node) -> its slice of _walked
         Collector(self).collect()
 
     def home_of(self: Model, kernel: Kernel) -> Model:
@@ -156,7 +158,10 @@ class ModelBase:
         return isinstance(node, cst.Call) and self.qualname(node.func) in qualnames
 
     def is_tl(self, node: cst.BaseExpression, name: str) -> bool:
-        return self.qualname(node) == f"{TL}.{name}"
+        full = _TL_QUALNAMES.get(name)
+        if full is None:  # asked about a million times per thousand files: one string per name
+            full = _TL_QUALNAMES[name] = f"{TL}.{name}"
+        return self.qualname(node) == full
 
     def scope_of(self, node: cst.CSTNode) -> FunctionInfo:
         """The innermost function containing a node (calls, assigns, asserts
@@ -341,15 +346,25 @@ class ModelBase:
         return candidates[-1][0]
 
     def source_order(self, function: FunctionInfo, node: cst.CSTNode) -> SourceOrder | None:
-        """The source order of the file's nodes, numbered by the collecting
-        walk, or None when `node` is not in the file (model.positions.SourceOrder).
-        `function` is where the caller looks; the order is the file's."""
-        order = self._source_order
-        return order if node in order else None
+        """The source order of `function`'s nodes when `node` is one of
+        them, else of the module's (None when the node is not in the file),
+        numbered as the collecting walk met them (model.positions.SourceOrder)."""
+        for root in (function.node, self.module):
+            if root is None:
+                continue
+            order = self._source_orders.get(id(root))
+            if order is None:
+                # A function's nodes are a slice of the walk: no walk of its own.
+                start, end = self._walk_spans.get(id(root), (0, len(self._walked)))
+                numbers = {id(n): number for number, n in enumerate(self._walked[start:end], start)}
+                order = self._source_orders[id(root)] = SourceOrder(numbers)
+            if node in order:
+                return order
+        return None
 
     @cached_property
-    def _source_order(self) -> SourceOrder:
-        return SourceOrder({id(node): number for number, node in enumerate(self._walked)})
+    def _source_orders(self) -> dict[int, SourceOrder]:
+        return {}
 
     def constant_value(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int = 0) -> object | None:
         """The value of an expression that is fixed in the source: a literal,

@@ -101,10 +101,14 @@ class Collector:
             cls.methods.setdefault(info.name, info)
         self.scopes.append(info)
         self.in_class_body.append(False)
+        # The definition was just walked; its nodes follow it in the walk.
+        self.model._walk_spans[id(node)] = (len(self.model._walked) - 1, 0)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.in_class_body.pop()
+        spans = self.model._walk_spans
+        spans[id(original_node)] = (spans[id(original_node)][0], len(self.model._walked))
 
     def _decorator_name(self, decorator: cst.Decorator) -> str:
         target = decorator.decorator

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
-from kernlint.model.facts import ConstexprValues, Kernel
+from kernlint.model.facts import TL, ConstexprValues, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
@@ -109,13 +109,14 @@ class KernelFacts(ModelBase):
         functions of this file it calls."""
         found: list[cst.Call] = []
         seen: set[int] = set()
+        wanted = {f"{TL}.{name}" for name in names}
         pending = [kernel.function]
         while pending:
             function = pending.pop()
             if id(function) in seen:
                 continue
             seen.add(id(function))
-            found.extend(c for c in function.calls if any(self.is_tl(c.func, n) for n in names))
+            found.extend(c for c in function.calls if self.qualname(c.func) in wanted)
             pending.extend(f for f in self.called_functions(function) if self.kernel_of(f) is not None)
         return found
 
