@@ -337,6 +337,21 @@ class ShapeFacts(AttentionFacts):
             found.append(DeadWork("unused", index, node, "", None, (), tuple(sorted(removed)), None))
         return tuple(found)
 
+    @cached_property
+    def dead_node_ids(self) -> frozenset[int]:
+        """ids of forward's calls and operations whose work all goes with a
+        KL027 finding's fix (a GEMM feeding only a constant, an unused GEMM):
+        the other rules leave them to that finding."""
+        entry = self.entry_point
+        if entry is None or not self.dead_work:
+            return frozenset()
+        removed = {i for dead in self.dead_work for i in dead.removed}
+        by_node: dict[int, list[int]] = {}
+        for i, node in enumerate(entry.nodes):
+            if node is not None:
+                by_node.setdefault(id(node), []).append(i)
+        return frozenset(key for key, ops in by_node.items() if all(i in removed for i in ops))
+
 
 def _number(node: cst.BaseExpression) -> int | float | None:
     if isinstance(node, (cst.Integer, cst.Float)):

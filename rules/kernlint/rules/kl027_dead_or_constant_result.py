@@ -388,7 +388,7 @@ class DeadOrConstantResult(Rule):
         value = dead.value if dead.value is not None else 0.0
         message = f"{where} is {_filled(value)} whatever its input holds: {dead.why}"
         if others:
-            message += f"; {others} before it compute only what it throws away"
+            message += f"; the work before it ({others}) only feeds what it throws away"
         if dead.output is not None:
             shape, output_value = dead.output
             sizes = ", ".join(map(str, shape))
