@@ -898,6 +898,18 @@ class _Evaluator:
                 return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
                 return None
+            if isinstance(base, _Module) and (func.attr.value in CASTS or func.attr.value in ("to", "cuda")):
+                # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
+                values = args()
+                dtype = CASTS.get(func.attr.value) or next(
+                    (v for v in values if isinstance(v, str) and v in DTYPE_BYTES), kw("dtype")
+                )
+                if dtype is None:
+                    return base
+                return _Module(
+                    base.kind,
+                    {k: replace(v, dtype=dtype) if isinstance(v, Tensor) else v for k, v in base.attrs.items()},
+                )
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 self._effect(f"line {line}: a list the table does not follow")
                 return None

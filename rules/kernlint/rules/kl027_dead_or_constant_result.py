@@ -396,8 +396,8 @@ class DeadOrConstantResult(Rule):
             plan = (
                 f"The output is {_filled(output_value)} of shape [{sizes}] for any input at these shapes: write it "
                 f"with one fill (`torch.full(shape, {output_value:g})` with the input's batch size, dtype and device) "
-                f"in place of " + (f"{others} and " if others else "") + f"`{code}` and what follows it: none of that "
-                "work is needed."
+                f"in place of {_joined([*_removed_labels(model, entry, dead, before=True), f'`{code}`'])} and what "
+                "follows it: none of that work is needed."
             )
         else:
             plan = (
@@ -423,6 +423,16 @@ def _kind(kind: str) -> str:
 
 
 def _removed_work(model: FileModel, entry: EntryPoint, dead: DeadWork, before: bool) -> str:
+    return _joined(_removed_labels(model, entry, dead, before))
+
+
+def _joined(labels: list[str]) -> str:
+    if not labels:
+        return ""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _removed_labels(model: FileModel, entry: EntryPoint, dead: DeadWork, before: bool) -> list[str]:
     """The other calls the fix removes before the op (or after it), in
     forward's order, GEMMs named."""
     named: dict[int, str] = {}
@@ -433,9 +443,6 @@ def _removed_work(model: FileModel, entry: EntryPoint, dead: DeadWork, before: b
         label = f"`{' '.join(model.code(node).split())}`"
         kind = entry.ops[i].kind
         if kind in ("gemm", "attention", "rnn"):
-            label += f" ({_kind(kind)})"
+            label = f"{_kind(kind).replace('a ', 'the ', 1)} {label}"
         named.setdefault(id(node), label)
-    labels = list(dict.fromkeys(named.values()))
-    if not labels:
-        return ""
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    return list(dict.fromkeys(named.values()))
