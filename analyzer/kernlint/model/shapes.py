@@ -260,7 +260,9 @@ def dead_with(ops: tuple[Op, ...], seeds: set[int], live: set[int]) -> set[int]:
 
 
 def is_expensive(op: Op) -> bool:
-    return op.kind in EXPENSIVE_KINDS or (op.kind == "reduction" and bool(op.in_bytes) and op.in_bytes[0] > op.out_bytes)
+    return op.kind in EXPENSIVE_KINDS or (
+        op.kind == "reduction" and bool(op.in_bytes) and op.in_bytes[0] > op.out_bytes
+    )
 
 
 class _Unknown(Exception):
@@ -321,9 +323,7 @@ class ShapeFacts(AttentionFacts):
             removed = dead_with(ops, {index}, live)
             if any(i in live and i not in removed for i in by_node[id(node)]):
                 continue
-            output = next(
-                ((s, v) for origin, s, v in entry.outputs if v is not None and origin in removed), None
-            )
+            output = next(((s, v) for origin, s, v in entry.outputs if v is not None and origin in removed), None)
             covered |= removed
             found.append(DeadWork("constant", index, node, why, value, shape, tuple(sorted(removed)), output))
         for index, op in enumerate(ops):
@@ -1283,7 +1283,9 @@ class _Evaluator:
             if module.attrs.get("inplace"):
                 self._effect(f"line {line}: nn.{module.kind}(inplace=True)")
             fn = MODULE_FUNCTIONS.get(module.kind, "")
-            return self._elementwise(values[:1], node, record, fn=fn, parametrized=bool(module.attrs.get("parametrized")))
+            return self._elementwise(
+                values[:1], node, record, fn=fn, parametrized=bool(module.attrs.get("parametrized"))
+            )
         if module.kind in ("Softmax", "LogSoftmax") and isinstance(values[0], Tensor):
             name = "softmax" if module.kind == "Softmax" else "log_softmax"
             return self._softmax(name, values[0], module.attrs.get("dim"), node, record)
@@ -1356,7 +1358,12 @@ class _Evaluator:
             order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
             shape = tuple(base.shape[i] for i in order)
             return Tensor(
-                shape, base.dtype, contiguous=list(order) == sorted(order), origin=base.origin, value=base.value, exact=False
+                shape,
+                base.dtype,
+                contiguous=list(order) == sorted(order),
+                origin=base.origin,
+                value=base.value,
+                exact=False,
             )
         if method in ("contiguous", "clone"):
             if method == "contiguous" and base.contiguous:
