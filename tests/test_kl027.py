@@ -135,7 +135,7 @@ def test_an_unused_gemm_is_reported_and_removed_by_the_estimate() -> None:
     """
     found = [f for f in findings(source) if f.code == "KL027"]
     assert [(f.span.line, f.span.column) for f in found] == [(13, 24)]
-    assert "computes a GEMM whose result nothing `forward` returns depends on" in found[0].message
+    assert "computes a GEMM whose result never reaches what `forward` returns" in found[0].message
     e = found[0].expected_speedup["for_this_file"]
     # Two equal GEMMs, one of them unused: about half the time goes.
     assert e["graph"] == pytest.approx(2.0, rel=0.1)
@@ -169,3 +169,28 @@ def test_torch_max_over_a_dimension_returns_values_and_indices() -> None:
 
 def test_tests_and_the_main_guard_are_silent() -> None:
     assert [f.code for f in findings(GEMM_MAX_SUBTRACT_GELU, path="tests/test_problem.py")] == []
+
+
+def test_kl026_and_kl004_leave_a_gemm_that_only_feeds_a_constant_to_kl027() -> None:
+    source = """
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.score = nn.Linear(512, 512)
+
+            def forward(self, x):
+                s = self.score(x).sum(dim=-1, keepdim=True)
+                return x * torch.softmax(s, dim=-1)
+
+        def get_inputs():
+            return [torch.rand(256, 512)]
+
+        def get_init_inputs():
+            return []
+    """
+    found = findings(source)
+    assert [(f.code, f.span.line) for f in found] == [("KL027", 12)]
+    assert found[0].plan.startswith("Use the number 1 where `torch.softmax(s, dim=-1)` is read")

@@ -374,15 +374,17 @@ class DeadOrConstantResult(Rule):
             what = _kind(entry.ops[dead.op].kind)
             after = _removed_work(model, entry, dead, before=False)
             message = (
-                f"{where} computes {what} whose result nothing `forward` returns depends on"
-                + (f" (nor on {after}, computed from it)" if after else "")
+                f"{where} computes {what} whose result never reaches what `forward` returns"
+                + (f" (neither does {after}, computed from it)" if after else "")
                 + ": the work is done for nothing at every call"
             )
+            gone = _joined(
+                [f"`{code}`", *_removed_labels(model, entry, dead, before=True)]
+                + _removed_labels(model, entry, dead, before=False)
+            )
             plan = (
-                f"Delete `{code}`"
-                + (f", {others}, which only feed it," if others else "")
-                + (f" and {after}" if after else "")
-                + "; if its result was meant to be part of the output, return it instead."
+                f"Delete {gone}: nothing returned reads them; if the result was meant to be part of the output, "
+                "return it instead."
             )
             return Report(node=dead.node, message=message, plan=plan)
         value = dead.value if dead.value is not None else 0.0
@@ -400,10 +402,8 @@ class DeadOrConstantResult(Rule):
                 "follows it: none of that work is needed."
             )
         else:
-            plan = (
-                f"Use the number {value:g} where `{code}` is read and delete it"
-                + (f" and {others}, which only feed it" if others else "")
-                + "."
+            plan = f"Use the number {value:g} where `{code}` is read, and delete `{code}`" + (
+                f" and what only feeds it: {others}." if others else "."
             )
         return Report(node=dead.node, message=message, plan=plan)
 
