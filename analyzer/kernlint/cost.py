@@ -29,7 +29,7 @@ loop's work as one batched launch; fold an epilogue into its GEMM; replace
 materialized attention by one fused attention kernel; run an upcast GEMM
 on its narrow inputs; run a Triton product's multiply-adds on the tensor
 cores; spread a launch over the whole GPU; do the torch ops after a Triton
-kernel inside it.
+kernel inside it; drop the work a constant or unused result does not need.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from kernlint.model.shapes import EntryPoint, Op
+from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops
 from kernlint.provenance import library_folder
 
 MEASUREMENTS_DIR = "measurements"
@@ -696,6 +696,40 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     )
 
 
+def remove_dead_work(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """Work the result does not need, gone: a constant's op (a softmax over a
+    dimension of size 1), the ops that only fed it (the GEMM before it) and
+    the constants computed from it; an unused op and what only fed it. A
+    returned constant becomes one fill of the output (torch.full), the
+    readers of a constant that stay read a number."""
+    live = live_ops(ops)
+    seeds = {i for i, op in enumerate(ops) if first <= op.line <= last and (op.value is not None or i not in live)}
+    if not seeds:
+        return None
+    drop = dead_with(ops, seeds, live)
+    kept = [i for i in range(len(ops)) if i not in drop or ops[i].returned]
+    renumber = {old: new for new, old in enumerate(kept)}
+    out = []
+    for i in kept:
+        op = ops[i]
+        if i in drop:
+            # The returned constant: one kernel that writes it.
+            op = Op(
+                "alloc",
+                op.line,
+                bytes=op.out_bytes,
+                repeat=op.repeat,
+                loop_line=op.loop_line,
+                out_bytes=op.out_bytes,
+                elem_bytes=op.elem_bytes,
+                note="fill",
+                value=op.value,
+                returned=True,
+            )
+        out.append(replace(op, inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in op.inputs)))
+    return tuple(out)
+
+
 EFFECTS: dict[str, Effect] = {
     "tensor_cores": tensor_cores,
     "fill_the_gpu": fill_the_gpu,
@@ -711,6 +745,7 @@ EFFECTS: dict[str, Effect] = {
     "persistent_rnn": persistent_rnn,
     "structured_gemm": structured_gemm,
     "collapse_gemm": collapse_gemm,
+    "remove_dead_work": remove_dead_work,
 }
 
 

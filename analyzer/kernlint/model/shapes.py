@@ -143,6 +143,14 @@ class Tensor:
     contiguous: bool = True
     origin: int = -1  # index of the op that produced it (-1: a parameter or constant; -2, -3, ...: forward's inputs)
     on_host: bool = False  # built in forward without a device: a CPU tensor
+    # Issue 27 (KL027): a number every element equals, when the syntax proves
+    # one (a softmax over a dimension of size 1 is all ones), and whether the
+    # tensor holds its producer's values in their order (False for a slice, a
+    # transpose or one of several outputs of one op), so that two tensors with
+    # the same `same` hold the same values.
+    value: float | None = None
+    same: int | None = None
+    exact: bool = True
 
     @property
     def numel(self) -> int:
@@ -175,6 +183,8 @@ class Op:
     elem_bytes: int = 4  # bytes per element moved (a transposed copy's rate depends on it)
     steps: int = 0  # a recurrence ("rnn"): its sequential time steps
     library: bool = False  # issued inside one library call (cuDNN's RNN): no Python host cost of its own
+    value: float | None = None  # the one number its result holds everywhere, whatever the inputs' values (KL027)
+    returned: bool = False  # forward returns its result (or a view of it)
 
 
 @dataclass(frozen=True)
@@ -187,11 +197,72 @@ class EntryPoint:
     sources: tuple[str, ...]  # where the shapes came from
     unknown: tuple[str, ...] = field(default=())  # why some work could not be sized (empty: all known)
     largest_numel: int = 0  # elements of the largest tensor forward sees or makes
+    # Per op, the node of forward that runs it (a helper's ops: forward's call).
+    nodes: tuple[cst.CSTNode | None, ...] = field(default=(), compare=False, repr=False)
+    # Why an op's result is a constant, for the ops whose inputs are not: (op, reason, value, shape).
+    constants: tuple[tuple[int, str, float, tuple[int, ...]], ...] = ()
+    # Why the def-use of forward's tensors is not the whole story (an in-place
+    # write, a Triton launch writing its arguments, a branch on data, state kept
+    # on self): where this is non-empty, no op is called dead.
+    side_effects: tuple[str, ...] = ()
+    # forward's returned tensors: (producing op, shape, the one number it holds or None).
+    outputs: tuple[tuple[int, tuple[int, ...], float | None], ...] = ()
 
     @property
     def fits_int32(self) -> bool:
         """Every tensor of the entry point, at the file's shapes, has fewer than 2**31 elements."""
         return not self.unknown and 0 < self.largest_numel < 2**31
+
+
+@dataclass(frozen=True)
+class DeadWork:
+    """Work of the entry point that its result does not need (KL027): an op
+    whose result is one number whatever its inputs hold (`kind` "constant":
+    a softmax over a dimension of size 1), or an expensive op whose result
+    reaches nothing forward returns ("unused")."""
+
+    kind: str
+    op: int  # the constant's op, or the unused op
+    node: cst.CSTNode
+    why: str  # "constant": why the result is one number
+    value: float | None  # "constant": that number
+    shape: tuple[int, ...]  # "constant": the result's shape
+    removed: tuple[int, ...]  # the ops the fix removes (the op itself, what feeds only it, constants after it)
+    output: tuple[tuple[int, ...], float] | None  # a returned result that is then one number: (shape, value)
+
+
+# Ops whose result, unused, is work worth naming (a GEMM, a convolution,
+# attention, a recurrence, a reduction that reads more than it writes).
+EXPENSIVE_KINDS = frozenset({"gemm", "attention", "rnn"})
+
+
+def dead_with(ops: tuple[Op, ...], seeds: set[int], live: set[int]) -> set[int]:
+    """`seeds` and what goes with them: the constants and unused ops that read
+    them, and the ops whose every reader goes (what only fed them)."""
+    drop = set(seeds)
+    readers: dict[int, list[int]] = {i: [] for i in range(len(ops))}
+    for j, op in enumerate(ops):
+        for i in op.inputs:
+            if 0 <= i < len(ops):
+                readers[i].append(j)
+    changed = True
+    while changed:
+        changed = False
+        for j, op in enumerate(ops):
+            if j not in drop and (op.value is not None or j not in live) and any(i in drop for i in op.inputs):
+                drop.add(j)
+                changed = True
+        for i in range(len(ops) - 1, -1, -1):
+            if i not in drop and not ops[i].returned and readers[i] and all(j in drop for j in readers[i]):
+                drop.add(i)
+                changed = True
+    return drop
+
+
+def is_expensive(op: Op) -> bool:
+    return op.kind in EXPENSIVE_KINDS or (
+        op.kind == "reduction" and bool(op.in_bytes) and op.in_bytes[0] > op.out_bytes
+    )
 
 
 class _Unknown(Exception):
@@ -224,6 +295,63 @@ class ShapeFacts(AttentionFacts):
             why = f"a value the shape table cannot evaluate ({type(error).__name__}: {error})"
             return EntryPoint("?", (), (), (), unknown=(why,))
 
+    @cached_property
+    def dead_work(self) -> tuple[DeadWork, ...]:
+        """The entry point's work that its result does not need, at the
+        file's shapes: nothing where a size is unknown or where def-use is
+        not the whole story (an in-place write, a Triton launch, a branch
+        the table cannot decide, state kept on self)."""
+        entry = self.entry_point
+        if entry is None or entry.unknown or entry.side_effects or len(entry.nodes) != len(entry.ops):
+            return ()
+        ops = entry.ops
+        if not any(op.returned for op in ops):
+            return ()
+        live = live_ops(ops)
+        computed_from = live_ops(ops, through_constants=True)
+        # One call's ops go together (a module's layers and directions, a
+        # helper's body): where one of them is needed, none is called dead.
+        by_node: dict[int, list[int]] = {}
+        for i, node in enumerate(entry.nodes):
+            by_node.setdefault(id(node), []).append(i)
+        found: list[DeadWork] = []
+        covered: set[int] = set()
+        for index, why, value, shape in entry.constants:
+            node = entry.nodes[index]
+            if index not in computed_from or node is None:
+                continue  # a constant nothing returned needs: unused work, below
+            removed = dead_with(ops, {index}, live)
+            if any(i in live and i not in removed for i in by_node[id(node)]):
+                continue
+            output = next(((s, v) for origin, s, v in entry.outputs if v is not None and origin in removed), None)
+            covered |= removed
+            found.append(DeadWork("constant", index, node, why, value, shape, tuple(sorted(removed)), output))
+        for index, op in enumerate(ops):
+            node = entry.nodes[index]
+            if index in covered or node is None or not is_expensive(op):
+                continue
+            if any(i in live for i in by_node[id(node)]):
+                continue
+            removed = dead_with(ops, {index}, live)
+            covered |= removed
+            found.append(DeadWork("unused", index, node, "", None, (), tuple(sorted(removed)), None))
+        return tuple(found)
+
+    @cached_property
+    def dead_node_ids(self) -> frozenset[int]:
+        """ids of forward's calls and operations whose work all goes with a
+        KL027 finding's fix (a GEMM feeding only a constant, an unused GEMM):
+        the other rules leave them to that finding."""
+        entry = self.entry_point
+        if entry is None or not self.dead_work:
+            return frozenset()
+        removed = {i for dead in self.dead_work for i in dead.removed}
+        by_node: dict[int, list[int]] = {}
+        for i, node in enumerate(entry.nodes):
+            if node is not None:
+                by_node.setdefault(id(node), []).append(i)
+        return frozenset(key for key, ops in by_node.items() if all(i in removed for i in ops))
+
 
 def _number(node: cst.BaseExpression) -> int | float | None:
     if isinstance(node, (cst.Integer, cst.Float)):
@@ -246,6 +374,15 @@ class _Evaluator:
         self.methods: dict[str, cst.FunctionDef] = {}
         self._depth = 0
         self._call_line = 0
+        # For KL027: the node each op comes from, why an op's result is a
+        # constant, reductions that return their input, and what makes def-use
+        # incomplete.
+        self.nodes: list[cst.CSTNode | None] = []
+        self._stack: list[cst.CSTNode] = []
+        self._call_node: cst.CSTNode | None = None
+        self.constant_reasons: list[tuple[int, str, float, tuple[int, ...]]] = []
+        self.identities: dict[int, str] = {}
+        self.side_effects: list[str] = []
 
     # -- the file ------------------------------------------------------------
 
@@ -299,10 +436,16 @@ class _Evaluator:
             if isinstance(value, Tensor) and value.origin == -1:
                 scope[name] = replace(value, origin=-2 - position)
         described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
+        returned: object = None
         try:
-            self._run_body(forward.body.body, scope, record=True)
+            returned = self._run_body(forward.body.body, scope, record=True)
         except _Unknown as why:
             self.unknown.append(f"forward: {why}")
+        outputs = {t.origin for t in _tensors_in(returned) if t.origin >= 0}
+        if not _tensors_in(returned):
+            self._effect("forward returns no tensor")
+        for i in outputs:
+            self.ops[i] = replace(self.ops[i], returned=True)
         tensors = [v for v in [*scope.values(), *self.self_attrs.values()] if isinstance(v, Tensor)]
         largest = max(
             [t.numel for t in tensors] + [op.out_bytes // op.elem_bytes for op in self.ops if op.out_bytes], default=0
@@ -314,6 +457,10 @@ class _Evaluator:
             sources=tuple(sources),
             unknown=tuple(self.unknown),
             largest_numel=largest,
+            nodes=tuple(self.nodes),
+            constants=tuple(self.constant_reasons),
+            side_effects=tuple(dict.fromkeys(self.side_effects)),
+            outputs=tuple((t.origin, t.shape, t.value) for t in _tensors_in(returned)),
         )
 
     def _bind_module_assign(self, node: cst.Assign) -> None:
@@ -366,7 +513,12 @@ class _Evaluator:
                         left = self._eval(small.target, scope, record)
                         right = self._eval(small.value, scope, record)
                         op = type(small.operator).__name__.removesuffix("Assign")
-                        self._assign(small.target, self._binary(op, left, right, small, record), scope)
+                        self._stack.append(small)
+                        try:
+                            result = self._binary(op, left, right, small, record)
+                        finally:
+                            self._stack.pop()
+                        self._assign(small.target, result, scope)
                     elif isinstance(small, cst.Expr):
                         self._eval(small.value, scope, record)
             elif isinstance(statement, cst.For):
@@ -376,6 +528,8 @@ class _Evaluator:
                 if isinstance(test, Tensor):
                     self._record(record, Op("sync", self._line(statement.test), note="branch on a tensor"))
                     test = None
+                if test is None and record:
+                    self._effect(f"line {self._line(statement)}: a branch the table cannot decide")
                 if test is None or test:
                     result = self._run_body(statement.body.body, scope, record)
                     if result is not None:
@@ -438,7 +592,11 @@ class _Evaluator:
                 self._assign(element.value, item, scope)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
             self.self_attrs[target.attr.value] = value
-        elif isinstance(target, cst.Subscript) and isinstance(value, Tensor) and self._recording:
+            if self._recording:
+                self._effect(f"line {self._line(target)}: forward keeps state on self")
+        elif isinstance(target, cst.Subscript) and self._recording:
+            self._effect(f"line {self._line(target)}: an item assignment")
+        if isinstance(target, cst.Subscript) and isinstance(value, Tensor) and self._recording:
             # `out[:, t] = value` copies value into the slice: a kernel of its own
             self._record(
                 True,
@@ -464,9 +622,28 @@ class _Evaluator:
             op = replace(op, line=self._call_line, site_line=op.site_line or op.line)
         count, loop_line = self.loop
         self.ops.append(replace(op, repeat=op.repeat * count, loop_line=loop_line))
+        self.nodes.append(self._call_node if self._call_line else self._stack[-1] if self._stack else None)
         return len(self.ops) - 1
 
-    def _eval(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:  # noqa: C901
+    def _effect(self, why: str) -> None:
+        if self._recording:
+            self.side_effects.append(why)
+
+    def _constant_made(self, index: int, why: str, value: float, shape: tuple[int, ...]) -> None:
+        if index >= 0:
+            self.constant_reasons.append((index, why, value, shape))
+
+    def _eval(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript, cst.Comparison)):
+            # The innermost expression evaluated names the op it records.
+            self._stack.append(node)
+            try:
+                return self._eval_node(node, scope, record)
+            finally:
+                self._stack.pop()
+        return self._eval_node(node, scope, record)
+
+    def _eval_node(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:  # noqa: C901
         number = _number(node)
         if number is not None:
             return number
@@ -492,7 +669,7 @@ class _Evaluator:
             if type(node.operator).__name__ == "Minus":
                 if isinstance(value, (int, float)):
                     return -value
-                return self._elementwise([value], node, record)
+                return self._elementwise([value], node, record, fn="neg")
             return value
         if isinstance(node, cst.BinaryOperation):
             left = self._eval(node.left, scope, record)
@@ -521,7 +698,20 @@ class _Evaluator:
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             if op == "MatrixMultiply":
                 return self._matmul(left, right, node, record)
-            return self._elementwise([left, right], node, record)
+            if (
+                op == "Subtract"
+                and isinstance(left, Tensor)
+                and isinstance(right, Tensor)
+                and left.shape == right.shape
+                and _token(left) is not None
+                and _token(left) == _token(right)
+                and (left.value is None or right.value is None)
+            ):
+                # `x - x.mean(dim=1, keepdim=True)` with dimension 1 of size 1: zero.
+                same = self.identities.get(right.origin) or self.identities.get(left.origin)
+                why = "subtracts two tensors that hold the same values" + (f" ({same})" if same else "")
+                return self._elementwise([left, right], node, record, value=0.0, why=why)
+            return self._elementwise([left, right], node, record, fn=op)
         if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
             if op == "Multiply" and isinstance(left, list) and isinstance(right, int):
                 return left * right
@@ -571,6 +761,8 @@ class _Evaluator:
                 return "device"
         if isinstance(base, _Module) and attr in base.attrs:
             return base.attrs[attr]
+        if isinstance(base, _ValuesIndices) and attr in ("values", "indices"):
+            return base[0] if attr == "values" else base[1]
         raise _Unknown(f"line {self._line(node)}: attribute `{attr}`")
 
     def _subscript(self, node: cst.Subscript, scope: dict, record: bool):
@@ -612,7 +804,7 @@ class _Evaluator:
                 out.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
                 dim += 1
             out.extend(shape[dim:])
-            return Tensor(tuple(out), base.dtype, contiguous=False, origin=base.origin)
+            return Tensor(tuple(out), base.dtype, contiguous=False, origin=base.origin, value=base.value, exact=False)
         raise _Unknown(f"line {self._line(node)}: subscript of a non-static value")
 
     # -- calls ---------------------------------------------------------------
@@ -706,7 +898,20 @@ class _Evaluator:
                 return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
                 return None
+            if isinstance(base, _Module) and (func.attr.value in CASTS or func.attr.value in ("to", "cuda")):
+                # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
+                values = args()
+                dtype = CASTS.get(func.attr.value) or next(
+                    (v for v in values if isinstance(v, str) and v in DTYPE_BYTES), kw("dtype")
+                )
+                if dtype is None:
+                    return base
+                return _Module(
+                    base.kind,
+                    {k: replace(v, dtype=dtype) if isinstance(v, Tensor) else v for k, v in base.attrs.items()},
+                )
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
+                self._effect(f"line {line}: a list the table does not follow")
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
 
@@ -722,18 +927,23 @@ class _Evaluator:
             if a.keyword is not None:
                 inner[a.keyword.value] = self._eval(a.value, scope, record)
         outer_line, outer_recording = self._call_line, self._recording
+        outer_node = self._call_node
         self._depth += 1
         self._call_line = outer_line or self._line(node)
+        self._call_node = outer_node if outer_line else node
         try:
             return self._run_body(function.body.body, inner, record)
         finally:
             self._depth -= 1
             self._call_line = outer_line
+            self._call_node = outer_node
             self._recording = outer_recording
 
     def _torch_function(self, name, qualname, node, args, kw, keywords, scope, record):
         line = self._line(node)
         dtype = kw("dtype")
+        if "out" in keywords or kw("inplace", False) is True:
+            self._effect(f"line {line}: torch.{name} writes a tensor in place")
         if name in CREATORS or name in FILLING_ALLOCATORS or name == "arange":
             values = args()
             if name.endswith("_like"):
@@ -763,7 +973,10 @@ class _Evaluator:
             if shape is None or not all(isinstance(d, int) for d in shape):
                 raise _Unknown(f"line {line}: torch.{name} with a size that is not static")
             on_host = record and "device" not in keywords and not name.endswith("_like")
-            tensor = Tensor(tuple(shape), dtype or "float32", on_host=on_host)
+            fill = {"zeros": 0.0, "zeros_like": 0.0, "ones": 1.0, "ones_like": 1.0}.get(name)
+            if name == "full" and len(values) > 1 and isinstance(values[1], (int, float)):
+                fill = float(values[1])
+            tensor = Tensor(tuple(shape), dtype or "float32", on_host=on_host, value=fill)
             if not record:
                 return tensor
             fills = (name in FILLING_ALLOCATORS or name.startswith("rand")) and not on_host
@@ -811,10 +1024,17 @@ class _Evaluator:
             )
             return replace(q, origin=index)
         if name in SOFTMAX:
-            return self._elementwise(tensors[:1], node, record, kind="reduction")
+            return self._softmax(name, tensors[0], kw("dim", values[1] if len(values) > 1 else None), node, record)
+        if name in ("max", "min") and len(values) > 1 and isinstance(values[1], Tensor):
+            return self._elementwise(values[:2], node, record, fn="maximum" if name == "max" else "minimum")
         if name in REDUCTIONS:
             return self._reduce(
-                tensors[0], kw("dim", values[1] if len(values) > 1 else None), kw("keepdim", False), node, record
+                tensors[0],
+                kw("dim", values[1] if len(values) > 1 else None),
+                kw("keepdim", values[2] if len(values) > 2 else False),
+                node,
+                record,
+                fn=name,
             )
         if name in SCANS or name in SAME_SHAPE or name in ROW_NORMS:
             kind = "elementwise" if name in SAME_SHAPE else "reduction"
@@ -845,7 +1065,7 @@ class _Evaluator:
         if name in ("transpose", "permute", "t"):
             return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
         if name in UNARY or name in BINARY or name in ("clamp", "where", "lerp", "addcmul", "addcdiv"):
-            return self._elementwise(values, node, record)
+            return self._elementwise(values, node, record, fn=name, parametrized=bool(keywords))
         if name in VIEWS or name in ("flatten",):
             return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
         if name in ("is_inference_mode_enabled", "is_grad_enabled", "no_grad", "inference_mode"):
@@ -892,6 +1112,10 @@ class _Evaluator:
             attrs["layers"] = values
         elif name in NORMS:
             attrs.update(_norm_parameters(name, values, kw))
+        elif name in ("Softmax", "LogSoftmax"):
+            attrs["dim"] = kw("dim", values[0] if values else None)
+        attrs["inplace"] = kw("inplace", False) is True
+        attrs["parametrized"] = bool(node.args)
         return _Module(name, attrs)
 
     def _conv(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
@@ -1006,8 +1230,8 @@ class _Evaluator:
         )
         if len(x.shape) == 2:
             shape = (steps, hidden * directions)
-        out = Tensor(shape, x.dtype, origin=layer_in)
-        state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in)
+        out = Tensor(shape, x.dtype, origin=layer_in, exact=False)
+        state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in, exact=False)
         return [out, [state, state] if module.kind == "LSTM" else state]
 
     def _pool(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
@@ -1056,8 +1280,16 @@ class _Evaluator:
             "Softsign",
             "Tanhshrink",
         }:
-            return self._elementwise(values[:1], node, record)
-        if module.kind in ("Softmax", "LogSoftmax") or module.kind in NORMS:
+            if module.attrs.get("inplace"):
+                self._effect(f"line {line}: nn.{module.kind}(inplace=True)")
+            fn = MODULE_FUNCTIONS.get(module.kind, "")
+            return self._elementwise(
+                values[:1], node, record, fn=fn, parametrized=bool(module.attrs.get("parametrized"))
+            )
+        if module.kind in ("Softmax", "LogSoftmax") and isinstance(values[0], Tensor):
+            name = "softmax" if module.kind == "Softmax" else "log_softmax"
+            return self._softmax(name, values[0], module.attrs.get("dim"), node, record)
+        if module.kind in NORMS:
             # A normalization reads its input for the statistics and again to
             # normalize, in one kernel (cuDNN / ATen): in and out once each.
             return self._elementwise(values[:1], node, record, kind="reduction")
@@ -1083,7 +1315,10 @@ class _Evaluator:
 
     def _tensor_method(self, base: Tensor, method: str, node, values: list, kw, record: bool):  # noqa: C901
         line = self._line(node)
+        if method.endswith("_") and not method.startswith("_"):
+            self._effect(f"line {line}: .{method}() writes a tensor in place")
         if method in SYNCS:
+            self._effect(f"line {line}: .{method}() reads a value on the host")
             index = self._record(
                 record,
                 Op(
@@ -1122,7 +1357,14 @@ class _Evaluator:
         if method == "permute":
             order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
             shape = tuple(base.shape[i] for i in order)
-            return Tensor(shape, base.dtype, contiguous=list(order) == sorted(order), origin=base.origin)
+            return Tensor(
+                shape,
+                base.dtype,
+                contiguous=list(order) == sorted(order),
+                origin=base.origin,
+                value=base.value,
+                exact=False,
+            )
         if method in ("contiguous", "clone"):
             if method == "contiguous" and base.contiguous:
                 return base
@@ -1138,7 +1380,8 @@ class _Evaluator:
                 elem_bytes=DTYPE_BYTES.get(base.dtype, 4),
             )
             index = self._record(record, op)
-            return Tensor(base.shape, base.dtype, origin=index)
+            same = _token(base) if base.contiguous else None
+            return Tensor(base.shape, base.dtype, origin=index, value=base.value, same=same)
         if method in (
             "view",
             "reshape",
@@ -1160,7 +1403,7 @@ class _Evaluator:
         if method == "numel":
             return base.numel
         if method in SOFTMAX:
-            return self._elementwise([base], node, record, kind="reduction")
+            return self._softmax(method, base, kw("dim", values[0] if values else None), node, record)
         if method in SCANS or method in SAME_SHAPE and method != "masked_fill":
             kind = "elementwise" if method in SAME_SHAPE else "reduction"
             return self._elementwise([base], node, record, kind=kind, note=method)
@@ -1171,15 +1414,19 @@ class _Evaluator:
             return base
         if method in ("split", "chunk"):
             return self._split(base, method, values, kw, node)
+        if method in ("max", "min") and values and isinstance(values[0], Tensor):
+            return self._elementwise([base, values[0]], node, record, fn="maximum" if method == "max" else "minimum")
         if method in REDUCTIONS:
             dim = kw("dim", values[0] if values else None)
-            return self._reduce(base, dim, kw("keepdim", values[1] if len(values) > 1 else False), node, record)
+            keepdim = kw("keepdim", values[1] if len(values) > 1 else False)
+            return self._reduce(base, dim, keepdim, node, record, fn=method)
         if (
             method in UNARY
             or method in BINARY
             or method in ("masked_fill", "clamp_", "add_", "mul_", "div_", "sub_", "relu_", "pow", "fill_", "zero_")
         ):
-            return self._elementwise([base, *values], node, record)
+            keywords = bool(node.args) and any(a.keyword is not None for a in node.args)
+            return self._elementwise([base, *values], node, record, fn=method, parametrized=keywords)
         if method in ("matmul", "mm", "bmm"):
             return self._matmul(base, values[0], node, record)
         raise _Unknown(f"line {line}: tensor method `.{method}()` is not in the cost table")
@@ -1214,7 +1461,7 @@ class _Evaluator:
         dims = list(dims)
         if method == "expand":
             dims = [b if d == -1 else d for d, b in zip(dims, (1,) * (len(dims) - len(base.shape)) + base.shape)]
-            return Tensor(tuple(dims), base.dtype, contiguous=False, origin=base.origin)
+            return Tensor(tuple(dims), base.dtype, contiguous=False, origin=base.origin, value=base.value, exact=False)
         if -1 in dims:
             known = math.prod(d for d in dims if d != -1)
             dims[dims.index(-1)] = base.numel // max(known, 1)
@@ -1223,13 +1470,28 @@ class _Evaluator:
     # -- the work ------------------------------------------------------------
 
     def _elementwise(
-        self, values: list, node, record: bool, dtype: str | None = None, kind: str = "elementwise", note: str = ""
+        self,
+        values: list,
+        node,
+        record: bool,
+        dtype: str | None = None,
+        kind: str = "elementwise",
+        note: str = "",
+        fn: str = "",
+        parametrized: bool = False,
+        value: float | None = None,
+        why: str = "",
     ) -> Tensor:
+        """`fn` names the function, so that an op of constants has a known
+        value (`torch.gelu` of zeros is zeros); `value` and `why`: a constant
+        the caller proved from the inputs' shapes."""
         tensors = [v for v in values if isinstance(v, Tensor)]
         if not tensors:
             raise _Unknown(f"line {self._line(node)}: an op with no tensor operand")
         shape = _broadcast([t.shape for t in tensors])
-        out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]))
+        if value is None:
+            value = _constant("cast" if not fn and dtype and len(values) == 1 else fn, values, parametrized)
+        out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]), value=value)
         nbytes = sum(t.nbytes for t in tensors) + out.nbytes
         if dtype and dtype != tensors[0].dtype and len(tensors) == 1:
             note = f"cast from {tensors[0].dtype}"
@@ -1242,16 +1504,36 @@ class _Evaluator:
             out_bytes=out.nbytes,
             elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
             note=note,
+            value=value,
         )
-        return replace(out, origin=self._record(record, op))
+        index = self._record(record, op)
+        if why and value is not None and any(t.value is None for t in tensors):
+            self._constant_made(index, why, value, shape)
+        return replace(out, origin=index)
 
-    def _reduce(self, base: Tensor, dim, keepdim, node, record: bool) -> Tensor:
+    def _softmax(self, name: str, base: Tensor, dim, node, record: bool) -> Tensor:
+        """A softmax normalizes over `dim`: over a dimension of size 1 every
+        element is 1 (a log-softmax's 0), whatever the input's values."""
+        if isinstance(dim, int) and base.shape and -len(base.shape) <= dim < len(base.shape) and base.shape[dim] == 1:
+            value = 1.0 if name == "softmax" else 0.0
+            why = f"a {name} over dimension {dim}, of size 1 (its input is [{', '.join(map(str, base.shape))}])"
+            return self._elementwise([base], node, record, kind="reduction", value=value, why=why)
+        return self._elementwise([base], node, record, kind="reduction", fn="softmax" if name == "softmax" else "")
+
+    def _reduce(self, base: Tensor, dim, keepdim, node, record: bool, fn: str = ""):
         if dim is None:
             shape: tuple[int, ...] = ()
+            dims = set(range(len(base.shape)))
         else:
+            if not isinstance(dim, (int, list, tuple)):
+                raise _Unknown(f"line {self._line(node)}: a reduction over a dimension that is not static")
             dims = {d % len(base.shape) for d in (dim if isinstance(dim, (list, tuple)) else [dim])}
             shape = tuple(1 if i in dims else s for i, s in enumerate(base.shape) if keepdim or i not in dims)
-        out = Tensor(shape, base.dtype)
+        count = math.prod(base.shape[i] for i in dims)
+        value = _reduced_value(fn, base.value, count)
+        # A sum, mean, max... over dimensions of size 1 returns its input's values.
+        identity = dim is not None and count == 1 and fn in IDENTITY_WHEN_ONE
+        out = Tensor(shape, base.dtype, value=value, same=_token(base) if identity and keepdim else None)
         op = Op(
             "reduction",
             self._line(node),
@@ -1260,8 +1542,17 @@ class _Evaluator:
             in_bytes=(base.nbytes,),
             out_bytes=out.nbytes,
             elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+            value=value,
         )
-        return replace(out, origin=self._record(record, op))
+        index = self._record(record, op)
+        if identity and index >= 0:
+            sizes = ", ".join(str(d) for d in sorted(dims))
+            self.identities[index] = f"a {fn} over dimension {sizes}, of size 1, is its input"
+        out = replace(out, origin=index)
+        if fn in ("max", "min") and dim is not None:
+            # torch.max(x, dim) returns (values, indices).
+            return _ValuesIndices([out, replace(out, dtype="int64", value=None, same=None, exact=False)])
+        return out
 
     def _diag(self, vector: Tensor, node, record: bool) -> Tensor:
         """torch.diag of a vector: a kernel that writes the whole N x N matrix, zeros and all."""
@@ -1322,7 +1613,7 @@ class _Evaluator:
         for start in range(0, length, size):
             shape = list(base.shape)
             shape[dim] = min(size, length - start)
-            parts.append(Tensor(tuple(shape), base.dtype, contiguous=False, origin=base.origin))
+            parts.append(Tensor(tuple(shape), base.dtype, contiguous=False, origin=base.origin, exact=False))
         return parts
 
     def _matmul(self, a, b, node, record: bool, out_dtype: str | None = None) -> Tensor:
@@ -1405,6 +1696,7 @@ class _Evaluator:
                 note=self.model.code(func.value),
             ),
         )
+        self._effect(f"line {line}: a Triton launch writes its arguments")
         if index >= 0:
             # A tensor allocated for the launch (torch.empty...) holds what the
             # kernel wrote: what reads it afterwards reads the kernel's output.
@@ -1414,7 +1706,7 @@ class _Evaluator:
                     tensor = scope[value.value]
                     producer = self.ops[tensor.origin] if 0 <= tensor.origin < len(self.ops) else None
                     if producer is not None and producer.kind == "alloc":
-                        scope[value.value] = replace(tensor, origin=index)
+                        scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
 
     def _call_lambda(self, grid: _Lambda, node: cst.Call, scope: dict):
@@ -1430,6 +1722,166 @@ class _Evaluator:
         if params:
             inner[params[0].name.value] = meta
         return self._eval(grid.node.body, inner, record=False)
+
+
+class _ValuesIndices(list):
+    """What torch.max(x, dim) and torch.min(x, dim) return: (values, indices)."""
+
+
+def _tensors_in(value: object) -> list[Tensor]:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors_in(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors_in(item)]
+    return []
+
+
+def _token(t: Tensor) -> int | None:
+    """Tensors with the same token hold the same values (in the same order)."""
+    if not t.exact:
+        return None
+    if t.same is not None:
+        return t.same
+    return t.origin if t.origin != -1 else None
+
+
+def live_ops(ops: tuple[Op, ...], through_constants: bool = False) -> set[int]:
+    """The ops forward's returned tensors depend on: from the returned ops
+    back through their inputs, except that a constant needs none of its
+    inputs (ones from a softmax over a dimension of size 1 need no GEMM);
+    `through_constants`: every op a returned tensor is computed from."""
+    live: set[int] = set()
+    stack = [i for i, op in enumerate(ops) if op.returned]
+    while stack:
+        i = stack.pop()
+        if i in live:
+            continue
+        live.add(i)
+        if ops[i].value is None or through_constants:
+            stack.extend(j for j in ops[i].inputs if 0 <= j < len(ops))
+    return live
+
+
+# Functions of one number, for an op whose inputs are all constants.
+_UNARY_VALUES: dict[str, Any] = {
+    "cast": lambda c: c,
+    "relu": lambda c: max(c, 0.0),
+    "relu6": lambda c: min(max(c, 0.0), 6.0),
+    "sigmoid": lambda c: 1 / (1 + math.exp(-c)),
+    "tanh": math.tanh,
+    "exp": math.exp,
+    "log": math.log,
+    "abs": abs,
+    "neg": lambda c: -c,
+    "sqrt": math.sqrt,
+    "rsqrt": lambda c: 1 / math.sqrt(c),
+    "gelu": lambda c: 0.5 * c * (1 + math.erf(c / math.sqrt(2))),
+    "silu": lambda c: c / (1 + math.exp(-c)),
+    "swish": lambda c: c / (1 + math.exp(-c)),
+    "mish": lambda c: c * math.tanh(math.log1p(math.exp(c))),
+    "softplus": lambda c: math.log1p(math.exp(c)),
+    "hardswish": lambda c: c * min(max(c + 3, 0.0), 6.0) / 6,
+    "hardsigmoid": lambda c: min(max(c / 6 + 0.5, 0.0), 1.0),
+    "hardtanh": lambda c: min(max(c, -1.0), 1.0),
+    "elu": lambda c: c if c > 0 else math.expm1(c),
+    "celu": lambda c: c if c > 0 else math.expm1(c),
+    "leaky_relu": lambda c: c if c >= 0 else 0.01 * c,
+    "logsigmoid": lambda c: -math.log1p(math.exp(-c)),
+    "tanhshrink": lambda c: c - math.tanh(c),
+    "softsign": lambda c: c / (1 + abs(c)),
+    "sin": math.sin,
+    "cos": math.cos,
+    "erf": math.erf,
+    "log1p": math.log1p,
+    "expm1": math.expm1,
+    "reciprocal": lambda c: 1 / c,
+    "square": lambda c: c * c,
+    "sign": lambda c: float((c > 0) - (c < 0)),
+    "floor": math.floor,
+    "ceil": math.ceil,
+    # Dropout in training mode zeroes elements at random: only zeros stay one number.
+    "dropout": lambda c: c if c == 0 else None,
+}
+# Zero at zero whatever their parameters (a slope, an approximation, a probability).
+_ZERO_AT_ZERO = frozenset(
+    {
+        "relu", "relu6", "gelu", "leaky_relu", "elu", "celu", "selu", "silu", "swish", "mish", "tanh", "hardswish",
+        "tanhshrink", "softsign", "dropout", "sin", "neg", "abs", "square", "sign", "erf", "expm1", "log1p", "sqrt",
+        "floor", "ceil", "cast",
+    }
+)  # fmt: skip
+_BINARY_VALUES: dict[str, Any] = {
+    "add": lambda a, b: a + b,
+    "Add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "subtract": lambda a, b: a - b,
+    "Subtract": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "multiply": lambda a, b: a * b,
+    "Multiply": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "true_divide": lambda a, b: a / b,
+    "Divide": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "Power": lambda a, b: a**b,
+    "maximum": max,
+    "minimum": min,
+}
+IDENTITY_WHEN_ONE = frozenset({"sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod"})
+MODULE_FUNCTIONS = {
+    "ReLU": "relu", "GELU": "gelu", "SiLU": "silu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Dropout": "dropout",
+    "LeakyReLU": "leaky_relu", "Mish": "mish", "Softplus": "softplus", "Hardtanh": "hardtanh", "ELU": "elu",
+    "Hardswish": "hardswish", "Hardsigmoid": "hardsigmoid", "ReLU6": "relu6", "SELU": "selu", "CELU": "celu",
+    "Softsign": "softsign", "Tanhshrink": "tanhshrink",
+}  # fmt: skip
+
+
+def _constant(fn: str, values: list, parametrized: bool) -> float | None:
+    """The one number an op's result holds when every operand is one number
+    (a constant tensor or a Python number), None when it is not known."""
+    if not fn:
+        return None
+    numbers: list[float] = []
+    for v in values:
+        if isinstance(v, Tensor):
+            if v.value is None:
+                return None
+            numbers.append(v.value)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            numbers.append(float(v))
+        else:
+            return None
+    if not numbers or not any(isinstance(v, Tensor) for v in values):
+        return None
+    try:
+        if fn in _BINARY_VALUES and len(numbers) == 2 and not parametrized:
+            result = _BINARY_VALUES[fn](numbers[0], numbers[1])
+        elif len(numbers) == 1 and not parametrized and fn in _UNARY_VALUES:
+            result = _UNARY_VALUES[fn](numbers[0])
+        elif numbers[0] == 0 and fn in _ZERO_AT_ZERO:
+            result = 0.0
+        else:
+            return None
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+        return None
+    if result is None or isinstance(result, complex) or not math.isfinite(result):
+        return None
+    return float(result)
+
+
+def _reduced_value(fn: str, value: float | None, count: int) -> float | None:
+    """A reduction of `count` equal numbers."""
+    if value is None or count < 1:
+        return None
+    if fn in ("mean", "amax", "amin", "max", "min"):
+        return value
+    if fn == "sum":
+        return value * count
+    if fn == "logsumexp":
+        return value + math.log(count)
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1527,7 +1979,7 @@ def _transposed(t, i: int, j: int):
     if len(shape) < 2:
         return t
     shape[i], shape[j] = shape[j], shape[i]
-    return Tensor(tuple(shape), t.dtype, contiguous=False, origin=t.origin)
+    return Tensor(tuple(shape), t.dtype, contiguous=False, origin=t.origin, value=t.value, exact=False)
 
 
 def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:

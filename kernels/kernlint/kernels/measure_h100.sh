@@ -10,6 +10,7 @@
 #         issue26b                     (the pairs of KL020, KL021, KL022, issue 26 classes 2, 3 and 7)
 #         issue27b                     (the pairs of KL023-KL026 and KL007's masked attention; KL026
 #                                       was measured alone, in a lease of its own, with --pair)
+#         dead27                       (issue 27 item 5's last case: the pair of KL027, not yet measured)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
 #                                       timings broke a target; eager2 the other pairs whose launch
 #                                       path changed, and seed_all_fixes)
@@ -35,6 +36,7 @@ case "$1" in
   issue26b) verify issue26b --pair kl020_gemm_without_dot --pair kl021_too_few_programs --pair kl022_torch_after_kernel ;;
   issue27b) verify issue27b --pair kl007_masked_attention --pair kl023_unfused_op_chain --pair kl024_recurrent_module \
     --pair kl025_structure_blind_gemm --pair kl026_collapsible_gemm ;;
+  dead27) verify dead27 --pair kl027_dead_or_constant_result ;;
   eager1) verify eager1 --pair kl001_upcast_before_dot --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path \
     --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile ;;
   eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle \

@@ -371,6 +371,8 @@ class UnfusedEpilogue(Rule):
                 if id(call) in attention or model.collapsible_reduction(call, function) is not None:
                     # A GEMM summed through linear ops collapses to a GEMV: KL026's finding.
                     continue
+                if id(call) in model.dead_node_ids:
+                    continue  # a GEMM whose result is thrown away or never used: KL027's finding
                 producer = model.gemm_producer(call, function)
                 if producer is None and isinstance(call.func, cst.Name) and call.func.value in wrappers:
                     producer = f"`{call.func.value}` (a Triton GEMM)", "gemm"
@@ -378,7 +380,7 @@ class UnfusedEpilogue(Rule):
                     spelled, kind = producer
                     yield from self._report(model, function, call, spelled, model.epilogue(call, function), kind)
             for operation in function.matmul_ops:
-                if model.collapsible_reduction(operation, function) is not None:
+                if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
                     continue
                 if not model.in_main_guard(operation) and id(operation) not in attention:
                     yield from self._report(model, function, operation, "`@`", model.epilogue(operation, function))

@@ -268,8 +268,8 @@ class CollapsibleGemm(Rule):
                 continue
             producers: list[cst.CSTNode] = [*function.matmul_ops, *function.calls]
             for producer in producers:
-                if model.in_main_guard(producer):
-                    continue
+                if model.in_main_guard(producer) or id(producer) in model.dead_node_ids:
+                    continue  # a GEMM whose result is thrown away: KL027's finding
                 tail = model.collapsible_reduction(producer, function)
                 if tail is not None:
                     yield self._report(model, function, producer, tail)

@@ -1,0 +1,196 @@
+"""KL027 dead-or-constant-result (issue 27 item 5's last case): work whose
+result is a constant at the file's shapes, or is never used; the shape
+table's constants, returned tensors and def-use, and the cost effect that
+removes the work."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from kernlint import cost
+from kernlint.advice import verdict
+from kernlint.engine import lint_source
+from kernlint.model import build_model
+from kernlint.source import parse
+
+GEMM_MAX_SUBTRACT_GELU = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, in_features, out_features, max_dim):
+            super(Model, self).__init__()
+            self.gemm = nn.Linear(in_features, out_features)
+            self.max_dim = max_dim
+
+        def forward(self, x):
+            x = self.gemm(x)
+            x = torch.max(x, dim=self.max_dim, keepdim=True).values
+            x = x - x.mean(dim=1, keepdim=True)
+            x = torch.nn.functional.gelu(x)
+            return x
+
+    batch_size = 1024
+    in_features = 8192
+    out_features = 8192
+    max_dim = 1
+
+    def get_inputs():
+        return [torch.rand(batch_size, in_features)]
+
+    def get_init_inputs():
+        return [in_features, out_features, max_dim]
+"""
+
+
+def model(source: str):
+    text = textwrap.dedent(source)
+    return build_model("problem.py", text, parse(text))
+
+
+def findings(source: str, path: str = "problem.py"):
+    return lint_source(path, textwrap.dedent(source)).findings
+
+
+def test_kernelbench_gemm_max_subtract_gelu_is_zeros() -> None:
+    found = findings(GEMM_MAX_SUBTRACT_GELU)
+    assert [(f.code, f.span.line, f.span.column) for f in found] == [("KL027", 14, 13)]
+    f = found[0]
+    assert "all zeros" in f.message and "[1024, 1]" in f.message and "the GEMM `self.gemm(x)`" in f.message
+    assert f.plan.startswith("The output is all zeros of shape [1024, 1]")
+    e = f.expected_speedup["for_this_file"]
+    # An 8192^3/8 fp32 GEMM (milliseconds) against one fill of 4 KB (microseconds).
+    assert e["status"] == "estimated" and e["graph"] > 100 and e["kernelbench"] > 50
+    answer = verdict("problem.py", found)
+    assert answer["worth_optimizing"] == "yes"
+    assert answer["optimisation method"].startswith("Algorithm Replacement")
+
+
+def test_the_table_follows_the_constant_and_the_returned_output() -> None:
+    entry = model(GEMM_MAX_SUBTRACT_GELU).entry_point
+    assert [op.kind for op in entry.ops] == ["gemm", "reduction", "reduction", "elementwise", "elementwise"]
+    assert [op.value for op in entry.ops] == [None, None, None, 0.0, 0.0]
+    assert [op.returned for op in entry.ops] == [False, False, False, False, True]
+    assert entry.outputs == ((4, (1024, 1), 0.0),)
+    assert not entry.side_effects
+    fixed = cost.remove_dead_work(entry.ops, entry.ops[3].line, entry.ops[3].line)
+    assert fixed is not None
+    assert [(op.kind, op.note, op.out_bytes) for op in fixed] == [("alloc", "fill", 4 * 1024)]
+
+
+def test_dropout_then_mean_then_softmax_is_ones() -> None:
+    source = GEMM_MAX_SUBTRACT_GELU.replace(
+        """x = torch.max(x, dim=self.max_dim, keepdim=True).values
+            x = x - x.mean(dim=1, keepdim=True)
+            x = torch.nn.functional.gelu(x)""",
+        """x = torch.nn.functional.dropout(x, p=0.2, training=True)
+            x = torch.mean(x, dim=1, keepdim=True)
+            x = torch.softmax(x, dim=1)""",
+    )
+    found = findings(source)
+    assert [(f.code, f.span.line) for f in found] == [("KL027", 15)]
+    assert "all ones of shape [1024, 1]" in found[0].message
+
+
+def test_a_softmax_over_a_real_dimension_and_unknown_sizes_stay_silent() -> None:
+    over_features = GEMM_MAX_SUBTRACT_GELU.replace("keepdim=True).values", "keepdim=False).values.unsqueeze(0)")
+    # [1, 1024]: the mean over dimension 1 averages 1024 numbers.
+    assert [f.code for f in findings(over_features)] == []
+    unknown = GEMM_MAX_SUBTRACT_GELU.replace("return [torch.rand(batch_size, in_features)]", "return [load()]")
+    assert model(unknown).entry_point.unknown
+    assert [f.code for f in findings(unknown)] == []
+
+
+def test_def_use_with_an_in_place_write_or_a_triton_launch_says_nothing() -> None:
+    in_place = GEMM_MAX_SUBTRACT_GELU.replace(
+        "x = torch.nn.functional.gelu(x)", "x = torch.nn.functional.gelu(x)\n            x.add_(1.0)"
+    )
+    assert model(in_place).entry_point.side_effects
+    assert model(in_place).dead_work == ()
+    assert [f.code for f in findings(in_place)] == []
+
+
+def test_an_unused_gemm_is_reported_and_removed_by_the_estimate() -> None:
+    source = """
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(4096, 4096)
+                self.fc2 = nn.Linear(4096, 4096)
+
+            def forward(self, x):
+                y = self.fc1(x)
+                z = torch.relu(self.fc2(x))
+                return torch.relu(y)
+
+        def get_inputs():
+            return [torch.rand(2048, 4096)]
+
+        def get_init_inputs():
+            return []
+    """
+    found = [f for f in findings(source) if f.code == "KL027"]
+    assert [(f.span.line, f.span.column) for f in found] == [(13, 24)]
+    assert "computes a GEMM whose result never reaches what `forward` returns" in found[0].message
+    e = found[0].expected_speedup["for_this_file"]
+    # Two equal GEMMs, one of them unused: about half the time goes.
+    assert e["graph"] == pytest.approx(2.0, rel=0.1)
+
+
+def test_slices_and_transposes_of_one_tensor_are_not_the_same_values() -> None:
+    source = GEMM_MAX_SUBTRACT_GELU.replace(
+        """x = torch.max(x, dim=self.max_dim, keepdim=True).values
+            x = x - x.mean(dim=1, keepdim=True)""",
+        """x = x[:, :4096] - x[:, 4096:]""",
+    )
+    assert [f.code for f in findings(source) if f.code == "KL027"] == []
+    square = GEMM_MAX_SUBTRACT_GELU.replace(
+        """x = torch.max(x, dim=self.max_dim, keepdim=True).values
+            x = x - x.mean(dim=1, keepdim=True)""",
+        """x = x[:, :1024] - x[:, :1024].t()""",
+    )
+    assert [f.code for f in findings(square) if f.code == "KL027"] == []
+
+
+def test_torch_max_over_a_dimension_returns_values_and_indices() -> None:
+    source = GEMM_MAX_SUBTRACT_GELU.replace(
+        """x = torch.max(x, dim=self.max_dim, keepdim=True).values
+            x = x - x.mean(dim=1, keepdim=True)""",
+        """x = torch.min(x, 1)[0]""",
+    )
+    entry = model(source).entry_point
+    assert not entry.unknown
+    assert entry.outputs[0][1] == (1024,)
+
+
+def test_tests_and_the_main_guard_are_silent() -> None:
+    assert [f.code for f in findings(GEMM_MAX_SUBTRACT_GELU, path="tests/test_problem.py")] == []
+
+
+def test_kl026_and_kl004_leave_a_gemm_that_only_feeds_a_constant_to_kl027() -> None:
+    source = """
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.score = nn.Linear(512, 512)
+
+            def forward(self, x):
+                s = self.score(x).sum(dim=-1, keepdim=True)
+                return x * torch.softmax(s, dim=-1)
+
+        def get_inputs():
+            return [torch.rand(256, 512)]
+
+        def get_init_inputs():
+            return []
+    """
+    found = findings(source)
+    assert [(f.code, f.span.line) for f in found] == [("KL027", 12)]
+    assert found[0].plan.startswith("Use the number 1 where `torch.softmax(s, dim=-1)` is read")
