@@ -291,3 +291,46 @@ def test_a_convolution_is_a_gemm_at_its_output_size_on_tf32() -> None:
     assert conv.flops == 2 * out * 3 * 3 * 3 and conv.path == "tf32"
     assert conv.bytes == (8 * 3 * 64 * 64 + 32 * 3 * 3 * 3 + out) * 4
     assert ops[3].out_bytes == out // 4 * 4
+
+
+HOST_TABLE = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        inv_freq = (1.0 / 10000 ** (torch.arange(0, self.dim).float() / self.dim)).to(x.device)
+        return x * inv_freq
+
+
+def get_inputs():
+    return [torch.randn(16, 4096)]
+
+
+def get_init_inputs():
+    return [4096]
+"""
+
+
+def test_arithmetic_on_a_host_tensor_runs_on_the_host_and_its_move_waits() -> None:
+    """A table built on the CPU (no device=) is computed there: torch calls
+    with a host cost and no kernel; its .to(device) is a pageable copy the
+    host waits for, so the call cannot be captured in a CUDA graph (the KL011
+    pair's before measured so: no graph time)."""
+    e = entry(HOST_TABLE)
+    assert [(op.kind, op.launches) for op in e.ops] == [
+        ("alloc", False),
+        ("elementwise", False),
+        ("elementwise", False),
+        ("elementwise", False),
+        ("sync", True),
+        ("elementwise", True),
+    ]
+    assert all(op.note == "on the host" for op in e.ops[1:4])
+    times = cost.entry_time(e.ops, cost.calibration().constants)
+    assert times.graph is None

@@ -1229,6 +1229,13 @@ class _Evaluator:
         if not tensors:
             raise _Unknown(f"line {self._line(node)}: an op with no tensor operand")
         shape = _broadcast([t.shape for t in tensors])
+        if all(t.on_host for t in tensors):
+            # Arithmetic on CPU tensors runs on the CPU: a torch call's host
+            # cost and no kernel; the result stays on the host (its later
+            # .to(device) is the copy).
+            host = Tensor(shape, dtype or _promote([t.dtype for t in tensors]), on_host=True)
+            op = Op(kind, self._line(node), launches=False, inputs=tuple(t.origin for t in tensors), note="on the host")
+            return replace(host, origin=self._record(record, op))
         out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]))
         nbytes = sum(t.nbytes for t in tensors) + out.nbytes
         if dtype and dtype != tensors[0].dtype and len(tensors) == 1:
