@@ -1,0 +1,157 @@
+"""Issue 25's calibration bar over the kernel library's own record: for every
+pair, shape and mode of kernels/kernlint/kernels/measurements/h100.json, the
+estimate for the pair's `before` (linted as a KernelBench-style file at the
+record's shape, scripts/calibration_check.py) lands within 1.3x of the
+measured speedup.
+
+What does not hold yet is listed here, row by row, with the reason: a row
+that leaves the band fails, and so does a listed row that has come into it
+(take it off the list), so the list stays the model's exact state.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import calibration_check  # noqa: E402
+
+# Pairs the model gives no estimate for, with the start of the reason the
+# table prints: every shape and mode of the pair.
+INSIDE_A_KERNEL = "the cost model has no model of this rule's fix (inside a kernel)"
+UNKNOWN = {
+    "kl001_upcast_before_dot": INSIDE_A_KERNEL,
+    "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
+    "kl008_multipass_softmax": INSIDE_A_KERNEL,
+    "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
+    "kl017_jit_in_hot_path": INSIDE_A_KERNEL,
+    "kl018_fp32_dot_without_tf32": INSIDE_A_KERNEL,
+    "kl019_scalar_programs": INSIDE_A_KERNEL,
+    # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
+    "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",
+    "kl006_host_sync_in_hot_path": "shapes not static: forward: line 22: call to `kernlint.kernels.kl004_unfused_epilogue",
+    # The int8 GEMM is a Triton kernel: fuse_epilogue looks for a torch GEMM.
+    "kl004_unfused_epilogue": "the fix's ops (fuse_epilogue) were not found in ModelNew.forward",
+    # nn.GRU(...).half(): the shape table does not read a module's .half().
+    "kl005_per_step_launch_loop": "shapes not static: __init__: line 31: call to `nn.GRU(",
+    "kl024_recurrent_module": "shapes not static: __init__: line 16: call to `nn.GRU(",
+    # KL010 and KL015 are opt-in (their fixes measure 1.0x): not in the default set.
+    "kl010_unconditional_k_mask": "no KL010 finding in the before",
+    "kl015_small_dot_tile": "no KL015 finding in the before",
+    "seed_all_fixes": "the pair fixes 3 rules at once (KL001, KL002, KL003)",
+}
+
+# Rows estimated but outside 1.3x: (pair, shape, mode) -> why.
+# The before's materialized attention measures ~1.4x its modelled time (seq1k 1870 vs 1377 us graph;
+# seq4k 3190 vs 2191); the fused after is on the mark.
+BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
+MISSES = {
+    ("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")
+} | {
+    ("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")
+} | {
+    # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
+    ("kl007_materialized_attention", "seq512", "kernelbench"): "fused attention at S=512 below the SDPA probe's rate",
+    ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
+    # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
+    ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
+} | {
+    # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
+    # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops.
+    ("kl016_upcast_before_torch_matmul", s, m): "int8 probe's layout; the after also fuses the epilogue"
+    for s in ("decode", "large", "seed")
+    for m in ("kernelbench", "eager", "graph")
+} | {
+    # A Triton product without tl.dot measures ~7.5 TFLOPS; the model runs it at cuBLAS's fp32 SIMT rate (52).
+    ("kl020_gemm_without_dot", s, m): "no probe of a Triton multiply-add product's rate"
+    for s in ("square", "standard")
+    for m in ("kernelbench", "eager", "graph")
+} | {
+    # 16 (8) programs stream at ~5.4 GB/s each; the model gives each 1/132 of the GPU's bandwidth (23 GB/s).
+    ("kl021_too_few_programs", s, m): "no probe of one program's bandwidth"
+    for s in ("kernelbench", "wide")
+    for m in ("kernelbench", "eager", "graph")
+} | {
+    # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
+    ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
+    for s in ("kernelbench", "wide")
+    for m in ("kernelbench", "eager", "graph")
+} | {
+    ("kl023_unfused_op_chain", "kb16", "eager"): "eager host cost of the after's one Triton launch below the probe's",
+    # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
+    ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
+    ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
+    ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
+    ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: the before's two torch ops measure 27 us, modelled 21",
+} | {
+    # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.
+    ("kl026_collapsible_gemm", s, m): "the after's fp32 collapse is slower than the model's fix"
+    for s in ("kernelbench", "m128")
+    for m in ("kernelbench", "eager", "graph")
+}
+
+
+@pytest.fixture(scope="module")
+def table() -> list[dict]:
+    return calibration_check.rows()
+
+
+def test_every_pair_and_shape_of_the_record_is_compared(table) -> None:
+    record = calibration_check.record()
+    assert [(r["pair"], r["shape"]) for r in table] == [(r["pair"], r["shape"]) for r in record["results"]]
+    assert {r["pair"] for r in table} == {r["pair"] for r in table if r["estimate"].get("status") == "estimated"} | set(
+        UNKNOWN
+    )
+
+
+def test_a_pair_without_an_estimate_is_unknown_for_the_listed_reason(table) -> None:
+    for row in table:
+        status, reason = row["estimate"].get("status"), row["estimate"].get("reason", "")
+        if row["pair"] in UNKNOWN:
+            assert status != "estimated", f"{row['pair']} {row['shape']} is estimated now: take it off UNKNOWN"
+            assert reason.startswith(UNKNOWN[row["pair"]]), (row["pair"], row["shape"], reason)
+        else:
+            assert status == "estimated", (row["pair"], row["shape"], reason)
+
+
+def test_each_estimate_is_within_1_3x_of_the_measurement_except_the_listed_misses(table) -> None:
+    outside, improved = [], []
+    for row in table:
+        if row["estimate"].get("status") != "estimated":
+            continue
+        for mode in calibration_check.MODES:
+            if row["measured"][mode] is None:
+                # Not capturable in a CUDA graph (a sync): the model must say so too.
+                assert row["estimate"][mode] is None, (row["pair"], row["shape"], mode)
+                continue
+            key = (row["pair"], row["shape"], mode)
+            ratio = calibration_check.ratio(row, mode)
+            assert ratio is not None, key
+            if calibration_check.within(row, mode):
+                if key in MISSES:
+                    improved.append((key, round(ratio, 2)))
+            elif key not in MISSES:
+                outside.append((key, round(ratio, 2)))
+    assert not outside, f"estimate / measured outside 1.3x: {outside}"
+    assert not improved, f"listed as misses but within 1.3x now (take them off MISSES): {improved}"
+
+
+def test_the_misses_list_names_only_rows_of_the_record(table) -> None:
+    rows = {(r["pair"], r["shape"]) for r in table}
+    assert {(pair, shape) for pair, shape, _ in MISSES} <= rows
+    assert set(UNKNOWN) <= {r["pair"] for r in table}
+
+
+def test_the_sizing_appended_to_a_before_is_the_record_shapes(table) -> None:
+    """The KernelBench sizing written after a before is its problem's, at the
+    record's shape: each size of the record's dims appears in what
+    get_inputs()/get_init_inputs() return there."""
+    source = calibration_check.kernelbench_source("kl021_too_few_programs", "wide")
+    assert "def get_inputs():" in source and "B, F, D1, D2 = (8, 32, 512, 512)" in source
+    assert source.count("def get_inputs(") == 1  # the before's own (its kernelbench shape) gave way
+    for row in table:
+        entry = calibration_check.problem(row["pair"]).shapes[row["shape"]]
+        assert {int(d) for d in row["dims"].split("x")} <= set(entry.values()), (row["pair"], row["shape"])
