@@ -334,3 +334,34 @@ def test_arithmetic_on_a_host_tensor_runs_on_the_host_and_its_move_waits() -> No
     assert all(op.note == "on the host" for op in e.ops[1:4])
     times = cost.entry_time(e.ops, cost.calibration().constants)
     assert times.graph is None
+
+
+def test_a_module_converted_with_half_keeps_its_shapes() -> None:
+    """`nn.GRU(...).half()` (the KL024 pair's before) is the module in fp16, not an unknown call."""
+    source = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(128, 256, num_layers=2).half()
+        self.fc = nn.Linear(256, 64).to(torch.float16)
+
+    def forward(self, x, h0):
+        out, _ = self.gru(x, h0)
+        return self.fc(out)
+
+
+def get_inputs():
+    return [torch.randn(64, 8, 128).half(), torch.randn(2, 8, 256).half()]
+
+
+def get_init_inputs():
+    return []
+"""
+    e = entry(source)
+    assert e.unknown == ()
+    assert [op.kind for op in e.ops] == ["gemm", "rnn", "gemm", "rnn", "gemm"]
+    assert e.ops[-1].path == "fp16" and e.ops[-1].in_bytes[1] == 64 * 256 * 2  # the Linear's weight in fp16

@@ -706,6 +706,8 @@ class _Evaluator:
                 return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
                 return None
+            if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
+                return _moved_module(base, func.attr.value, args(), kw)
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
@@ -1453,6 +1455,22 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+# Methods that return the module itself, moved or converted: `nn.GRU(...).half()`.
+MODULE_MOVES = {"half", "float", "bfloat16", "double", "to", "cuda", "eval", "train", "requires_grad_"}
+
+
+def _moved_module(module: _Module, method: str, values: list, kw) -> _Module:
+    """The module after `.half()`, `.to(dtype)`, `.cuda()`...: its parameters in the new dtype, if any."""
+    dtype = CASTS.get(method) if method != "float" else "float32"
+    if method == "to":
+        dtype = next((v for v in values if isinstance(v, str) and v in DTYPE_BYTES), None) or kw("dtype")
+    if dtype not in DTYPE_BYTES:
+        return module
+    return _Module(
+        module.kind, {k: replace(v, dtype=dtype) if isinstance(v, Tensor) else v for k, v in module.attrs.items()}
+    )
 
 
 def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
