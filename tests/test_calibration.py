@@ -163,3 +163,67 @@ def test_the_sizing_appended_to_a_before_is_the_record_shapes(table) -> None:
     for row in table:
         entry = calibration_check.problem(row["pair"]).shapes[row["shape"]]
         assert {int(d) for d in row["dims"].split("x")} <= set(entry.values()), (row["pair"], row["shape"])
+
+
+def test_the_new_triton_probes_compute_what_they_time() -> None:
+    """calibrate.py's Triton probes (a grid of few streaming programs, a
+    product without tl.dot), run tiny under the Triton interpreter: the
+    record's bytes and flops are of a kernel that does that work."""
+    import os
+    import subprocess
+
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    script = """
+import torch, triton, triton.language as tl
+from kernlint.kernels.calibrate import _probe_kernels
+stream, fma = _probe_kernels(triton, tl)
+x = torch.randn(4 * 1500).half()
+assert torch.equal(stream(x, torch.empty_like(x), 4), x)
+a, b = torch.randn(70, 20), torch.randn(20, 50)
+assert torch.allclose(fma(a, b, torch.empty(70, 50)), a @ b, atol=1e-4)
+print("ok")
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_the_newer_probes_give_their_constants_when_a_record_has_them() -> None:
+    """A record with calibrate.py's newer probes (here the committed record
+    plus made-up times for them: test inputs, not a calibration) sets the
+    int8 rate from the [N, K] weight layout, the Triton multiply-add rate
+    and one program's bandwidth, and a grid of fewer programs than SMs is
+    timed at the smaller of its share of the GPU and its programs' rates; a
+    record without them keeps the older rates."""
+    import copy
+    import json
+
+    from kernlint import cost
+    from kernlint.model.shapes import Op
+
+    record = json.loads((ROOT / "kernels/kernlint/kernels/measurements/calibration_h100.json").read_text())
+    old = cost.derive_constants(record)
+    assert not {"flops_fma", "bw_program"} & set(old)
+
+    def probe(us: float, **facts) -> dict:
+        return {**facts, "modes": {m: {"median_us": us} for m in ("graph", "kernelbench", "eager")}}
+
+    newer = copy.deepcopy(record)
+    newer["probes"]["gemm_int8_tn"] = probe(1000.0, flops=2 * 8192**3, bytes=6 * 8192**2)
+    newer["probes"]["triton_fma_gemm"] = probe(4000.0, flops=2 * 4096 * 4096 * 1024, bytes=1)
+    newer["probes"]["triton_stream_programs_16"] = probe(3000.0, bytes=2 * 2 * 16 * (1 << 22), programs=16)
+    newer["probes"]["triton_stream_programs_64"] = probe(1000.0, bytes=2 * 2 * 64 * (1 << 22), programs=64)
+    c = cost.derive_constants(newer)
+    assert c["flops_int8"] == pytest.approx(2 * 8192**3 / 1000.0, rel=1e-3)
+    assert c["flops_fma"] == pytest.approx(2 * 4096 * 4096 * 1024 / 4000.0, rel=1e-3)
+    assert c["bw_program"] == pytest.approx(4 * (1 << 22) / 3000.0, rel=1e-3)  # the smallest grid's, per program
+
+    few = Op("triton", 1, bytes=10**9, programs=16)
+    assert cost.gpu_us(few, c) == pytest.approx(10**9 / (16 * c["bw_program"]), rel=1e-3)
+    assert cost.gpu_us(few, old) == pytest.approx(10**9 / (old["bw_stream"] * 16 / old["sm_count"]), rel=1e-3)
+    full = Op("triton", 1, bytes=10**9, programs=0)
+    assert cost.gpu_us(full, c) == cost.gpu_us(full, old)  # a full grid streams at the GPU's rate either way
+    fma = Op("triton", 1, flops=10**12, path="fma")
+    assert cost.gpu_us(fma, c) == pytest.approx(10**12 / c["flops_fma"], rel=1e-3)
+    assert cost.gpu_us(fma, old) == pytest.approx(10**12 / old["flops_fp32"], rel=1e-3)
