@@ -23,6 +23,9 @@ Probes (each name is a key of the record's "probes"):
   * ``triton_fma_gemm``: a Triton GEMM written without ``tl.dot`` (a 64x64
     tile per program adding the outer product of a column of A and a row of
     B at each k, fp32): what a product on the CUDA cores costs in Triton;
+  * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
+    add): a broadcast operand; not read by the model yet (the KL025 pair's
+    after, this op, measured ~1.5 TB/s where a plain stream runs 3);
   * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
     streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
     the bandwidth one program reaches, for grids that leave SMs idle;
@@ -120,6 +123,12 @@ def _probes(torch, triton, tl):
     src_m = torch.empty(m, device=dev, dtype=torch.float32).uniform_()
     dst_m = torch.empty_like(src_m)
     add("copy_fp32_32m", lambda: dst_m.copy_(src_m), bytes=8 * m, ops=1)
+
+    # A broadcast elementwise op: 8192 x 8192 fp16 (256 MiB moved) times a column vector.
+    bm = 8192
+    col16 = torch.randn(bm, device=dev, dtype=torch.float16)
+    mat16 = torch.randn(bm, bm, device=dev, dtype=torch.float16)
+    add("broadcast_mul_fp16", lambda: col16[:, None] * mat16, bytes=2 * (2 * bm * bm + bm), ops=1)
 
     # Transposed copies.
     w16 = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
