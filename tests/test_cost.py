@@ -365,3 +365,66 @@ def get_init_inputs():
     assert e.unknown == ()
     assert [op.kind for op in e.ops] == ["gemm", "rnn", "gemm", "rnn", "gemm"]
     assert e.ops[-1].path == "fp16" and e.ops[-1].in_bytes[1] == 64 * 256 * 2  # the Linear's weight in fp16
+
+
+TRITON_GEMM_EPILOGUE = '''\
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def matmul(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty(M, N, device=a.device, dtype=torch.float32)
+    mm_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32)
+    return c
+
+
+class ModelNew(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(n))
+
+    def forward(self, a, b):
+        c = matmul(a, b)
+        c = c + self.bias[None, :]
+        return torch.relu(c) * 2.0
+
+
+def get_inputs():
+    return [torch.randn(512, 1024, dtype=torch.float16), torch.randn(1024, 2048, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return [2048]
+'''
+
+
+def test_a_triton_gemm_carries_its_flops_and_takes_its_epilogue() -> None:
+    """A tl.dot kernel's launch is timed with its product's flops on its
+    operands' tensor cores (fp16 here), and KL004's fix folds the torch ops
+    after it into its store, as after a torch GEMM (the KL004 pair's before
+    was "not found" when its GEMM was a Triton kernel)."""
+    e = entry(TRITON_GEMM_EPILOGUE)
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.flops == 2 * 512 * 2048 * 1024 and launch.path == "fp16"
+    found = [f for f in lint_source("k.py", TRITON_GEMM_EPILOGUE).findings if f.code == "KL004"]
+    assert found, "KL004 reports the epilogue"
+    estimate = found[0].expected_speedup["for_this_file"]
+    assert estimate["status"] == "estimated" and estimate["kernelbench"] > 1.0
+    assert estimate["after_us"]["graph"] < estimate["before_us"]["graph"]

@@ -416,7 +416,10 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     """The elementwise ops after a GEMM run in its epilogue: no pass of their
     own. After a convolution (cuDNN kept, as the plan says) the tail,
     normalizations included, becomes one Triton pass over the conv's output."""
-    gemms = {i for i, op in enumerate(ops) if op.kind == "gemm" and op.line <= last}
+    # A Triton GEMM (its product's flops known) takes the epilogue into its own store as a torch GEMM does.
+    gemms = {
+        i for i, op in enumerate(ops) if (op.kind == "gemm" or op.kind == "triton" and op.flops) and op.line <= last
+    }
     near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
     conv = [i for i in near if ops[i].note.startswith("nn.Conv")]
     chain = _consumers(ops, set(near), {"elementwise", "reduction"} if conv else {"elementwise"})

@@ -1384,7 +1384,7 @@ class _Evaluator:
             if isinstance(value, Tensor):
                 tensors.append(value)
         nbytes = sum(t.nbytes for t in tensors)
-        flops, elem = 0, 4
+        flops, elem, path = 0, 4, ""
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
         kernel_lines = (0, 0)
         if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
@@ -1398,6 +1398,16 @@ class _Evaluator:
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(tensors)
+            path = "fma" if flops else ""
+        elif kernel is not None and self.model.kernel_uses(kernel, "dot"):
+            # A tl.dot kernel runs its product on the tensor cores of its
+            # operands' type (fp32 as TF32, tl.dot's default), when the
+            # launch's tensors say which product it computes.
+            # The output is looked for first among the tensors allocated for
+            # the launch, so an operand is not taken for it.
+            allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
+            flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
+            path = {1: "int8", 2: "fp16"}.get(elem, "tf32") if flops else ""
         index = self._record(
             record,
             Op(
@@ -1405,7 +1415,7 @@ class _Evaluator:
                 line,
                 bytes=nbytes,
                 flops=flops,
-                path="fma" if flops else "",
+                path=path,
                 elem_bytes=elem,
                 programs=programs,
                 site_line=line,
