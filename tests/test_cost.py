@@ -428,3 +428,12 @@ def test_a_triton_gemm_carries_its_flops_and_takes_its_epilogue() -> None:
     estimate = found[0].expected_speedup["for_this_file"]
     assert estimate["status"] == "estimated" and estimate["kernelbench"] > 1.0
     assert estimate["after_us"]["graph"] < estimate["before_us"]["graph"]
+
+
+def test_a_tl_dot_path_follows_the_operands_conversion_and_precision() -> None:
+    """fp16 operands upcast to fp32 in the kernel run as TF32 (KL001's
+    defect); fp32 with input_precision="ieee" runs without tensor cores."""
+    upcast = TRITON_GEMM_EPILOGUE.replace("acc += tl.dot(a, b)", "acc += tl.dot(a.to(tl.float32), b.to(tl.float32))")
+    ieee = upcast.replace("b.to(tl.float32))", 'b.to(tl.float32), input_precision="ieee")')
+    paths = [[op.path for op in entry(s).ops if op.kind == "triton"] for s in (TRITON_GEMM_EPILOGUE, upcast, ieee)]
+    assert paths == [["fp16"], ["tf32"], ["fp32"]]

@@ -32,6 +32,7 @@ import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
+from kernlint.model.syntax import keyword, positional
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -1360,6 +1361,30 @@ class _Evaluator:
         )
         return replace(out, origin=index)
 
+    def _dot_path(self, kernel, elem: int) -> str:
+        """The tensor-core path of a kernel's tl.dot: the type its operands
+        are converted to in the kernel (int8 tiles upcast to fp32 run as
+        TF32, KL001), else the launch's operand element size; fp32 without
+        TF32 (input_precision="ieee", allow_tf32=False) on the CUDA cores."""
+        model = self.model
+        converted: set[str] = set()
+        ieee = False
+        for call in kernel.function.calls:
+            if not model.is_tl(call.func, "dot"):
+                continue
+            precision, allow = keyword(call, "input_precision"), keyword(call, "allow_tf32")
+            ieee = ieee or (isinstance(precision, cst.SimpleString) and precision.evaluated_value == "ieee")
+            ieee = ieee or (isinstance(allow, cst.Name) and allow.value == "False")
+            for operand in positional(call)[:2]:
+                fact = model.kernel_value_dtype(kernel, operand)
+                if fact is not None and fact.source == "cast":
+                    converted.add(fact.dtype)
+        if "float32" in converted or not converted and elem == 4:
+            return "fp32" if ieee else "tf32"
+        if converted & {"float16", "bfloat16"} or not converted and elem == 2:
+            return "bf16" if converted == {"bfloat16"} else "fp16"
+        return "int8" if elem == 1 else "tf32"
+
     def _triton_launch(self, node: cst.Call, scope: dict, record: bool):
         func = node.func
         assert isinstance(func, cst.Subscript)
@@ -1407,7 +1432,7 @@ class _Evaluator:
             # the launch, so an operand is not taken for it.
             allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
-            path = {1: "int8", 2: "fp16"}.get(elem, "tf32") if flops else ""
+            path = self._dot_path(kernel, elem) if flops else ""
         index = self._record(
             record,
             Op(
