@@ -141,7 +141,9 @@ def sizing_source(pair: str, shape: str) -> str:
     for name in SIZING:
         function = _AtShape(found, sizes).visit(ast.parse(ast.unparse(found.functions[name])).body[0])
         params = function.args.args
-        defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults) :], function.args.defaults))
+        defaults = dict(
+            zip([p.arg for p in params][len(params) - len(function.args.defaults) :], function.args.defaults)
+        )
         used = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
         if "shape" in used:
             raise NotSized(f"{name} reads `shape` other than through its dims helper")
@@ -158,7 +160,9 @@ def sizing_source(pair: str, shape: str) -> str:
         functions.append(ast.fix_missing_locations(function))
     # Module constants the two functions read (`SCALE`): the problem's own.
     read = {n.id for f in functions for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    assigned = {n.id for f in functions for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assigned = {
+        n.id for f in functions for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     constants = [found.constants[n] for n in sorted(read - assigned) if n in found.constants and n != "SHAPES"]
     dims = ", ".join(f"{k}={v}" for k, v in sizes.items())
     lines = [
@@ -240,7 +244,10 @@ def rows() -> list[dict]:
 
 def ratio(row: dict, mode: str) -> float | None:
     """Estimate over measurement (> 1: the model promises more), None where either is missing."""
-    m, e = row["measured"].get(mode), row["estimate"].get(mode) if row["estimate"].get("status") == "estimated" else None
+    m, e = (
+        row["measured"].get(mode),
+        row["estimate"].get(mode) if row["estimate"].get("status") == "estimated" else None,
+    )
     return e / m if m and e else None
 
 
@@ -284,19 +291,21 @@ def _us(v: float | None) -> str:
 
 
 def markdown(table: list[dict]) -> None:
-    print("| pair | shape | rule | measured KernelBench / eager / graph | estimated KernelBench / eager / graph | within 1.3× |")
+    print(
+        "| pair | shape | rule | measured KernelBench / eager / graph | estimated KernelBench / eager / graph | within 1.3× |"
+    )
     print("|---|---|---|---|---|---|")
     for row in table:
         est = row["estimate"]
         measured = " / ".join(_x(row["measured"][m]) for m in MODES)
         if est.get("status") == "estimated":
             estimated = " / ".join(_x(est.get(m)) for m in MODES)
-            verdict = ", ".join(
-                f"{m}: {'yes' if within(row, m) else 'no'}" for m in MODES if ratio(row, m) is not None
-            )
+            verdict = ", ".join(f"{m}: {'yes' if within(row, m) else 'no'}" for m in MODES if ratio(row, m) is not None)
         else:
             estimated, verdict = f"unknown: {est.get('reason')}", "–"
-        print(f"| {row['pair']} | {row['shape']} ({row['dims']}) | {' '.join(row['rules'])} | {measured} | {estimated} | {verdict} |")
+        print(
+            f"| {row['pair']} | {row['shape']} ({row['dims']}) | {' '.join(row['rules'])} | {measured} | {estimated} | {verdict} |"
+        )
     print()
     for mode, (close, estimated, measured) in summary(table).items():
         print(f"- {mode}: within {WITHIN}× on {close} of {measured} measured rows ({estimated} estimated)")
@@ -314,7 +323,9 @@ def main() -> int:
     if args.markdown:
         markdown(table)
         return 0
-    print("| pair | shape | mode | measured | estimated | estimate / measured | within 1.3x | before us measured / est. | after us measured / est. |")
+    print(
+        "| pair | shape | mode | measured | estimated | estimate / measured | within 1.3x | before us measured / est. | after us measured / est. |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for row in table:
         for mode in MODES:

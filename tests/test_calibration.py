@@ -47,67 +47,84 @@ UNKNOWN = {
 # The before's materialized attention measures ~1.4x its modelled time (seq1k 1870 vs 1377 us graph;
 # seq4k 3190 vs 2191); the fused after is on the mark.
 BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
-MISSES = {
-    ("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")
-} | {
-    ("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")
-} | {
-    # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
-    ("kl007_materialized_attention", "seq512", "kernelbench"): "fused attention at S=512 below the SDPA probe's rate",
-    ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
-    # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
-    ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
-} | {
-    # The before's torch epilogue measures 105 us eager where the model gives 83, the after's launch 12 where
-    # the probes' Triton launch and allocation give 19.
-    ("kl004_unfused_epilogue", "decode", "eager"): "eager host costs of the before's ops and the after's launch",
-} | {
-    # The Triton int8 GEMM runs at gemm_int8's 132 TOPS (row-major B) in the model; the pair's fused
-    # kernel measures ~1,100 at 4096^3 (and at the seed shape the epilogue's eager host cost, as above).
-    ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
-    for s in ("large", "seed")
-    for m in ("kernelbench", "eager", "graph")
-} | {
-    # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
-    # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops.
-    ("kl016_upcast_before_torch_matmul", s, m): "int8 probe's layout; the after also fuses the epilogue"
-    for s in ("decode", "large", "seed")
-    for m in ("kernelbench", "eager", "graph")
-} | {
-    # A Triton product without tl.dot measures ~7.5 TFLOPS; the model runs it at cuBLAS's fp32 SIMT rate (52).
-    ("kl020_gemm_without_dot", s, m): "no probe of a Triton multiply-add product's rate"
-    for s in ("square", "standard")
-    for m in ("kernelbench", "eager", "graph")
-} | {
-    # 16 (8) programs stream at ~5.4 GB/s each; the model gives each 1/132 of the GPU's bandwidth (23 GB/s).
-    ("kl021_too_few_programs", s, m): "no probe of one program's bandwidth"
-    for s in ("kernelbench", "wide")
-    for m in ("kernelbench", "eager", "graph")
-} | {
-    # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
-    ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
-    for s in ("kernelbench", "wide")
-    for m in ("kernelbench", "eager", "graph")
-} | {
-    ("kl023_unfused_op_chain", "kb16", "eager"): "eager host cost of the after's one Triton launch below the probe's",
-    # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
-    ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
-    ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
-    ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
-    ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: the before's two torch ops measure 27 us, modelled 21",
-} | {
-    # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step, graph); six layers
-    # measure 2.1 us a layer-step in a CUDA graph, and the layers3 shape (B=32, H=256) more than 4.97 in eager.
-    ("kl024_recurrent_module", "kernelbench", "graph"): "cuDNN's per-step cost from a one-layer GRU",
-    ("kl024_recurrent_module", "layers3", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
-    ("kl024_recurrent_module", "layers3", "eager"): "cuDNN's per-step cost from a one-layer GRU",
-    ("kl024_recurrent_module", "layers3", "graph"): "cuDNN's per-step cost from a one-layer GRU",
-} | {
-    # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.
-    ("kl026_collapsible_gemm", s, m): "the after's fp32 collapse is slower than the model's fix"
-    for s in ("kernelbench", "m128")
-    for m in ("kernelbench", "eager", "graph")
-}
+MISSES = (
+    {("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    | {("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    | {
+        # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
+        (
+            "kl007_materialized_attention",
+            "seq512",
+            "kernelbench",
+        ): "fused attention at S=512 below the SDPA probe's rate",
+        ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
+        # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
+        ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
+    }
+    | {
+        # The before's torch epilogue measures 105 us eager where the model gives 83, the after's launch 12 where
+        # the probes' Triton launch and allocation give 19.
+        ("kl004_unfused_epilogue", "decode", "eager"): "eager host costs of the before's ops and the after's launch",
+    }
+    | {
+        # The Triton int8 GEMM runs at gemm_int8's 132 TOPS (row-major B) in the model; the pair's fused
+        # kernel measures ~1,100 at 4096^3 (and at the seed shape the epilogue's eager host cost, as above).
+        ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
+        for s in ("large", "seed")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
+        # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops.
+        ("kl016_upcast_before_torch_matmul", s, m): "int8 probe's layout; the after also fuses the epilogue"
+        for s in ("decode", "large", "seed")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # A Triton product without tl.dot measures ~7.5 TFLOPS; the model runs it at cuBLAS's fp32 SIMT rate (52).
+        ("kl020_gemm_without_dot", s, m): "no probe of a Triton multiply-add product's rate"
+        for s in ("square", "standard")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # 16 (8) programs stream at ~5.4 GB/s each; the model gives each 1/132 of the GPU's bandwidth (23 GB/s).
+        ("kl021_too_few_programs", s, m): "no probe of one program's bandwidth"
+        for s in ("kernelbench", "wide")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
+        ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
+        for s in ("kernelbench", "wide")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        (
+            "kl023_unfused_op_chain",
+            "kb16",
+            "eager",
+        ): "eager host cost of the after's one Triton launch below the probe's",
+        # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
+        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: the before's two torch ops measure 27 us, modelled 21",
+    }
+    | {
+        # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step, graph); six layers
+        # measure 2.1 us a layer-step in a CUDA graph, and the layers3 shape (B=32, H=256) more than 4.97 in eager.
+        ("kl024_recurrent_module", "kernelbench", "graph"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "eager"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "graph"): "cuDNN's per-step cost from a one-layer GRU",
+    }
+    | {
+        # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.
+        ("kl026_collapsible_gemm", s, m): "the after's fp32 collapse is slower than the model's fix"
+        for s in ("kernelbench", "m128")
+        for m in ("kernelbench", "eager", "graph")
+    }
+)
 
 
 @pytest.fixture(scope="module")

@@ -367,7 +367,7 @@ def get_init_inputs():
     assert e.ops[-1].path == "fp16" and e.ops[-1].in_bytes[1] == 64 * 256 * 2  # the Linear's weight in fp16
 
 
-TRITON_GEMM_EPILOGUE = '''\
+TRITON_GEMM_EPILOGUE = """\
 import torch
 import torch.nn as nn
 import triton
@@ -412,7 +412,7 @@ def get_inputs():
 
 def get_init_inputs():
     return [2048]
-'''
+"""
 
 
 def test_a_triton_gemm_carries_its_flops_and_takes_its_epilogue() -> None:

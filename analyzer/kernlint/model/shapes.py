@@ -30,6 +30,7 @@ from typing import Any
 
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
+from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
 from kernlint.model.syntax import keyword, positional
@@ -1369,6 +1370,8 @@ class _Evaluator:
         model = self.model
         converted: set[str] = set()
         ieee = False
+        if not isinstance(model, DtypeFacts):
+            return {1: "int8", 2: "fp16"}.get(elem, "tf32")
         for call in kernel.function.calls:
             if not model.is_tl(call.func, "dot"):
                 continue
@@ -1424,7 +1427,7 @@ class _Evaluator:
             # tensors say which product it computes, time it.
             flops, elem = _product_work(tensors)
             path = "fma" if flops else ""
-        elif kernel is not None and self.model.kernel_uses(kernel, "dot"):
+        elif kernel is not None and isinstance(self.model, KernelTileFacts) and self.model.kernel_uses(kernel, "dot"):
             # A tl.dot kernel runs its product on the tensor cores of its
             # operands' type (fp32 as TF32, tl.dot's default), when the
             # launch's tensors say which product it computes.

@@ -67,7 +67,7 @@ def _probe_kernels(triton, tl):
     interpreter by tests/test_calibration.py)."""
 
     @triton.jit
-    def stream_rows(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    def stream_rows(x_ptr, y_ptr, N, BLOCK: tl.constexpr):  # type: ignore[name-defined]
         row = tl.program_id(0).to(tl.int64)
         for start in range(0, N, BLOCK):
             offs = start + tl.arange(0, BLOCK)
@@ -75,7 +75,7 @@ def _probe_kernels(triton, tl):
             tl.store(y_ptr + row * N + offs, tl.load(x_ptr + row * N + offs, mask=mask, other=0.0), mask=mask)
 
     @triton.jit
-    def fma_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    def fma_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # type: ignore[name-defined]
         offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
         mask_m = offs_m < M
