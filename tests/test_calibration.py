@@ -239,7 +239,13 @@ def test_the_newer_probes_give_their_constants_when_a_record_has_them() -> None:
     newer["probes"]["triton_fma_gemm"] = probe(4000.0, flops=2 * 4096 * 4096 * 1024, bytes=1)
     newer["probes"]["triton_stream_programs_16"] = probe(3000.0, bytes=2 * 2 * 16 * (1 << 22), programs=16)
     newer["probes"]["triton_stream_programs_64"] = probe(1000.0, bytes=2 * 2 * 64 * (1 << 22), programs=64)
+    for count in (1, 8, 32):
+        newer["probes"][f"tiny_empty_{count}"] = probe(2.0 * count, allocs=count, bytes=0)
     c = cost.derive_constants(newer)
+    assert c["eager_host_empty_us"] == pytest.approx(2.0) and "eager_host_empty_us" not in old
+    empty, filled = Op("alloc", 1, launches=False), Op("alloc", 1, bytes=64)
+    assert cost.host_us(empty, c, "eager") == pytest.approx(2.0)
+    assert cost.host_us(filled, c, "eager") == cost.host_us(filled, old, "eager") == old["eager_host_alloc_us"]
     assert c["flops_int8"] == pytest.approx(2 * 8192**3 / 1000.0, rel=1e-3)
     assert c["flops_fma"] == pytest.approx(2 * 4096 * 4096 * 1024 / 4000.0, rel=1e-3)
     assert c["bw_program"] == pytest.approx(4 * (1 << 22) / 3000.0, rel=1e-3)  # the smallest grid's, per program

@@ -125,6 +125,9 @@ def derive_constants(record: dict) -> dict[str, float]:
         # Triton launches and allocations cost their own host time per call.
         constants[f"{key}_host_triton_us"] = slope("tiny_triton", mode)
         constants[f"{key}_host_alloc_us"] = slope("tiny_alloc", mode)
+        if f"tiny_empty_{hi}" in p:
+            # torch.empty (a kernel's output buffer) launches no fill kernel.
+            constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
         constants[f"{key}_sync_us"] = _median(record, "sync", mode) - at("tiny_ops", mode, lo)
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
@@ -286,6 +289,8 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
     if op.kind == "triton" or op.kind == "rnn":
         return c[f"{key}_host_triton_us"]
     if op.kind == "alloc":
+        if not op.launches and f"{key}_host_empty_us" in c:
+            return c[f"{key}_host_empty_us"]
         return c[f"{key}_host_alloc_us"]
     return c[f"{key}_host_op_us"]
 

@@ -35,6 +35,8 @@ Probes (each name is a key of the record's "probes"):
   * ``module_ops_N``: the same N ops in an ``nn.Module``'s forward, called as
     a harness calls a model: what a call costs beyond its ops;
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
+  * ``tiny_empty_N``: N small allocations without a fill (``torch.empty``,
+    a kernel's output buffer): host cost only, no kernel;
   * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
 
 torch and triton are imported only in `main`, on the GPU machine.
@@ -245,6 +247,12 @@ def _probes(torch, triton, tl):
         add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
         add(f"tiny_triton_{count}", launches, triton_launches=count, bytes=8 * count)
         add(f"tiny_alloc_{count}", allocs, allocs=count, bytes=64 * count)
+        add(
+            f"tiny_empty_{count}",
+            lambda count=count: [torch.empty(16, device=dev) for _ in range(count)],
+            allocs=count,
+            bytes=0,
+        )
     add("sync", lambda: (t + 1.0).item(), ops=1, syncs=1, bytes=8)
     return probes
 
