@@ -75,7 +75,8 @@ MISSES = (
     }
     | {
         # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
-        # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops.
+        # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops; and at
+        # decode and seed the before measures ~2x its modelled time (119 vs 58 us, 65 vs 35 us graph).
         ("kl016_upcast_before_torch_matmul", s, m): "int8 probe's layout; the after also fuses the epilogue"
         for s in ("decode", "large", "seed")
         for m in ("kernelbench", "eager", "graph")
@@ -108,11 +109,12 @@ MISSES = (
         ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
         ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
         ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
-        ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: the before's two torch ops measure 27 us, modelled 21",
+        ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: before 27 us measured, 21 modelled; after 6.4, 10.9",
     }
     | {
-        # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step, graph); six layers
-        # measure 2.1 us a layer-step in a CUDA graph, and the layers3 shape (B=32, H=256) more than 4.97 in eager.
+        # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step in a graph, 12.6 in
+        # KernelBench mode); six layers at T=512 measure 2.1 us a layer-step in a graph, the layers3 shape
+        # (T=256, B=32, 3 layers) 2.6 in a graph and 22 in KernelBench mode.
         ("kl024_recurrent_module", "kernelbench", "graph"): "cuDNN's per-step cost from a one-layer GRU",
         ("kl024_recurrent_module", "layers3", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
         ("kl024_recurrent_module", "layers3", "eager"): "cuDNN's per-step cost from a one-layer GRU",
