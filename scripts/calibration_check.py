@@ -68,14 +68,16 @@ def _library_module(dotted: str) -> str | None:
     return path if os.path.exists(path) else None
 
 
-def _read_module(path: str, into: Problem) -> None:
+def _read_module(path: str, into: Problem, seen: frozenset[str] = frozenset()) -> None:
     """The module's SHAPES, its functions (and those one level inside a
     function, as fp16_problem.kernelbench_functions writes them) and its
-    constants; names already found (the reference's own) win."""
+    constants, after those of the library modules it imports (its own
+    names win)."""
     tree = _parse(path)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and (imported := _library_module(node.module)):
-            _read_module(imported, into)
+            if imported not in seen:
+                _read_module(imported, into, seen | {path})
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
@@ -85,10 +87,9 @@ def _read_module(path: str, into: Problem) -> None:
         elif isinstance(node, ast.FunctionDef):
             for inner in [node, *(n for n in node.body if isinstance(n, ast.FunctionDef))]:
                 if inner.name in SIZING or inner.name.lstrip("_") == "dims":
-                    if inner.name in SIZING or inner.name not in into.functions:
-                        into.functions[inner.name] = inner
-                        if inner.name in SIZING:
-                            into.where = os.path.relpath(path, REPO)
+                    into.functions[inner.name] = inner
+                    if inner.name in SIZING:
+                        into.where = os.path.relpath(path, REPO)
 
 
 def problem(pair: str) -> Problem:
