@@ -216,6 +216,7 @@ def _finding_estimate(findings, codes: list[str]) -> dict:
 
 def rows() -> list[dict]:
     from kernlint.engine import lint_source
+    from kernlint.settings import Settings
 
     out = []
     for result in record()["results"]:
@@ -228,7 +229,9 @@ def rows() -> list[dict]:
             estimate = {"status": "unknown", "reason": f"not sized: {why}"}
         else:
             path = os.path.relpath(os.path.join(LIBRARY, pair, "before.py"), REPO)
-            estimate = _finding_estimate(lint_source(path, source).findings, list(result["rules"]))
+            # The pair's rules run even where they are opt-in (KL010, KL015: their fixes measure 1.0x).
+            settings = Settings(extend_select=frozenset(result["rules"]))
+            estimate = _finding_estimate(lint_source(path, source, settings).findings, list(result["rules"]))
         out.append(
             {
                 "pair": pair,

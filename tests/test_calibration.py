@@ -37,9 +37,9 @@ UNKNOWN = {
     # batch_loop would run this recurrence as one launch (57x estimated, 10.6x measured): it cannot tell
     # a scan, which batches, from a nonlinear recurrence, which does not.
     "kl005_per_step_launch_loop": "shapes not static: forward: line 36: attribute `bias_ih_l0`",
-    # KL010 and KL015 are opt-in (their fixes measure 1.0x): not in the default set.
-    "kl010_unconditional_k_mask": "no KL010 finding in the before",
-    "kl015_small_dot_tile": "no KL015 finding in the before",
+    # Opt-in (their fixes measure 1.0x); calibration_check selects each pair's rules.
+    "kl010_unconditional_k_mask": INSIDE_A_KERNEL,
+    "kl015_small_dot_tile": INSIDE_A_KERNEL,
     "seed_all_fixes": "the pair fixes 3 rules at once (KL001, KL002, KL003)",
 }
 
