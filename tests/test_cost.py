@@ -291,3 +291,149 @@ def test_a_convolution_is_a_gemm_at_its_output_size_on_tf32() -> None:
     assert conv.flops == 2 * out * 3 * 3 * 3 and conv.path == "tf32"
     assert conv.bytes == (8 * 3 * 64 * 64 + 32 * 3 * 3 * 3 + out) * 4
     assert ops[3].out_bytes == out // 4 * 4
+
+
+HOST_TABLE = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        inv_freq = (1.0 / 10000 ** (torch.arange(0, self.dim).float() / self.dim)).to(x.device)
+        return x * inv_freq
+
+
+def get_inputs():
+    return [torch.randn(16, 4096)]
+
+
+def get_init_inputs():
+    return [4096]
+"""
+
+
+def test_arithmetic_on_a_host_tensor_runs_on_the_host_and_its_move_waits() -> None:
+    """A table built on the CPU (no device=) is computed there: torch calls
+    with a host cost and no kernel; its .to(device) is a pageable copy the
+    host waits for, so the call cannot be captured in a CUDA graph (the KL011
+    pair's before measured so: no graph time)."""
+    e = entry(HOST_TABLE)
+    assert [(op.kind, op.launches) for op in e.ops] == [
+        ("alloc", False),
+        ("elementwise", False),
+        ("elementwise", False),
+        ("elementwise", False),
+        ("sync", True),
+        ("elementwise", True),
+    ]
+    assert all(op.note == "on the host" for op in e.ops[1:4])
+    times = cost.entry_time(e.ops, cost.calibration().constants)
+    assert times.graph is None
+
+
+def test_a_module_converted_with_half_keeps_its_shapes() -> None:
+    """`nn.GRU(...).half()` (the KL024 pair's before) is the module in fp16, not an unknown call."""
+    source = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(128, 256, num_layers=2).half()
+        self.fc = nn.Linear(256, 64).to(torch.float16)
+
+    def forward(self, x, h0):
+        out, _ = self.gru(x, h0)
+        return self.fc(out)
+
+
+def get_inputs():
+    return [torch.randn(64, 8, 128).half(), torch.randn(2, 8, 256).half()]
+
+
+def get_init_inputs():
+    return []
+"""
+    e = entry(source)
+    assert e.unknown == ()
+    assert [op.kind for op in e.ops] == ["gemm", "rnn", "gemm", "rnn", "gemm"]
+    assert e.ops[-1].path == "fp16" and e.ops[-1].in_bytes[1] == 64 * 256 * 2  # the Linear's weight in fp16
+
+
+TRITON_GEMM_EPILOGUE = """\
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def matmul(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty(M, N, device=a.device, dtype=torch.float32)
+    mm_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32)
+    return c
+
+
+class ModelNew(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(n))
+
+    def forward(self, a, b):
+        c = matmul(a, b)
+        c = c + self.bias[None, :]
+        return torch.relu(c) * 2.0
+
+
+def get_inputs():
+    return [torch.randn(512, 1024, dtype=torch.float16), torch.randn(1024, 2048, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return [2048]
+"""
+
+
+def test_a_triton_gemm_carries_its_flops_and_takes_its_epilogue() -> None:
+    """A tl.dot kernel's launch is timed with its product's flops on its
+    operands' tensor cores (fp16 here), and KL004's fix folds the torch ops
+    after it into its store, as after a torch GEMM (the KL004 pair's before
+    was "not found" when its GEMM was a Triton kernel)."""
+    e = entry(TRITON_GEMM_EPILOGUE)
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.flops == 2 * 512 * 2048 * 1024 and launch.path == "fp16"
+    found = [f for f in lint_source("k.py", TRITON_GEMM_EPILOGUE).findings if f.code == "KL004"]
+    assert found, "KL004 reports the epilogue"
+    estimate = found[0].expected_speedup["for_this_file"]
+    assert estimate["status"] == "estimated" and estimate["kernelbench"] > 1.0
+    assert estimate["after_us"]["graph"] < estimate["before_us"]["graph"]
+
+
+def test_a_tl_dot_path_follows_the_operands_conversion_and_precision() -> None:
+    """fp16 operands upcast to fp32 in the kernel run as TF32 (KL001's
+    defect); fp32 with input_precision="ieee" runs without tensor cores."""
+    upcast = TRITON_GEMM_EPILOGUE.replace("acc += tl.dot(a, b)", "acc += tl.dot(a.to(tl.float32), b.to(tl.float32))")
+    ieee = upcast.replace("b.to(tl.float32))", 'b.to(tl.float32), input_precision="ieee")')
+    paths = [[op.path for op in entry(s).ops if op.kind == "triton"] for s in (TRITON_GEMM_EPILOGUE, upcast, ieee)]
+    assert paths == [["fp16"], ["tf32"], ["fp32"]]

@@ -101,6 +101,19 @@ def derive_constants(record: dict) -> dict[str, float]:
         "graph_base_us": at("tiny_ops", "graph", lo) - lo * gpu_floor,
         "sm_count": float(record["environment"].get("sm_count") or 132),
     }
+    # Probes a newer calibration run has (kernels/kernlint/kernels/calibrate.py); a
+    # record without them keeps the rates above.
+    if "gemm_int8_tn" in p:
+        # An int8 GEMM on a weight stored [N, K] (a linear layer's) runs on
+        # cuBLASLt's fast path; gemm_int8's row-major B is a slower one.
+        constants["flops_int8"] = rate("gemm_int8_tn", "flops")
+    if "triton_fma_gemm" in p:
+        constants["flops_fma"] = rate("triton_fma_gemm", "flops")
+    grids = sorted(int(name.rsplit("_", 1)[1]) for name in p if name.startswith("triton_stream_programs_"))
+    if grids:
+        # What one program streams when the grid leaves SMs idle (its loop's
+        # loads in flight, not the GPU's bandwidth, bound it): the smallest grid's.
+        constants["bw_program"] = rate(f"triton_stream_programs_{grids[0]}") / grids[0]
     # A model is called through nn.Module.__call__: its ops' host cost is the module probe's.
     kind = "module_ops" if f"module_ops_{hi}" in p else "tiny_ops"
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
@@ -112,6 +125,9 @@ def derive_constants(record: dict) -> dict[str, float]:
         # Triton launches and allocations cost their own host time per call.
         constants[f"{key}_host_triton_us"] = slope("tiny_triton", mode)
         constants[f"{key}_host_alloc_us"] = slope("tiny_alloc", mode)
+        if f"tiny_empty_{hi}" in p:
+            # torch.empty (a kernel's output buffer) launches no fill kernel.
+            constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
         constants[f"{key}_sync_us"] = _median(record, "sync", mode) - at("tiny_ops", mode, lo)
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
@@ -230,14 +246,20 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "sync" or not op.launches:
         return 0.0
     if op.kind == "triton":
-        # A grid of fewer programs than SMs runs on that fraction of the GPU.
+        # A grid of fewer programs than SMs runs on that fraction of the GPU,
+        # and each of its programs at most at one program's measured rate.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
+        bandwidth = c["bw_stream"] * share
+        if op.programs and share < 1.0 and "bw_program" in c:
+            bandwidth = min(bandwidth, op.programs * c["bw_program"])
         compute = 0.0
         if op.flops and op.path:
-            # Multiply-adds without tl.dot ("fma") run on the CUDA cores: at
-            # best the fp32 GEMM's rate without tensor cores (cuBLAS SIMT).
-            compute = op.flops / c["flops_fp32" if op.path == "fma" else f"flops_{op.path}"]
-        return max(c["triton_floor_us"], op.bytes / (c["bw_stream"] * share), compute / share)
+            # Multiply-adds without tl.dot ("fma") run on the CUDA cores: the
+            # measured Triton product's rate, or at best the fp32 GEMM's
+            # without tensor cores (cuBLAS SIMT) where the record has none.
+            fma = "flops_fma" if "flops_fma" in c else "flops_fp32"
+            compute = op.flops / c[fma if op.path == "fma" else f"flops_{op.path}"]
+        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0
@@ -267,6 +289,8 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
     if op.kind == "triton" or op.kind == "rnn":
         return c[f"{key}_host_triton_us"]
     if op.kind == "alloc":
+        if not op.launches and f"{key}_host_empty_us" in c:
+            return c[f"{key}_host_empty_us"]
         return c[f"{key}_host_alloc_us"]
     return c[f"{key}_host_op_us"]
 
@@ -397,7 +421,10 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     """The elementwise ops after a GEMM run in its epilogue: no pass of their
     own. After a convolution (cuDNN kept, as the plan says) the tail,
     normalizations included, becomes one Triton pass over the conv's output."""
-    gemms = {i for i, op in enumerate(ops) if op.kind == "gemm" and op.line <= last}
+    # A Triton GEMM (its product's flops known) takes the epilogue into its own store as a torch GEMM does.
+    gemms = {
+        i for i, op in enumerate(ops) if (op.kind == "gemm" or op.kind == "triton" and op.flops) and op.line <= last
+    }
     near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
     conv = [i for i in near if ops[i].note.startswith("nn.Conv")]
     chain = _consumers(ops, set(near), {"elementwise", "reduction"} if conv else {"elementwise"})

@@ -30,8 +30,10 @@ from typing import Any
 
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
+from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
+from kernlint.model.syntax import keyword, positional
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -898,18 +900,9 @@ class _Evaluator:
                 return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
                 return None
-            if isinstance(base, _Module) and (func.attr.value in CASTS or func.attr.value in ("to", "cuda")):
+            if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
                 # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
-                values = args()
-                dtype = CASTS.get(func.attr.value) or next(
-                    (v for v in values if isinstance(v, str) and v in DTYPE_BYTES), kw("dtype")
-                )
-                if dtype is None:
-                    return base
-                return _Module(
-                    base.kind,
-                    {k: replace(v, dtype=dtype) if isinstance(v, Tensor) else v for k, v in base.attrs.items()},
-                )
+                return _moved_module(base, func.attr.value, args(), kw)
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 self._effect(f"line {line}: a list the table does not follow")
                 return None
@@ -1491,6 +1484,13 @@ class _Evaluator:
         shape = _broadcast([t.shape for t in tensors])
         if value is None:
             value = _constant("cast" if not fn and dtype and len(values) == 1 else fn, values, parametrized)
+        if all(t.on_host for t in tensors):
+            # Arithmetic on CPU tensors runs on the CPU: a torch call's host
+            # cost and no kernel; the result stays on the host (its later
+            # .to(device) is the copy).
+            host = Tensor(shape, dtype or _promote([t.dtype for t in tensors]), on_host=True, value=value)
+            op = Op(kind, self._line(node), launches=False, inputs=tuple(t.origin for t in tensors), note="on the host")
+            return replace(host, origin=self._record(record, op))
         out = Tensor(shape, dtype or _promote([t.dtype for t in tensors]), value=value)
         nbytes = sum(t.nbytes for t in tensors) + out.nbytes
         if dtype and dtype != tensors[0].dtype and len(tensors) == 1:
@@ -1642,6 +1642,32 @@ class _Evaluator:
         )
         return replace(out, origin=index)
 
+    def _dot_path(self, kernel, elem: int) -> str:
+        """The tensor-core path of a kernel's tl.dot: the type its operands
+        are converted to in the kernel (int8 tiles upcast to fp32 run as
+        TF32, KL001), else the launch's operand element size; fp32 without
+        TF32 (input_precision="ieee", allow_tf32=False) on the CUDA cores."""
+        model = self.model
+        converted: set[str] = set()
+        ieee = False
+        if not isinstance(model, DtypeFacts):
+            return {1: "int8", 2: "fp16"}.get(elem, "tf32")
+        for call in kernel.function.calls:
+            if not model.is_tl(call.func, "dot"):
+                continue
+            precision, allow = keyword(call, "input_precision"), keyword(call, "allow_tf32")
+            ieee = ieee or (isinstance(precision, cst.SimpleString) and precision.evaluated_value == "ieee")
+            ieee = ieee or (isinstance(allow, cst.Name) and allow.value == "False")
+            for operand in positional(call)[:2]:
+                fact = model.kernel_value_dtype(kernel, operand)
+                if fact is not None and fact.source == "cast":
+                    converted.add(fact.dtype)
+        if "float32" in converted or not converted and elem == 4:
+            return "fp32" if ieee else "tf32"
+        if converted & {"float16", "bfloat16"} or not converted and elem == 2:
+            return "bf16" if converted == {"bfloat16"} else "fp16"
+        return "int8" if elem == 1 else "tf32"
+
     def _triton_launch(self, node: cst.Call, scope: dict, record: bool):
         func = node.func
         assert isinstance(func, cst.Subscript)
@@ -1666,7 +1692,7 @@ class _Evaluator:
             if isinstance(value, Tensor):
                 tensors.append(value)
         nbytes = sum(t.nbytes for t in tensors)
-        flops, elem = 0, 4
+        flops, elem, path = 0, 4, ""
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
         kernel_lines = (0, 0)
         if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
@@ -1680,6 +1706,16 @@ class _Evaluator:
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(tensors)
+            path = "fma" if flops else ""
+        elif kernel is not None and isinstance(self.model, KernelTileFacts) and self.model.kernel_uses(kernel, "dot"):
+            # A tl.dot kernel runs its product on the tensor cores of its
+            # operands' type (fp32 as TF32, tl.dot's default), when the
+            # launch's tensors say which product it computes.
+            # The output is looked for first among the tensors allocated for
+            # the launch, so an operand is not taken for it.
+            allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
+            flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
+            path = self._dot_path(kernel, elem) if flops else ""
         index = self._record(
             record,
             Op(
@@ -1687,7 +1723,7 @@ class _Evaluator:
                 line,
                 bytes=nbytes,
                 flops=flops,
-                path="fma" if flops else "",
+                path=path,
                 elem_bytes=elem,
                 programs=programs,
                 site_line=line,
@@ -1898,6 +1934,22 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+# Methods that return the module itself, moved or converted: `nn.GRU(...).half()`.
+MODULE_MOVES = {"half", "float", "bfloat16", "double", "to", "cuda", "eval", "train", "requires_grad_"}
+
+
+def _moved_module(module: _Module, method: str, values: list, kw) -> _Module:
+    """The module after `.half()`, `.to(dtype)`, `.cuda()`...: its parameters in the new dtype, if any."""
+    dtype = CASTS.get(method) if method != "float" else "float32"
+    if method == "to":
+        dtype = next((v for v in values if isinstance(v, str) and v in DTYPE_BYTES), None) or kw("dtype")
+    if dtype not in DTYPE_BYTES:
+        return module
+    return _Module(
+        module.kind, {k: replace(v, dtype=dtype) if isinstance(v, Tensor) else v for k, v in module.attrs.items()}
+    )
 
 
 def _product_work(tensors: list[Tensor]) -> tuple[int, int]:

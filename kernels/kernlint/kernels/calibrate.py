@@ -17,12 +17,26 @@ Probes (each name is a key of the record's "probes"):
     (``w.t().contiguous()``), which reads or writes with a stride;
   * ``gemm_*``: a large GEMM per execution path (fp32 FMA, tf32, fp16, bf16
     tensor cores, int8 ``torch._int_mm``); ``sdpa_fp16``: fused attention;
+  * ``gemm_int8_tn``: ``torch._int_mm`` on a weight stored [N, K] and passed
+    as its ``.t()``, the layout cuBLASLt's int8 kernels take (an int8 linear
+    layer's; ``gemm_int8``'s row-major B runs on a path ~6x slower);
+  * ``triton_fma_gemm``: a Triton GEMM written without ``tl.dot`` (a 64x64
+    tile per program adding the outer product of a column of A and a row of
+    B at each k, fp32): what a product on the CUDA cores costs in Triton;
+  * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
+    add): a broadcast operand; not read by the model yet (the KL025 pair's
+    after, this op, measured ~1.5 TB/s where a plain stream runs 3);
+  * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
+    streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
+    the bandwidth one program reaches, for grids that leave SMs idle;
   * ``tiny_ops_N``: N one-element torch ops: the per-kernel GPU floor (graph),
     the host cost per torch op (eager) and how much of it KernelBench's L2
     flush hides (kernelbench); ``tiny_triton_N``: the same for Triton launches;
   * ``module_ops_N``: the same N ops in an ``nn.Module``'s forward, called as
     a harness calls a model: what a call costs beyond its ops;
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
+  * ``tiny_empty_N``: N small allocations without a fill (``torch.empty``,
+    a kernel's output buffer): host cost only, no kernel;
   * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
 
 torch and triton are imported only in `main`, on the GPU machine.
@@ -43,6 +57,51 @@ SCHEMA_VERSION = 1
 TOOL = "kernlint calibrate"
 TINY_COUNTS = (1, 8, 32)
 REPEATS = 2
+# Grids of fewer programs than the H100's 132 SMs, and the step each program streams its row in.
+STREAM_PROGRAMS = (16, 64)
+STREAM_BLOCK = 1024
+STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
+FMA_TILE = 64
+
+
+def _probe_kernels(triton, tl):
+    """The Triton kernels of the triton_* probes (also run, tiny, under the
+    interpreter by tests/test_calibration.py)."""
+
+    @triton.jit
+    def stream_rows(x_ptr, y_ptr, N, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+        row = tl.program_id(0).to(tl.int64)
+        for start in range(0, N, BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            mask = offs < N
+            tl.store(y_ptr + row * N + offs, tl.load(x_ptr + row * N + offs, mask=mask, other=0.0), mask=mask)
+
+    @triton.jit
+    def fma_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # type: ignore[name-defined]
+        offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        mask_m = offs_m < M
+        mask_n = offs_n < N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K):
+            a = tl.load(a_ptr + offs_m * K + k, mask=mask_m, other=0.0)
+            b = tl.load(b_ptr + k * N + offs_n, mask=mask_n, other=0.0)
+            acc += a[:, None] * b[None, :]
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=mask_m[:, None] & mask_n[None, :])
+
+    def stream(x, y, programs):
+        stream_rows[(programs,)](x, y, x.numel() // programs, BLOCK=STREAM_BLOCK)
+        return y
+
+    def fma(a, b, c):
+        M, K = a.shape
+        N = b.shape[1]
+        fma_gemm[(triton.cdiv(M, FMA_TILE), triton.cdiv(N, FMA_TILE))](
+            a, b, c, M, N, K, BLOCK_M=FMA_TILE, BLOCK_N=FMA_TILE
+        )
+        return c
+
+    return stream, fma
 
 
 def _probes(torch, triton, tl):
@@ -66,6 +125,12 @@ def _probes(torch, triton, tl):
     src_m = torch.empty(m, device=dev, dtype=torch.float32).uniform_()
     dst_m = torch.empty_like(src_m)
     add("copy_fp32_32m", lambda: dst_m.copy_(src_m), bytes=8 * m, ops=1)
+
+    # A broadcast elementwise op: 8192 x 8192 fp16 (256 MiB moved) times a column vector.
+    bm = 8192
+    col16 = torch.randn(bm, device=dev, dtype=torch.float16)
+    mat16 = torch.randn(bm, bm, device=dev, dtype=torch.float16)
+    add("broadcast_mul_fp16", lambda: col16[:, None] * mat16, bytes=2 * (2 * bm * bm + bm), ops=1)
 
     # Transposed copies.
     w16 = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
@@ -98,6 +163,15 @@ def _probes(torch, triton, tl):
     xi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     yi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     add("gemm_int8", lambda: torch._int_mm(xi, yi), flops=2 * s**3, bytes=2 * s * s + 4 * s * s, ops=1, path="int8")
+    wi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)  # [N, K], as a linear layer stores it
+    add(
+        "gemm_int8_tn",
+        lambda: torch._int_mm(xi, wi.t()),
+        flops=2 * s**3,
+        bytes=2 * s * s + 4 * s * s,
+        ops=1,
+        path="int8",
+    )
     b, h, seq, d = 2, 16, 4096, 64
     q, k, v = (torch.randn(b, h, seq, d, device=dev, dtype=torch.float16) for _ in range(3))
     add(
@@ -108,6 +182,34 @@ def _probes(torch, triton, tl):
         ops=1,
         path="attention_fp16",
     )
+
+    stream, fma = _probe_kernels(triton, tl)
+    # A product on the CUDA cores in Triton: 4096 x 4096 outputs over K = 1024, fp32.
+    fm, fn, fk = 4096, 4096, 1024
+    fa = torch.randn(fm, fk, device=dev)
+    fb = torch.randn(fk, fn, device=dev)
+    fc = torch.empty(fm, fn, device=dev)
+    add(
+        "triton_fma_gemm",
+        lambda: fma(fa, fb, fc),
+        flops=2 * fm * fn * fk,
+        bytes=4 * (fm * fk + fk * fn + fm * fn),
+        ops=1,
+        path="fma",
+        triton_launches=1,
+    )
+    for programs in STREAM_PROGRAMS:
+        sx = torch.randn(programs * STREAM_ROW, device=dev, dtype=torch.float16)
+        sy = torch.empty_like(sx)
+        add(
+            f"triton_stream_programs_{programs}",
+            lambda sx=sx, sy=sy, programs=programs: stream(sx, sy, programs),
+            bytes=2 * 2 * programs * STREAM_ROW,
+            programs=programs,
+            block=STREAM_BLOCK,
+            ops=1,
+            triton_launches=1,
+        )
 
     # Launch-bound probes: N tiny ops, N tiny Triton launches, N tiny allocations.
     t = torch.ones(1, device=dev)
@@ -145,6 +247,12 @@ def _probes(torch, triton, tl):
         add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
         add(f"tiny_triton_{count}", launches, triton_launches=count, bytes=8 * count)
         add(f"tiny_alloc_{count}", allocs, allocs=count, bytes=64 * count)
+        add(
+            f"tiny_empty_{count}",
+            lambda count=count: [torch.empty(16, device=dev) for _ in range(count)],
+            allocs=count,
+            bytes=0,
+        )
     add("sync", lambda: (t + 1.0).item(), ops=1, syncs=1, bytes=8)
     return probes
 

@@ -1,0 +1,268 @@
+"""Issue 25's calibration bar over the kernel library's own record: for every
+pair, shape and mode of kernels/kernlint/kernels/measurements/h100.json, the
+estimate for the pair's `before` (linted as a KernelBench-style file at the
+record's shape, scripts/calibration_check.py) lands within 1.3x of the
+measured speedup.
+
+What does not hold yet is listed here, row by row, with the reason: a row
+that leaves the band fails, and so does a listed row that has come into it
+(take it off the list), so the list stays the model's exact state.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import calibration_check  # noqa: E402
+
+# Pairs the model gives no estimate for, with the start of the reason the
+# table prints: every shape and mode of the pair.
+INSIDE_A_KERNEL = "the cost model has no model of this rule's fix (inside a kernel)"
+UNKNOWN = {
+    "kl001_upcast_before_dot": INSIDE_A_KERNEL,
+    "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
+    "kl008_multipass_softmax": INSIDE_A_KERNEL,
+    "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
+    "kl017_jit_in_hot_path": INSIDE_A_KERNEL,
+    "kl018_fp32_dot_without_tf32": INSIDE_A_KERNEL,
+    "kl019_scalar_programs": INSIDE_A_KERNEL,
+    # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
+    "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",
+    "kl006_host_sync_in_hot_path": "shapes not static: forward: line 22: call to `kernlint.kernels.kl004_unfused_epilogue",
+    # The shape table gives nn.GRU no parameter tensors (`self.gru.bias_ih_l0`). With them, KL005's
+    # batch_loop would run this recurrence as one launch (57x estimated, 10.6x measured): it cannot tell
+    # a scan, which batches, from a nonlinear recurrence, which does not.
+    "kl005_per_step_launch_loop": "shapes not static: forward: line 36: attribute `bias_ih_l0`",
+    # Opt-in (their fixes measure 1.0x); calibration_check selects each pair's rules.
+    "kl010_unconditional_k_mask": INSIDE_A_KERNEL,
+    "kl015_small_dot_tile": INSIDE_A_KERNEL,
+    "seed_all_fixes": "the pair fixes 3 rules at once (KL001, KL002, KL003)",
+}
+
+# Rows estimated but outside 1.3x: (pair, shape, mode) -> why.
+# The before's materialized attention measures ~1.4x its modelled time (seq1k 1870 vs 1377 us graph;
+# seq4k 3190 vs 2191); the fused after is on the mark.
+BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
+MISSES = (
+    {("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    | {("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    | {
+        # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
+        (
+            "kl007_materialized_attention",
+            "seq512",
+            "kernelbench",
+        ): "fused attention at S=512 below the SDPA probe's rate",
+        ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
+        # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
+        ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
+    }
+    | {
+        # The before's torch epilogue measures 105 us eager where the model gives 83, the after's launch 12 where
+        # the probes' Triton launch and allocation give 19.
+        ("kl004_unfused_epilogue", "decode", "eager"): "eager host costs of the before's ops and the after's launch",
+    }
+    | {
+        # The Triton int8 GEMM runs at gemm_int8's 132 TOPS (row-major B) in the model; the pair's fused
+        # kernel measures ~1,100 at 4096^3 (and at the seed shape the epilogue's eager host cost, as above).
+        ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
+        for s in ("large", "seed")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
+        # int8 GEMM with its epilogue fused, where the KL016 effect keeps the torch epilogue ops; and at
+        # decode and seed the before measures ~2x its modelled time (119 vs 58 us, 65 vs 35 us graph).
+        ("kl016_upcast_before_torch_matmul", s, m): "int8 probe's layout; the after also fuses the epilogue"
+        for s in ("decode", "large", "seed")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # A Triton product without tl.dot measures ~7.5 TFLOPS; the model runs it at cuBLAS's fp32 SIMT rate (52).
+        ("kl020_gemm_without_dot", s, m): "no probe of a Triton multiply-add product's rate"
+        for s in ("square", "standard")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # 16 (8) programs stream at ~5.4 GB/s each; the model gives each 1/132 of the GPU's bandwidth (23 GB/s).
+        ("kl021_too_few_programs", s, m): "no probe of one program's bandwidth"
+        for s in ("kernelbench", "wide")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
+        ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
+        for s in ("kernelbench", "wide")
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        (
+            "kl023_unfused_op_chain",
+            "kb16",
+            "eager",
+        ): "eager host cost of the after's one Triton launch below the probe's",
+        # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
+        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
+        ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: before 27 us measured, 21 modelled; after 6.4, 10.9",
+    }
+    | {
+        # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step in a graph, 12.6 in
+        # KernelBench mode); six layers at T=512 measure 2.1 us a layer-step in a graph, the layers3 shape
+        # (T=256, B=32, 3 layers) 2.6 in a graph and 22 in KernelBench mode.
+        ("kl024_recurrent_module", "kernelbench", "graph"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "eager"): "cuDNN's per-step cost from a one-layer GRU",
+        ("kl024_recurrent_module", "layers3", "graph"): "cuDNN's per-step cost from a one-layer GRU",
+    }
+    | {
+        # The 128x4096x4096 fp16 GEMM measures 22.7 us in a graph where the tensor-core rate gives 15.4 (one
+        # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9.
+        ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
+        for m in ("kernelbench", "eager", "graph")
+    }
+    | {
+        # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.
+        ("kl026_collapsible_gemm", s, m): "the after's fp32 collapse is slower than the model's fix"
+        for s in ("kernelbench", "m128")
+        for m in ("kernelbench", "eager", "graph")
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def table() -> list[dict]:
+    return calibration_check.rows()
+
+
+def test_every_pair_and_shape_of_the_record_is_compared(table) -> None:
+    record = calibration_check.record()
+    assert [(r["pair"], r["shape"]) for r in table] == [(r["pair"], r["shape"]) for r in record["results"]]
+    assert {r["pair"] for r in table} == {r["pair"] for r in table if r["estimate"].get("status") == "estimated"} | set(
+        UNKNOWN
+    )
+
+
+def test_a_pair_without_an_estimate_is_unknown_for_the_listed_reason(table) -> None:
+    for row in table:
+        status, reason = row["estimate"].get("status"), row["estimate"].get("reason", "")
+        if row["pair"] in UNKNOWN:
+            assert status != "estimated", f"{row['pair']} {row['shape']} is estimated now: take it off UNKNOWN"
+            assert reason.startswith(UNKNOWN[row["pair"]]), (row["pair"], row["shape"], reason)
+        else:
+            assert status == "estimated", (row["pair"], row["shape"], reason)
+
+
+def test_each_estimate_is_within_1_3x_of_the_measurement_except_the_listed_misses(table) -> None:
+    outside, improved = [], []
+    for row in table:
+        if row["estimate"].get("status") != "estimated":
+            continue
+        for mode in calibration_check.MODES:
+            if row["measured"][mode] is None:
+                # Not capturable in a CUDA graph (a sync): the model must say so too.
+                assert row["estimate"][mode] is None, (row["pair"], row["shape"], mode)
+                continue
+            key = (row["pair"], row["shape"], mode)
+            ratio = calibration_check.ratio(row, mode)
+            assert ratio is not None, key
+            if calibration_check.within(row, mode):
+                if key in MISSES:
+                    improved.append((key, round(ratio, 2)))
+            elif key not in MISSES:
+                outside.append((key, round(ratio, 2)))
+    assert not outside, f"estimate / measured outside 1.3x: {outside}"
+    assert not improved, f"listed as misses but within 1.3x now (take them off MISSES): {improved}"
+
+
+def test_the_misses_list_names_only_rows_of_the_record(table) -> None:
+    rows = {(r["pair"], r["shape"]) for r in table}
+    assert {(pair, shape) for pair, shape, _ in MISSES} <= rows
+    assert set(UNKNOWN) <= {r["pair"] for r in table}
+
+
+def test_the_sizing_appended_to_a_before_is_the_record_shapes(table) -> None:
+    """The KernelBench sizing written after a before is its problem's, at the
+    record's shape: each size of the record's dims appears in what
+    get_inputs()/get_init_inputs() return there."""
+    source = calibration_check.kernelbench_source("kl021_too_few_programs", "wide")
+    assert "def get_inputs():" in source and "B, F, D1, D2 = (8, 32, 512, 512)" in source
+    assert source.count("def get_inputs(") == 1  # the before's own (its kernelbench shape) gave way
+    for row in table:
+        entry = calibration_check.problem(row["pair"]).shapes[row["shape"]]
+        assert {int(d) for d in row["dims"].split("x")} <= set(entry.values()), (row["pair"], row["shape"])
+
+
+def test_the_new_triton_probes_compute_what_they_time() -> None:
+    """calibrate.py's Triton probes (a grid of few streaming programs, a
+    product without tl.dot), run tiny under the Triton interpreter: the
+    record's bytes and flops are of a kernel that does that work."""
+    import os
+    import subprocess
+
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    script = """
+import torch, triton, triton.language as tl
+from kernlint.kernels.calibrate import _probe_kernels
+stream, fma = _probe_kernels(triton, tl)
+x = torch.randn(4 * 1500).half()
+assert torch.equal(stream(x, torch.empty_like(x), 4), x)
+a, b = torch.randn(70, 20), torch.randn(20, 50)
+assert torch.allclose(fma(a, b, torch.empty(70, 50)), a @ b, atol=1e-4)
+print("ok")
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_the_newer_probes_give_their_constants_when_a_record_has_them() -> None:
+    """A record with calibrate.py's newer probes (here the committed record
+    plus made-up times for them: test inputs, not a calibration) sets the
+    int8 rate from the [N, K] weight layout, the Triton multiply-add rate
+    and one program's bandwidth, and a grid of fewer programs than SMs is
+    timed at the smaller of its share of the GPU and its programs' rates; a
+    record without them keeps the older rates."""
+    import copy
+    import json
+
+    from kernlint import cost
+    from kernlint.model.shapes import Op
+
+    record = json.loads((ROOT / "kernels/kernlint/kernels/measurements/calibration_h100.json").read_text())
+    old = cost.derive_constants(record)
+    assert not {"flops_fma", "bw_program"} & set(old)
+
+    def probe(us: float, **facts) -> dict:
+        return {**facts, "modes": {m: {"median_us": us} for m in ("graph", "kernelbench", "eager")}}
+
+    newer = copy.deepcopy(record)
+    newer["probes"]["gemm_int8_tn"] = probe(1000.0, flops=2 * 8192**3, bytes=6 * 8192**2)
+    newer["probes"]["triton_fma_gemm"] = probe(4000.0, flops=2 * 4096 * 4096 * 1024, bytes=1)
+    newer["probes"]["triton_stream_programs_16"] = probe(3000.0, bytes=2 * 2 * 16 * (1 << 22), programs=16)
+    newer["probes"]["triton_stream_programs_64"] = probe(1000.0, bytes=2 * 2 * 64 * (1 << 22), programs=64)
+    for count in (1, 8, 32):
+        newer["probes"][f"tiny_empty_{count}"] = probe(2.0 * count, allocs=count, bytes=0)
+    c = cost.derive_constants(newer)
+    assert c["eager_host_empty_us"] == pytest.approx(2.0) and "eager_host_empty_us" not in old
+    empty, filled = Op("alloc", 1, launches=False), Op("alloc", 1, bytes=64)
+    assert cost.host_us(empty, c, "eager") == pytest.approx(2.0)
+    assert cost.host_us(filled, c, "eager") == cost.host_us(filled, old, "eager") == old["eager_host_alloc_us"]
+    assert c["flops_int8"] == pytest.approx(2 * 8192**3 / 1000.0, rel=1e-3)
+    assert c["flops_fma"] == pytest.approx(2 * 4096 * 4096 * 1024 / 4000.0, rel=1e-3)
+    assert c["bw_program"] == pytest.approx(4 * (1 << 22) / 3000.0, rel=1e-3)  # the smallest grid's, per program
+
+    few = Op("triton", 1, bytes=10**9, programs=16)
+    assert cost.gpu_us(few, c) == pytest.approx(10**9 / (16 * c["bw_program"]), rel=1e-3)
+    assert cost.gpu_us(few, old) == pytest.approx(10**9 / (old["bw_stream"] * 16 / old["sm_count"]), rel=1e-3)
+    full = Op("triton", 1, bytes=10**9, programs=0)
+    assert cost.gpu_us(full, c) == cost.gpu_us(full, old)  # a full grid streams at the GPU's rate either way
+    fma = Op("triton", 1, flops=10**12, path="fma")
+    assert cost.gpu_us(fma, c) == pytest.approx(10**12 / c["flops_fma"], rel=1e-3)
+    assert cost.gpu_us(fma, old) == pytest.approx(10**12 / old["flops_fp32"], rel=1e-3)
