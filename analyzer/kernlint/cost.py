@@ -5,7 +5,8 @@ One job: turn the entry point's ops (`kernlint.model.shapes`) into times.
 Per op, GPU time is max(a floor per kernel, bytes / bandwidth, flops /
 throughput of its execution path) (a transposed copy at its own measured
 rate, a Triton grid with fewer programs than SMs at that fraction of the
-bandwidth); host time is the cost of issuing it (a torch op, an allocation,
+bandwidth, and a small grid at most at its programs' own streaming rate,
+measured by KL021's pair); host time is the cost of issuing it (a torch op, an allocation,
 a Triton launch). The modes combine them as the harnesses measure them
 (`kernlint.kernels.timing`):
 
@@ -150,7 +151,8 @@ def calibration(target_gpu: str | None = None) -> Calibration | None:
     if not found:
         return None
     best = found[0]
-    return replace(best, constants={**best.constants, **recurrence_constants(folder, best.gpu)})
+    extra = {**recurrence_constants(folder, best.gpu), **program_constants(folder, best.gpu)}
+    return replace(best, constants={**best.constants, **extra})
 
 
 # A recurrence's step is a fixed cost of its own (a few small kernels and a
@@ -204,6 +206,65 @@ def recurrence_constants(folder: str, gpu: str) -> dict[str, float]:
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
 
+# One program streams memory at a rate of its own: a single CTA keeps only
+# so many loads in flight (Little's law), far below an SM's share of the
+# bandwidth. It is read from the measured pair that times one: KL021's
+# LayerNorm with one program per row, whose grid of 16 programs each loop
+# over a 4 M-element row, at the pair's own shape.
+PROGRAM_PAIR = "kl021_too_few_programs"
+PROGRAM_SHAPE = "kernelbench"
+
+
+def program_constants(folder: str, gpu: str) -> dict[str, float]:
+    """`program_bw`: bytes per µs one looping program moves (the cost
+    model's bytes of the pair's before launch, at its shape, over its
+    newest CUDA-graph time on `gpu`, per program). Empty when there is no
+    record (a small grid then runs at its share of the SMs only)."""
+    from kernlint.model import build_model  # the pair's launch, sized by the shape table
+    import libcst
+
+    path = os.path.join(folder, PROGRAM_PAIR, "before.py")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        entry = build_model(path, source, libcst.parse_module(source)).entry_point
+    except (OSError, ValueError, libcst.ParserSyntaxError):
+        return {}
+    launches = [op for op in (entry.ops if entry is not None else ()) if op.kind == "triton" and op.programs]
+    rows = []
+    for record in _gpu_records(folder, gpu):
+        for result in record["results"]:
+            if result.get("pair") == PROGRAM_PAIR and result.get("shape") == PROGRAM_SHAPE and result.get("ok"):
+                rows.append((record.get("date", ""), result))
+    if len(launches) != 1 or not rows:
+        return {}
+    try:
+        graph_us = float(max(rows, key=lambda r: r[0])[1]["before"]["graph_us"])
+        return {"program_bw": float(f"{launches[0].bytes / graph_us / launches[0].programs:.4g}")}
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return {}
+
+
+def _gpu_records(folder: str, gpu: str) -> list[dict]:
+    """The pair records measured on `gpu` (not the interpreter)."""
+    directory = os.path.join(folder, MEASUREMENTS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json") and not n.startswith(CALIBRATION_PREFIX))
+    except OSError:
+        return []
+    records = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        env = record.get("environment") or {}
+        if not env.get("interpret") and env.get("gpu") == gpu and isinstance(record.get("results"), list):
+            records.append(record)
+    return records
+
+
 def _pair_steps(path: str) -> int:
     """The time steps T of the recurrence pair's measured shape, read from its
     reference's SHAPES literal (never imported: it imports torch)."""
@@ -230,14 +291,18 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "sync" or not op.launches:
         return 0.0
     if op.kind == "triton":
-        # A grid of fewer programs than SMs runs on that fraction of the GPU.
+        # A grid of fewer programs than SMs runs on that fraction of the GPU;
+        # a small grid streams memory at most at its programs' own rate.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
+        bandwidth = c["bw_stream"] * share
+        if op.programs and "program_bw" in c:
+            bandwidth = min(bandwidth, op.programs * c["program_bw"])
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: at
             # best the fp32 GEMM's rate without tensor cores (cuBLAS SIMT).
             compute = op.flops / c["flops_fp32" if op.path == "fma" else f"flops_{op.path}"]
-        return max(c["triton_floor_us"], op.bytes / (c["bw_stream"] * share), compute / share)
+        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0

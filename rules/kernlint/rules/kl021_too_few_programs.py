@@ -37,7 +37,11 @@ class TooFewPrograms(Rule):
     A program runs on one SM; a grid of 16 programs on an H100's 132 SMs
     leaves 116 of them idle for the whole kernel, so it streams memory, or
     multiplies, at a fraction of the GPU's rate however well each program
-    is written.
+    is written. Even a grid of about one program per SM (128 channels of a
+    BatchNorm) is slow: one program keeps too few loads in flight to
+    stream its SM's share of the bandwidth (the pair's 16 programs moved
+    about 5 GB/s each, a sixth of an SM's share), which the cost model
+    charges from that measurement.
 
     ## Example
     ```python
@@ -231,6 +235,35 @@ class TooFewPrograms(Rule):
             line=14,
             column=9,
         ),
+        # BatchNorm statistics with one program per channel: 128 programs, nearly one per SM, but each
+        # program alone keeps too few loads in flight to stream its SM's share of 1 GB.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def stats(x_ptr, mean_ptr, NB, C, HW, BLOCK: tl.constexpr):
+                c = tl.program_id(0)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for n in range(NB):
+                    for start in range(0, HW, BLOCK):
+                        offs = start + tl.arange(0, BLOCK)
+                        acc += tl.load(x_ptr + (n * C + c) * HW + offs, mask=offs < HW, other=0.0)
+                tl.store(mean_ptr + c, tl.sum(acc, axis=0) / (NB * HW))
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    NB, C, H, W = x.shape
+                    mean = torch.empty(C, device=x.device)
+                    stats[(C,)](x, mean, NB, C, H * W, BLOCK=1024)
+                    return mean
+            def get_inputs():
+                return [torch.rand(32, 128, 256, 256)]
+            def get_init_inputs():
+                return []
+            """,
+            line=17,
+            column=9,
+        ),
         # Through a helper forward calls, the grid a constant.
         Invalid(
             """
@@ -411,7 +444,8 @@ def _report(model: FileModel, launch: Launch, op: Op, sm_count: int, at_grid: fl
     message = (
         f"`{kernel.name}` is launched with {op.programs} program{'s' if op.programs != 1 else ''} (grid `{grid}` at "
         f"the file's shapes) on a GPU of {sm_count} SMs, for {size:,.0f} MB of tensors: {sm_count - op.programs} SMs "
-        f"idle, the kernel's own time about {at_grid / whole:.1f}x what the whole GPU would take"
+        f"idle and each busy one runs a single program, too few loads in flight to stream its share of the memory "
+        f"bandwidth; the kernel's own time about {at_grid / whole:.1f}x what the whole GPU would take"
     )
     if model.kernel_uses(kernel, "dot"):
         plan = (
