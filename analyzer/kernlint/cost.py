@@ -578,7 +578,9 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     normalization that keeps the size (group, batch, layer norm) needs its
     statistics before the store, so the kernel reads its input once more
     (a first pass for the statistics, recomputed in the second) instead of
-    the norm's own read and write."""
+    the norm's own read and write. A launch that reads what an earlier
+    Triton launch wrote (a second elementwise kernel) is done by that one
+    (`_merge_into_producer`)."""
     launches = sorted(i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last)
     if not launches:
         return None
@@ -595,11 +597,31 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             chain.add(i)
             frontier.add(i)
             extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
+    merged = _merge_into_producer(ops, launches)
     if not chain:
-        return None
+        return merged
     out = list(ops)
     out[launches[0]] = replace(ops[launches[0]], bytes=ops[launches[0]].bytes + extra)
-    return _without(tuple(out), chain)
+    fused = _without(tuple(out), chain)
+    return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in launches])
+
+
+def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, ...] | None:
+    """A launch that reads a full-size tensor only it reads, written by an
+    earlier Triton launch, done by that launch before its store: one kernel
+    that reads the first one's inputs and writes the second one's output,
+    the tensor between them never written or read back."""
+    for i in sorted(launches, reverse=True):
+        op = ops[i]
+        for source, size in zip(op.inputs, op.in_bytes):
+            if not 0 <= source < i or ops[source].kind != "triton" or size < max(op.in_bytes):
+                continue
+            if any(source in other.inputs for j, other in enumerate(ops) if j != i):
+                continue
+            producer = ops[source]
+            fused = replace(producer, bytes=max(0, producer.bytes + op.bytes - 2 * size), in_bytes=())
+            return _replace_group(ops, {source, i}, fused)
+    return None
 
 
 def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

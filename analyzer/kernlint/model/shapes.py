@@ -1402,6 +1402,7 @@ class _Evaluator:
                 site_line=line,
                 kernel_lines=kernel_lines,
                 inputs=tuple(t.origin for t in tensors),
+                in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
             ),
         )
