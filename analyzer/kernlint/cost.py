@@ -316,7 +316,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
     compute = 0.0
     if op.flops:
-        throughput = c["flops_attention"] if op.kind == "attention" else c.get(f"flops_{op.path}", c["flops_fp32"])
+        throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
+        if op.kind == "attention":
+            # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
+            # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
+            throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
     return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
 
