@@ -5,8 +5,8 @@ One job: turn the entry point's ops (`kernlint.model.shapes`) into times.
 Per op, GPU time is max(a floor per kernel, bytes / bandwidth, flops /
 throughput of its execution path) (a transposed copy at its own measured
 rate, a Triton grid with fewer programs than SMs at that fraction of the
-bandwidth, and a small grid at most at its programs' own streaming rate,
-measured by KL021's pair); host time is the cost of issuing it (a torch op, an allocation,
+bandwidth, and a small grid of looping programs at most at their own
+streaming rate, measured by KL021's pair); host time is the cost of issuing it (a torch op, an allocation,
 a Triton launch). The modes combine them as the harnesses measure them
 (`kernlint.kernels.timing`):
 
@@ -216,10 +216,15 @@ PROGRAM_SHAPE = "kernelbench"
 
 
 def program_constants(folder: str, gpu: str) -> dict[str, float]:
-    """`program_bw`: bytes per µs one looping program moves (the cost
-    model's bytes of the pair's before launch, at its shape, over its
-    newest CUDA-graph time on `gpu`, per program). Empty when there is no
-    record (a small grid then runs at its share of the SMs only)."""
+    """`program_elems`: elements per µs one looping (`Op.streams`)
+    program moves (the cost model's bytes of the pair's before launch, at
+    its shape, in elements of its largest tensor, over its newest
+    CUDA-graph time on `gpu`, per program). Counted in elements, not
+    bytes: a program's loop issues one load of BLOCK elements per step,
+    whatever their size (the pair's fp16 rows, fp32 rows of the same
+    kernel on the held-out level1_40 and the KL005 scan fix measured 2.6,
+    2.9 and 2.5 elements per ns per program). Empty when there is no record
+    (a small grid then runs at its share of the SMs only)."""
     from kernlint.model import build_model  # the pair's launch, sized by the shape table
     import libcst
 
@@ -240,7 +245,8 @@ def program_constants(folder: str, gpu: str) -> dict[str, float]:
         return {}
     try:
         graph_us = float(max(rows, key=lambda r: r[0])[1]["before"]["graph_us"])
-        return {"program_bw": float(f"{launches[0].bytes / graph_us / launches[0].programs:.4g}")}
+        op = launches[0]
+        return {"program_elems": float(f"{op.bytes / op.elem_bytes / graph_us / op.programs:.4g}")}
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return {}
 
@@ -292,11 +298,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         return 0.0
     if op.kind == "triton":
         # A grid of fewer programs than SMs runs on that fraction of the GPU;
-        # a small grid streams memory at most at its programs' own rate.
+        # a small grid of looping programs streams at most at their own rate.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
         bandwidth = c["bw_stream"] * share
-        if op.programs and "program_bw" in c:
-            bandwidth = min(bandwidth, op.programs * c["program_bw"])
+        if op.programs and op.streams and "program_elems" in c:
+            bandwidth = min(bandwidth, op.programs * c["program_elems"] * op.elem_bytes)
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: at

@@ -169,6 +169,7 @@ class Op:
     programs: int = 0  # Triton launches: programs in the grid, when known
     site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
     kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
+    streams: bool = False  # Triton launches: each program loops over its data (a `for` in the kernel)
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -1375,7 +1376,9 @@ class _Evaluator:
             if isinstance(value, Tensor):
                 tensors.append(value)
         nbytes = sum(t.nbytes for t in tensors)
-        flops, elem = 0, 4
+        flops = 0
+        # Bytes per element of the largest tensor: what one program's loads move per element.
+        elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
         kernel_lines = (0, 0)
         if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
@@ -1401,6 +1404,7 @@ class _Evaluator:
                 programs=programs,
                 site_line=line,
                 kernel_lines=kernel_lines,
+                streams=bool(kernel is not None and kernel.function.loops),
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
