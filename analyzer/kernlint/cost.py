@@ -225,8 +225,8 @@ def program_constants(folder: str, gpu: str) -> dict[str, float]:
     kernel on the held-out level1_40 and the KL005 scan fix measured 2.6,
     2.9 and 2.5 elements per ns per program). Empty when there is no record
     (a small grid then runs at its share of the SMs only)."""
-    from kernlint.model import build_model  # the pair's launch, sized by the shape table
     import libcst
+    from kernlint.model import build_model  # the pair's launch, sized by the shape table
 
     path = os.path.join(folder, PROGRAM_PAIR, "before.py")
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
-from kernlint.model.facts import ConstexprValues, Kernel
+from kernlint.model.facts import ConstexprValues, FunctionInfo, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
@@ -85,7 +85,7 @@ class KernelFacts(ModelBase):
             floors.append(floor)
         return min(floors) if floors else None
 
-    def _int_floor(self, node: cst.BaseExpression, scope, depth: int) -> int | None:
+    def _int_floor(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int) -> int | None:
         if depth > 4:
             return None
         value = self.constant_value(node, scope)

@@ -6,6 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
+from kernlint.model.shapes import Op
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -455,8 +456,22 @@ def _report(
 
 
 # Calls that make a kernel more than elementwise: its program reduces, scans or accumulates.
-REDUCING = ("dot", "sum", "max", "min", "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan",
-            "xor_sum", "atomic_add", "atomic_max", "atomic_min")
+REDUCING = (
+    "dot",
+    "sum",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "reduce",
+    "cumsum",
+    "cumprod",
+    "associative_scan",
+    "xor_sum",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+)
 
 
 def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
@@ -500,7 +515,7 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             break
 
 
-def _kernel_of(model: FileModel, op) -> Kernel | None:
+def _kernel_of(model: FileModel, op: Op) -> Kernel | None:
     name = op.note.rsplit(".", 1)[-1]
     for launch in model.launches:
         if launch.kernel.name == name and model.line_of(launch.node) == op.site_line:
