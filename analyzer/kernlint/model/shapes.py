@@ -169,7 +169,7 @@ class Op:
     programs: int = 0  # Triton launches: programs in the grid, when known
     site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
     kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
-    streams: bool = False  # Triton launches: each program loops over its data (a `for` in the kernel)
+    streams: bool = False  # Triton launches: each program loops over its data, loads and stores only (no product)
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -1392,6 +1392,15 @@ class _Evaluator:
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(tensors)
+        # A program that loops over its data with loads and stores only (no product: a GEMM's
+        # program moves whole A and B tiles per step, not one block of elements).
+        streams = bool(
+            kernel is not None
+            and kernel.function.loops
+            and not flops
+            and isinstance(self.model, KernelTileFacts)
+            and not self.model.kernel_uses(kernel, "dot")
+        )
         index = self._record(
             record,
             Op(
@@ -1404,7 +1413,7 @@ class _Evaluator:
                 programs=programs,
                 site_line=line,
                 kernel_lines=kernel_lines,
-                streams=bool(kernel is not None and kernel.function.loops),
+                streams=streams,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),

@@ -28,7 +28,8 @@ class TooFewPrograms(Rule):
     split-K.
 
     A grid of a few programs per SM is reported too when each program
-    loops over its data (a `for` in the kernel) and that rate, not the
+    loops over its data with loads and stores only (a `for` in a kernel
+    without `tl.dot`) and that rate, not the
     memory's, sets the kernel's time (256 channels of an fp16 BatchNorm,
     each one program).
 
@@ -132,6 +133,36 @@ class TooFewPrograms(Rule):
                     return y
             def get_inputs():
                 return [torch.rand(256, 65536)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # A GEMM of 256 output tiles (two per SM): each program's K loop moves whole A and B tiles per
+        # step, not one block of elements, so one looping program's streaming rate does not apply.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    M, K = a.shape
+                    N = b.shape[1]
+                    c = torch.empty(M, N, device=a.device, dtype=torch.float16)
+                    mm[(M // 128, N // 128)](a, b, c, M, N, K, BM=128, BN=128, BK=64)
+                    return c
+            def get_inputs():
+                return [torch.randn(2048, 2048, dtype=torch.float16), torch.randn(2048, 2048, dtype=torch.float16)]
             def get_init_inputs():
                 return []
             """
