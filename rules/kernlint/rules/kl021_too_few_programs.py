@@ -27,12 +27,6 @@ class TooFewPrograms(Rule):
     4 M elements, a GEMM with 16 output tiles and K = 131,072 and no
     split-K.
 
-    A grid of a few programs per SM is reported too when each program
-    loops over its data with loads and stores only (a `for` in a kernel
-    without `tl.dot`) and that rate, not the
-    memory's, sets the kernel's time (256 channels of an fp16 BatchNorm,
-    each one program).
-
     It stays silent when the grid cannot be evaluated statically (an
     autotuned BLOCK in a grid lambda, a size computed at run time), for
     files that are not KernelBench-style (a library's launcher has no
@@ -321,34 +315,6 @@ class TooFewPrograms(Rule):
             line=17,
             column=9,
         ),
-        # 256 looping programs, two per SM, over 2 GB of fp16: each streams at one program's rate.
-        Invalid(
-            """
-            import torch, triton
-            import triton.language as tl
-            @triton.jit
-            def stats(x_ptr, mean_ptr, NB, C, HW, BLOCK: tl.constexpr):
-                c = tl.program_id(0)
-                acc = tl.zeros((BLOCK,), dtype=tl.float32)
-                for n in range(NB):
-                    for start in range(0, HW, BLOCK):
-                        offs = start + tl.arange(0, BLOCK)
-                        acc += tl.load(x_ptr + (n * C + c) * HW + offs, mask=offs < HW, other=0.0)
-                tl.store(mean_ptr + c, tl.sum(acc, axis=0) / (NB * HW))
-            class ModelNew(torch.nn.Module):
-                def forward(self, x):
-                    NB, C, H, W = x.shape
-                    mean = torch.empty(C, device=x.device)
-                    stats[(C,)](x, mean, NB, C, H * W, BLOCK=1024)
-                    return mean
-            def get_inputs():
-                return [torch.rand(64, 256, 256, 256, dtype=torch.float16)]
-            def get_init_inputs():
-                return []
-            """,
-            line=17,
-            column=9,
-        ),
         # Through a helper forward calls, the grid a constant.
         Invalid(
             """
@@ -502,10 +468,8 @@ class TooFewPrograms(Rule):
         sm_count = int(c["sm_count"])
         seen: set[int] = set()
         for op in entry.ops:
-            if op.kind != "triton" or op.programs <= 0 or op.site_line in seen:
+            if op.kind != "triton" or not 0 < op.programs < sm_count or op.site_line in seen:
                 continue
-            if op.programs >= sm_count and not op.streams:
-                continue  # enough programs, each doing its share at once
             at_grid = cost.gpu_us(op, c)
             whole = cost.gpu_us(replace(op, programs=0), c)
             if at_grid < SLOWDOWN * whole:
@@ -514,10 +478,7 @@ class TooFewPrograms(Rule):
             if launch is None:
                 continue
             seen.add(op.site_line)
-            if op.programs >= sm_count:
-                yield _report_per_sm(model, launch, op, c, at_grid, whole)
-            else:
-                yield _report(model, launch, op, sm_count, at_grid, whole)
+            yield _report(model, launch, op, sm_count, at_grid, whole)
 
 
 def _launch_at(model: FileModel, op: Op) -> Launch | None:
@@ -551,27 +512,4 @@ def _report(model: FileModel, launch: Launch, op: Op, sm_count: int, at_grid: fl
             f"reduction writes per-chunk partials (sum, sum of squares) that a second kernel over the same grid "
             f"combines before it normalizes or writes its chunk."
         )
-    return Report(node=launch.node, message=message, plan=plan)
-
-
-def _report_per_sm(model: FileModel, launch: Launch, op: Op, c: dict, at_grid: float, whole: float) -> Report:
-    """A grid of one or a few looping programs per SM: every SM busy, too few loads in flight on each."""
-    kernel: Kernel = launch.kernel
-    grid = model.code(launch.node.func.slice[0].slice).strip() if hasattr(launch.node.func, "slice") else "?"
-    sm_count = int(c["sm_count"])
-    rate = c["program_elems"] * op.elem_bytes  # bytes per µs of one looping program of this kernel
-    needed = -(-int(c["bw_stream"]) // int(rate))
-    message = (
-        f"`{kernel.name}` is launched with {op.programs} programs (grid `{grid}` at the file's shapes), about "
-        f"{op.programs / sm_count:.1f} per SM of a GPU of {sm_count}, each looping over its part of "
-        f"{op.bytes / 1e6:,.0f} MB of tensors: one looping program keeps too few loads in flight to stream more than "
-        f"about {rate / 1e3:.1f} GB/s, so the kernel's own time is about {at_grid / whole:.1f}x what the "
-        f"whole GPU's bandwidth would take"
-    )
-    plan = (
-        f"Give `{kernel.name}` at least {needed} programs (the memory's bandwidth over one looping program's rate): "
-        f"split each program's loop range into chunks on a second grid axis, e.g. "
-        f"`({grid.strip('()').rstrip(',')}, triton.cdiv(N, CHUNK))`; a reduction writes per-chunk partials that a "
-        f"second kernel (or `tl.atomic_add`) combines."
-    )
     return Report(node=launch.node, message=message, plan=plan)
