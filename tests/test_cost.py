@@ -437,3 +437,104 @@ def test_a_tl_dot_path_follows_the_operands_conversion_and_precision() -> None:
     ieee = upcast.replace("b.to(tl.float32))", 'b.to(tl.float32), input_precision="ieee")')
     paths = [[op.path for op in entry(s).ops if op.kind == "triton"] for s in (TRITON_GEMM_EPILOGUE, upcast, ieee)]
     assert paths == [["fp16"], ["tf32"], ["fp32"]]
+
+
+ATTENTION = """
+import math
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, q, k, v):
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = torch.softmax(att, dim=-1)
+        return att @ v
+
+
+def get_inputs():
+    return [torch.rand(16, 8, 1024, 64, dtype=DTYPE) for _ in range(3)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_fused_attention_runs_no_faster_than_its_gemms_path() -> None:
+    """flash_attention keeps the scores GEMM's path; an fp32 attention fused is not an fp16 SDPA."""
+    c = cost.calibration().constants
+    for dtype, path in (("torch.float32", "fp32"), ("torch.float16", "fp16")):
+        ops = entry(ATTENTION.replace("DTYPE", dtype)).ops
+        first = min(op.line for op in ops if op.kind == "gemm")
+        fused = next(op for op in cost.flash_attention(ops, first, first + 2) if op.kind == "attention")
+        assert fused.path == path
+        rate = min(c["flops_attention"], c[f"flops_{path}"])
+        assert cost.gpu_us(fused, c) >= fused.flops / rate * 0.999
+    assert c["flops_fp32"] < c["flops_attention"] < c["flops_fp16"]
+
+
+CHAIN = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, v * tl.sigmoid(v), mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        n = x.numel()
+        y = torch.empty_like(x)
+        act[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        z = torch.empty_like(x)
+        act[(triton.cdiv(n, 1024),)](y, z, n, BLOCK=1024)
+        return z
+
+
+def get_inputs():
+    return [torch.rand(4096, 8192)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_second_elementwise_kernel_merges_into_the_first() -> None:
+    """KL022's effect on two launches in a row: one launch, x read and z written, y never stored."""
+    ops = entry(CHAIN).ops
+    launches = [op for op in ops if op.kind == "triton"]
+    assert [op.in_bytes for op in launches] == [(4096 * 8192 * 4,) * 2] * 2
+    fixed = cost.fuse_into_kernel(ops, launches[1].line, launches[1].line)
+    assert fixed is not None
+    merged = [op for op in fixed if op.kind == "triton"]
+    assert len(merged) == 1 and merged[0].bytes == 2 * 4096 * 8192 * 4
+    found = [f for f in lint_source("k.py", CHAIN).findings if f.code == "KL022"]
+    assert [f.span.line for f in found] == [21]
+    estimate = found[0].expected_speedup["for_this_file"]
+    assert estimate["status"] == "estimated" and 1.8 < estimate["graph"] < 2.1
+
+
+def test_a_looping_programs_rate_is_read_from_kl021s_pair_in_elements() -> None:
+    c = cost.calibration().constants
+    pair = ROOT / "kernels/kernlint/kernels/kl021_too_few_programs/before.py"
+    source = pair.read_text()
+    launch = next(op for op in build_model(str(pair), source, parse(source)).entry_point.ops if op.kind == "triton")
+    assert launch.streams and launch.programs == 16 and launch.elem_bytes == 2
+    record = json.loads((ROOT / "kernels/kernlint/kernels/measurements/h100.json").read_text())
+    graph_us = next(
+        r["before"]["graph_us"]
+        for r in record["results"]
+        if r["pair"] == "kl021_too_few_programs" and r["shape"] == "kernelbench"
+    )
+    assert c["program_elems"] == pytest.approx(launch.bytes / 2 / graph_us / 16, rel=1e-3)
+    # A kernel without a loop does each program's share at once: no per-program cap.
+    one_shot = cost.Op("triton", 1, bytes=10**9, programs=100, elem_bytes=4)
+    assert cost.gpu_us(one_shot, c) == pytest.approx(10**9 / (c["bw_stream"] * 100 / c["sm_count"]))

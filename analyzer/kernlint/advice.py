@@ -120,7 +120,7 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         return _no(
             path,
             f"The largest measured gain, {where}, is {gain:.2f}x on the reference-fix library, under the 20% bar "
-            f"(the file's shapes are unknown: {_why_unknown(best)}).",
+            f"({unknown_text(_why_unknown(best))}).",
         )
     if gain is None and best.severity is Severity.INFO:
         return _no(
@@ -132,7 +132,8 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
     others = sorted({f"{f.code} (line {f.span.line})" for f in candidates if f is not best})
     reason = f"{where}: {best.message.rstrip('.')}."
     if not own:
-        reason += f" The file's shapes are unknown ({_why_unknown(best)}): the gain is the reference pair's."
+        text = unknown_text(_why_unknown(best))
+        reason += f" {text[0].upper()}{text[1:]}: the gain is the reference pair's."
     if others:
         reason += f" Also found: {', '.join(others)}."
     return {
@@ -150,6 +151,17 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
 def _why_unknown(finding: Finding) -> str:
     estimate = (finding.expected_speedup or {}).get("for_this_file") or {}
     return str(estimate.get("reason") or "the rule has no cost model of its fix")
+
+
+NO_EFFECT = "the cost model has no model of this rule's fix"
+
+
+def unknown_text(reason: str) -> str:
+    """Why the file has no estimate, in words that say which part is missing:
+    its shapes, or a model of the rule's fix (the shapes may be known)."""
+    if reason.startswith(NO_EFFECT):
+        return f"not estimated for this file ({reason})"
+    return f"the file's shapes are unknown ({reason})"
 
 
 def estimate_text(estimate: dict) -> str:
@@ -182,7 +194,7 @@ def _speedup_text(best: Finding, candidates: list[Finding], target_gpu: str | No
     if estimate is not None:
         text = f"{estimate_text(estimate)}; {pair}"
     else:
-        text = f"the file's shapes are unknown ({_why_unknown(best)}); {pair}"
+        text = f"{unknown_text(_why_unknown(best))}; {pair}"
     codes = frozenset(f.code for f in candidates)
     if len(codes) > 1:
         combined = claims.combined_speedup(codes, target_gpu)

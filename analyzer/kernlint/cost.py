@@ -5,7 +5,8 @@ One job: turn the entry point's ops (`kernlint.model.shapes`) into times.
 Per op, GPU time is max(a floor per kernel, bytes / bandwidth, flops /
 throughput of its execution path) (a transposed copy at its own measured
 rate, a Triton grid with fewer programs than SMs at that fraction of the
-bandwidth); host time is the cost of issuing it (a torch op, an allocation,
+bandwidth, and a small grid of looping programs at most at their own
+streaming rate, measured by KL021's pair); host time is the cost of issuing it (a torch op, an allocation,
 a Triton launch). The modes combine them as the harnesses measure them
 (`kernlint.kernels.timing`):
 
@@ -166,7 +167,8 @@ def calibration(target_gpu: str | None = None) -> Calibration | None:
     if not found:
         return None
     best = found[0]
-    return replace(best, constants={**best.constants, **recurrence_constants(folder, best.gpu)})
+    extra = {**recurrence_constants(folder, best.gpu), **program_constants(folder, best.gpu)}
+    return replace(best, constants={**best.constants, **extra})
 
 
 # A recurrence's step is a fixed cost of its own (a few small kernels and a
@@ -220,6 +222,71 @@ def recurrence_constants(folder: str, gpu: str) -> dict[str, float]:
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
 
+# One program streams memory at a rate of its own: a single CTA keeps only
+# so many loads in flight (Little's law), far below an SM's share of the
+# bandwidth. It is read from the measured pair that times one: KL021's
+# LayerNorm with one program per row, whose grid of 16 programs each loop
+# over a 4 M-element row, at the pair's own shape.
+PROGRAM_PAIR = "kl021_too_few_programs"
+PROGRAM_SHAPE = "kernelbench"
+
+
+def program_constants(folder: str, gpu: str) -> dict[str, float]:
+    """`program_elems`: elements per µs one looping (`Op.streams`)
+    program moves (the cost model's bytes of the pair's before launch, at
+    its shape, in elements of its largest tensor, over its newest
+    CUDA-graph time on `gpu`, per program). Counted in elements, not
+    bytes: a program's loop issues one load of BLOCK elements per step,
+    whatever their size (the pair's fp16 rows, fp32 rows of the same
+    kernel on the held-out level1_40 and the KL005 scan fix measured 2.6,
+    2.9 and 2.5 elements per ns per program). Empty when there is no record
+    (a small grid then runs at its share of the SMs only)."""
+    import libcst
+    from kernlint.model import build_model  # the pair's launch, sized by the shape table
+
+    path = os.path.join(folder, PROGRAM_PAIR, "before.py")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        entry = build_model(path, source, libcst.parse_module(source)).entry_point
+    except (OSError, ValueError, libcst.ParserSyntaxError):
+        return {}
+    launches = [op for op in (entry.ops if entry is not None else ()) if op.kind == "triton" and op.programs]
+    rows = []
+    for record in _gpu_records(folder, gpu):
+        for result in record["results"]:
+            if result.get("pair") == PROGRAM_PAIR and result.get("shape") == PROGRAM_SHAPE and result.get("ok"):
+                rows.append((record.get("date", ""), result))
+    if len(launches) != 1 or not rows:
+        return {}
+    try:
+        graph_us = float(max(rows, key=lambda r: r[0])[1]["before"]["graph_us"])
+        op = launches[0]
+        return {"program_elems": float(f"{op.bytes / op.elem_bytes / graph_us / op.programs:.4g}")}
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return {}
+
+
+def _gpu_records(folder: str, gpu: str) -> list[dict]:
+    """The pair records measured on `gpu` (not the interpreter)."""
+    directory = os.path.join(folder, MEASUREMENTS_DIR)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json") and not n.startswith(CALIBRATION_PREFIX))
+    except OSError:
+        return []
+    records = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        env = record.get("environment") or {}
+        if not env.get("interpret") and env.get("gpu") == gpu and isinstance(record.get("results"), list):
+            records.append(record)
+    return records
+
+
 def _pair_steps(path: str) -> int:
     """The time steps T of the recurrence pair's measured shape, read from its
     reference's SHAPES literal (never imported: it imports torch)."""
@@ -247,11 +314,14 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         return 0.0
     if op.kind == "triton":
         # A grid of fewer programs than SMs runs on that fraction of the GPU,
-        # and each of its programs at most at one program's measured rate.
+        # and each of its programs at most at one program's measured rate; a
+        # small grid of looping programs streams at most at their own rate.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
         bandwidth = c["bw_stream"] * share
         if op.programs and share < 1.0 and "bw_program" in c:
             bandwidth = min(bandwidth, op.programs * c["bw_program"])
+        if op.programs and op.streams and "program_elems" in c:
+            bandwidth = min(bandwidth, op.programs * c["program_elems"] * op.elem_bytes)
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: the
@@ -273,7 +343,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
     compute = 0.0
     if op.flops:
-        throughput = c["flops_attention"] if op.kind == "attention" else c.get(f"flops_{op.path}", c["flops_fp32"])
+        throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
+        if op.kind == "attention":
+            # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
+            # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
+            throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
     return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
 
@@ -540,7 +614,9 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     normalization that keeps the size (group, batch, layer norm) needs its
     statistics before the store, so the kernel reads its input once more
     (a first pass for the statistics, recomputed in the second) instead of
-    the norm's own read and write."""
+    the norm's own read and write. A launch that reads what an earlier
+    Triton launch wrote (a second elementwise kernel) is done by that one
+    (`_merge_into_producer`)."""
     launches = sorted(i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last)
     if not launches:
         return None
@@ -557,11 +633,31 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             chain.add(i)
             frontier.add(i)
             extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
+    merged = _merge_into_producer(ops, launches)
     if not chain:
-        return None
+        return merged
     out = list(ops)
     out[launches[0]] = replace(ops[launches[0]], bytes=ops[launches[0]].bytes + extra)
-    return _without(tuple(out), chain)
+    fused = _without(tuple(out), chain)
+    return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in launches])
+
+
+def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, ...] | None:
+    """A launch that reads a full-size tensor only it reads, written by an
+    earlier Triton launch, done by that launch before its store: one kernel
+    that reads the first one's inputs and writes the second one's output,
+    the tensor between them never written or read back."""
+    for i in sorted(launches, reverse=True):
+        op = ops[i]
+        for source, size in zip(op.inputs, op.in_bytes):
+            if not 0 <= source < i or ops[source].kind != "triton" or size < max(op.in_bytes):
+                continue
+            if any(source in other.inputs for j, other in enumerate(ops) if j != i):
+                continue
+            producer = ops[source]
+            fused = replace(producer, bytes=max(0, producer.bytes + op.bytes - 2 * size), in_bytes=())
+            return _replace_group(ops, {source, i}, fused)
+    return None
 
 
 def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

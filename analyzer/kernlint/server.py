@@ -194,14 +194,14 @@ def hover_text(finding: Finding) -> str:
     rule = rule_by_code_or_name(finding.code)
     claim = finding.expected_speedup or {}
     if finding.category.is_performance:
-        from kernlint.advice import estimate_text, pair_text
+        from kernlint.advice import estimate_text, pair_text, unknown_text
 
         estimate = claim.get("for_this_file") or {}
         pair = pair_text(claim)
         if estimate.get("status") == "estimated":
             speedup = f"{estimate_text(estimate)}; {pair}"
         elif estimate:
-            speedup = f"the file's shapes are unknown ({estimate.get('reason')}); {pair}"
+            speedup = f"{unknown_text(str(estimate.get('reason')))}; {pair}"
         else:
             speedup = pair
     else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
-from kernlint.model.facts import TL, ConstexprValues, Kernel
+from kernlint.model.facts import TL, ConstexprValues, FunctionInfo, Kernel
 from kernlint.model.syntax import keyword, literal_value, names_in, positional
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
@@ -66,6 +66,38 @@ class KernelFacts(ModelBase):
             if default is not None:
                 values.add(default)
         return ConstexprValues(frozenset(values), complete)
+
+    def constexpr_floor(self, kernel: Kernel, name: str) -> int | None:
+        """The least value integer constexpr `name` of `kernel` can take,
+        where every launch passes it (no autotune config or heuristic sets
+        it) and each argument is a known integer or a `max(...)` with one
+        (`BLOCK_K = max(16, triton.next_power_of_2(K))`: at least 16 at any
+        K). None when any launch's value has no known floor."""
+        if kernel.autotune is not None or name in kernel.heuristics or "*" in kernel.heuristics:
+            return None
+        launches = self.launches_of(kernel)
+        floors: list[int] = []
+        for launch in launches:
+            argument = launch.arguments.get(name)
+            floor = None if argument is None else self._int_floor(argument, launch.caller, 0)
+            if floor is None:
+                return None
+            floors.append(floor)
+        return min(floors) if floors else None
+
+    def _int_floor(self, node: cst.BaseExpression, scope: FunctionInfo, depth: int) -> int | None:
+        if depth > 4:
+            return None
+        value = self.constant_value(node, scope)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(node, cst.Name):
+            local = [v for v, _ in self._assignments_to(scope, node.value)]
+            return self._int_floor(local[0], scope, depth + 1) if len(local) == 1 else None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "max":
+            known = [f for f in (self._int_floor(a.value, scope, depth + 1) for a in node.args) if f is not None]
+            return max(known) if known and all(a.keyword is None and not a.star for a in node.args) else None
+        return None
 
     @kernel_fact
     def pointer_params(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> list[str]:

@@ -179,6 +179,7 @@ class Op:
     programs: int = 0  # Triton launches: programs in the grid, when known
     site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
     kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
+    streams: bool = False  # Triton launches: each program loops over its data, loads and stores only (no product)
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -1692,7 +1693,9 @@ class _Evaluator:
             if isinstance(value, Tensor):
                 tensors.append(value)
         nbytes = sum(t.nbytes for t in tensors)
-        flops, elem, path = 0, 4, ""
+        flops, path = 0, ""
+        # Bytes per element of the largest tensor: what one program's loads move per element.
+        elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = self.model.kernels.get(self.model.code(func.value).strip())
         kernel_lines = (0, 0)
         if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
@@ -1716,6 +1719,15 @@ class _Evaluator:
             allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
             path = self._dot_path(kernel, elem) if flops else ""
+        # A program that loops over its data with loads and stores only (no product: a GEMM's
+        # program moves whole A and B tiles per step, not one block of elements).
+        streams = bool(
+            kernel is not None
+            and kernel.function.loops
+            and not flops
+            and isinstance(self.model, KernelTileFacts)
+            and not self.model.kernel_uses(kernel, "dot")
+        )
         index = self._record(
             record,
             Op(
@@ -1728,7 +1740,9 @@ class _Evaluator:
                 programs=programs,
                 site_line=line,
                 kernel_lines=kernel_lines,
+                streams=streams,
                 inputs=tuple(t.origin for t in tensors),
+                in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
             ),
         )

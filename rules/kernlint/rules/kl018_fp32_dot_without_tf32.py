@@ -31,7 +31,8 @@ class Fp32DotWithoutTf32(Rule):
     allow_tf32=False)` whose operands are fp32 (known from the host tensors
     or conversions, or not known to be narrower) and whose tile dimensions
     are all known (launch literals, autotune configs, module constants) and
-    at least 16: a GEMM-sized product told to skip the tensor cores, in a
+    at least 16, or computed at the launch with a floor of at least 16
+    (`BLOCK_K = max(16, triton.next_power_of_2(K))`): a GEMM-sized product told to skip the tensor cores, in a
     kernel that a model launches (from `forward` of an `nn.Module` or an
     autograd Function, or what those call in the file).
 
@@ -146,6 +147,25 @@ class Fp32DotWithoutTf32(Rule):
                     return go(a, b, c, m)
             """
         ),
+        # A tile computed at the launch whose floor is below 16: it may be KL015's small tile.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+                a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+                b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+                tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b, input_precision="ieee"))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b, c):
+                    bk = max(8, triton.next_power_of_2(a.shape[1]))
+                    k[(1,)](a, b, c, BM=64, BN=64, BK=bk)
+                    return c
+            """
+        ),
         # A tile below 16 is KL015's finding, not this one.
         Valid(
             """
@@ -239,6 +259,28 @@ class Fp32DotWithoutTf32(Rule):
             class ModelNew(nn.Module):
                 def forward(self, a, b, c):
                     go(a, b, c)
+                    return c
+            """,
+            line=10,
+            column=67,
+        ),
+        # The K tile computed at the launch with a floor of 16 (`max(16, next_power_of_2(K))`): at least 16 at any K.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+                a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=rk[None, :] < K, other=0.0)
+                b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :], mask=rk[:, None] < K, other=0.0)
+                tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b, input_precision="ieee"))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b, c):
+                    K = a.shape[1]
+                    BLOCK_K = max(16, triton.next_power_of_2(K))
+                    k[(1,)](a, b, c, K, BM=64, BN=64, BK=BLOCK_K)
                     return c
             """,
             line=10,
@@ -408,10 +450,18 @@ def _tile_dims(model: FileModel, kernel: Kernel, operands: list[cst.BaseExpressi
             return None
         for tile in ranges:
             values = model.int_values(kernel, tile.size)
-            if not values or min(values) < MINIMUM:
+            least = min(values) if values else _floor(model, kernel, tile.size)
+            if least is None or least < MINIMUM:
                 return None
-            dims.append(min(values))
+            dims.append(least)
     return dims
+
+
+def _floor(model: FileModel, kernel: Kernel, size: cst.BaseExpression) -> int | None:
+    """A tile size computed at the launch with a floor (`max(16, next_power_of_2(K))`): its least value."""
+    if isinstance(size, cst.Name) and (param := kernel.param(size.value)) is not None and param.constexpr:
+        return model.constexpr_floor(kernel, size.value)
+    return None
 
 
 def _on_purpose(model: FileModel, call: cst.Call) -> bool:

@@ -55,6 +55,15 @@ class ScalarPrograms(Rule):
     No automatic fix: the offsets, masks and any per-element loop must be
     rewritten over a block of elements.
 
+    ## Category
+    Memory Layout Optimization: the fix keeps the one launch and changes
+    how the same work is laid out over programs and lanes (a block of
+    contiguous elements per program, loaded as coalesced vectors instead of
+    one scalar per thread block), as KL021's fix does in the other
+    direction. It reduces programs, not kernel launches, so Kernel Launch
+    Reduction (KL005, KL006, KL017: launches, syncs and compiles issued
+    from the host) does not name it.
+
     ## Measured speedup
     Read from the measurement record of the pair
     `kernels/kernlint/kernels/kl019_scalar_programs/` (`kernlint rule KL019` prints it);
@@ -63,7 +72,7 @@ class ScalarPrograms(Rule):
 
     code = "KL019"
     name = "scalar-programs"
-    category = Category.LAUNCH_REDUCTION
+    category = Category.MEMORY_LAYOUT
     severity = Severity.WARNING
     summary = "A kernel whose loads and stores are all scalar, launched with one program per element."
     bottleneck = (

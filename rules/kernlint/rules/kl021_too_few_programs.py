@@ -37,7 +37,11 @@ class TooFewPrograms(Rule):
     A program runs on one SM; a grid of 16 programs on an H100's 132 SMs
     leaves 116 of them idle for the whole kernel, so it streams memory, or
     multiplies, at a fraction of the GPU's rate however well each program
-    is written.
+    is written. Even a grid of about one program per SM (128 channels of a
+    BatchNorm) is slow: one program keeps too few loads in flight to
+    stream its SM's share of the bandwidth (the pair's 16 programs moved
+    about 2.6 elements per ns each, 5 GB/s of fp16, a sixth of an SM's
+    share), which the cost model charges from that measurement.
 
     ## Example
     ```python
@@ -102,6 +106,57 @@ class TooFewPrograms(Rule):
                     return y
             def get_inputs():
                 return [torch.randn(8192, 1024)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # 256 programs over a large tensor, but each does its row at once (no loop): enough loads in flight.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def rows(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
+                tl.store(y_ptr + tl.program_id(0) * N + offs, v / tl.sum(v, axis=0), mask=offs < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    rows[(x.shape[0],)](x, y, x.shape[1], BLOCK=65536)
+                    return y
+            def get_inputs():
+                return [torch.rand(256, 65536)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # A GEMM of 256 output tiles (two per SM): each program's K loop moves whole A and B tiles per
+        # step, not one block of elements, so one looping program's streaming rate does not apply.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    M, K = a.shape
+                    N = b.shape[1]
+                    c = torch.empty(M, N, device=a.device, dtype=torch.float16)
+                    mm[(M // 128, N // 128)](a, b, c, M, N, K, BM=128, BN=128, BK=64)
+                    return c
+            def get_inputs():
+                return [torch.randn(2048, 2048, dtype=torch.float16), torch.randn(2048, 2048, dtype=torch.float16)]
             def get_init_inputs():
                 return []
             """
@@ -229,6 +284,35 @@ class TooFewPrograms(Rule):
                 return []
             """,
             line=14,
+            column=9,
+        ),
+        # BatchNorm statistics with one program per channel: 128 programs, nearly one per SM, but each
+        # program alone keeps too few loads in flight to stream its SM's share of 1 GB.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def stats(x_ptr, mean_ptr, NB, C, HW, BLOCK: tl.constexpr):
+                c = tl.program_id(0)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for n in range(NB):
+                    for start in range(0, HW, BLOCK):
+                        offs = start + tl.arange(0, BLOCK)
+                        acc += tl.load(x_ptr + (n * C + c) * HW + offs, mask=offs < HW, other=0.0)
+                tl.store(mean_ptr + c, tl.sum(acc, axis=0) / (NB * HW))
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    NB, C, H, W = x.shape
+                    mean = torch.empty(C, device=x.device)
+                    stats[(C,)](x, mean, NB, C, H * W, BLOCK=1024)
+                    return mean
+            def get_inputs():
+                return [torch.rand(32, 128, 256, 256)]
+            def get_init_inputs():
+                return []
+            """,
+            line=17,
             column=9,
         ),
         # Through a helper forward calls, the grid a constant.
@@ -411,7 +495,8 @@ def _report(model: FileModel, launch: Launch, op: Op, sm_count: int, at_grid: fl
     message = (
         f"`{kernel.name}` is launched with {op.programs} program{'s' if op.programs != 1 else ''} (grid `{grid}` at "
         f"the file's shapes) on a GPU of {sm_count} SMs, for {size:,.0f} MB of tensors: {sm_count - op.programs} SMs "
-        f"idle, the kernel's own time about {at_grid / whole:.1f}x what the whole GPU would take"
+        f"idle and each busy one runs a single program, too few loads in flight to stream its share of the memory "
+        f"bandwidth; the kernel's own time about {at_grid / whole:.1f}x what the whole GPU would take"
     )
     if model.kernel_uses(kernel, "dot"):
         plan = (

@@ -4,8 +4,9 @@ from collections.abc import Iterator
 
 import libcst as cst
 from kernlint.findings import Category, Severity
-from kernlint.model import FileModel, FunctionInfo, Launch
+from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
+from kernlint.model.shapes import Op
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -24,6 +25,14 @@ class TorchAfterKernel(Rule):
     an autograd Function's forward/backward) calls it. Its estimate drops
     the elementwise ops' passes and, for a norm, charges the kernel one more
     read for the statistics.
+
+    In a KernelBench-style file (at its own shapes, through forward and the
+    helpers it calls) it also finds a second Triton kernel doing that work:
+    an elementwise kernel (no loop, no reduction, no `tl.dot`) whose
+    largest tensor is the output of an earlier kernel without `tl.dot` that
+    nothing else reads (`x = triton_mish(x); x = triton_mish(x)`). Its
+    estimate merges the two launches into one that reads the first one's
+    inputs and writes the second one's output.
 
     It stays silent on views and dtype casts alone, on reductions that
     shrink the tensor (`.sum(dim)`), on kernels with `tl.dot` (KL004 reports
@@ -65,12 +74,15 @@ class TorchAfterKernel(Rule):
     name = "torch-after-kernel"
     category = Category.OPERATOR_FUSION
     severity = Severity.WARNING
-    summary = "A Triton kernel's output is read back by separate torch elementwise or norm ops."
+    summary = "A Triton kernel's output is read back by separate torch elementwise or norm ops, or another elementwise kernel."
     bottleneck = (
         "Memory traffic between kernels: the Triton kernel writes its output to DRAM and each following torch op "
         "reads it back and writes a new tensor, a full pass and a launch per op."
     )
-    method = "Apply the torch ops inside the Triton kernel, to its values in registers before the single store."
+    method = (
+        "Apply the torch ops (or the next elementwise kernel's work) inside the Triton kernel, to its values in "
+        "registers before the single store."
+    )
     priority = 16
     fix_effect = "fuse_into_kernel"
 
@@ -171,6 +183,40 @@ class TorchAfterKernel(Rule):
                     y = torch.empty_like(x)
                     copy[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
                     return y
+            """
+        ),
+        # The first kernel's output is read by two kernels (statistics, then normalize): it must be written.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, v * tl.sigmoid(v), mask=offs < n)
+            @triton.jit
+            def total(x_ptr, s_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.atomic_add(s_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+            @triton.jit
+            def scale(x_ptr, s_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) / tl.load(s_ptr), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    n = x.numel()
+                    y = torch.empty_like(x)
+                    act[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+                    s = torch.zeros(1, device=x.device)
+                    total[(triton.cdiv(n, 1024),)](y, s, n, BLOCK=1024)
+                    z = torch.empty_like(x)
+                    scale[(triton.cdiv(n, 1024),)](y, s, z, n, BLOCK=1024)
+                    return z
+            def get_inputs():
+                return [torch.rand(4096, 4096)]
+            def get_init_inputs():
+                return []
             """
         ),
     ]
@@ -281,6 +327,35 @@ class TorchAfterKernel(Rule):
             line=11,
             column=9,
         ),
+        # Two elementwise kernels in a row through a helper (KernelBench level 2 problem 29's Mish, Mish).
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def mish(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                sp = tl.log(1.0 + tl.exp(v))
+                e = tl.exp(-2.0 * sp)
+                tl.store(y_ptr + offs, v * (1.0 - e) / (1.0 + e), mask=offs < n)
+            def triton_mish(x):
+                y = torch.empty_like(x)
+                mish[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                return y
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    x = triton_mish(x)
+                    x = triton_mish(x)
+                    return x
+            def get_inputs():
+                return [torch.rand(1024, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=18,
+            column=13,
+        ),
         # A BatchNorm called on a helper's output, then a tanh.
         Invalid(
             """
@@ -327,6 +402,7 @@ class TorchAfterKernel(Rule):
                     continue
                 epilogue = model.epilogue(launch.node, function, name=output)
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
+            yield from _kernel_chains(model, function)
             for call in function.calls:
                 if model.in_main_guard(call):
                     continue
@@ -377,3 +453,86 @@ def _report(
         + "."
     )
     yield Report(node=node, message=message, plan=plan)
+
+
+# Calls that make a kernel more than elementwise: its program reduces, scans or accumulates.
+REDUCING = (
+    "dot",
+    "sum",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "reduce",
+    "cumsum",
+    "cumprod",
+    "associative_scan",
+    "xor_sum",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+)
+
+
+def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """Triton launches of `function` (a KernelBench-style forward, at the
+    file's shapes) that read, as their largest tensor, what an earlier
+    Triton launch without tl.dot wrote and nothing else reads, when the
+    second kernel is elementwise (no loop, no reduction): its work belongs
+    before the first kernel's store."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    for i, op in enumerate(ops):
+        if op.kind != "triton" or not op.in_bytes:
+            continue
+        for source, size in zip(op.inputs, op.in_bytes):
+            producer = ops[source] if 0 <= source < i else None
+            if producer is None or producer.kind != "triton" or size < max(op.in_bytes):
+                continue
+            if any(source in other.inputs for j, other in enumerate(ops) if j != i):
+                continue
+            first, second = _kernel_of(model, producer), _kernel_of(model, op)
+            if first is None or second is None or model.kernel_uses(first, "dot"):
+                continue
+            if model.kernel_uses(second, *REDUCING) or second.function.loops:
+                continue
+            node = _call_on_line(model, function, op.line, second)
+            if node is None:
+                continue
+            message = (
+                f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that `{first.name}` "
+                f"(line {producer.line}) wrote and nothing else reads, and does elementwise work on it: two kernels "
+                f"and a full write and read of that tensor where one kernel would do"
+            )
+            plan = (
+                f"Apply `{second.name}`'s computation inside `{first.name}`, to its values in registers before its "
+                f"single `tl.store` (loading any other tensor `{second.name}` reads at the same offsets), and delete "
+                f"the launch at line {op.line}."
+            )
+            yield Report(node=node, message=message, plan=plan)
+            break
+
+
+def _kernel_of(model: FileModel, op: Op) -> Kernel | None:
+    name = op.note.rsplit(".", 1)[-1]
+    for launch in model.launches:
+        if launch.kernel.name == name and model.line_of(launch.node) == op.site_line:
+            return launch.kernel
+    return None
+
+
+def _call_on_line(model: FileModel, function: FunctionInfo, line: int, kernel: Kernel) -> cst.CSTNode | None:
+    """Forward's call on `line` that launches `kernel`: the launch itself or the helper that does."""
+    wrappers = model.kernel_wrappers()
+    for call in function.calls:
+        if model.line_of(call) != line:
+            continue
+        if isinstance(call.func, cst.Subscript) and model.code(call.func.value).strip().endswith(kernel.name):
+            return call
+        if isinstance(call.func, cst.Name) and call.func.value in wrappers:
+            return call
+        if model.kernel_wrapper_method(call, function) is not None:
+            return call
+    return None
