@@ -66,8 +66,9 @@ def derive_constants(record: dict) -> dict[str, float]:
     the tiny probes, N ops a call: each mode's time is modelled as
     base + max(N * gpu_floor, N * host - hidden) (`entry_time`), where
     `hidden` is the host time the harness's own L2 flush in front of the call
-    covers; N = 1 is GPU-bound and gives `base`, the two larger N are
-    host-bound and give `host` (the slope) and `hidden`.
+    covers; N = 1 is GPU-bound and gives `base`, the larger N are
+    host-bound and give `host` and `hidden` (a least-squares line through
+    them: its slope, and `base` less its intercept).
     """
     p = record["probes"]
 
@@ -83,8 +84,18 @@ def derive_constants(record: dict) -> dict[str, float]:
     def at(kind: str, mode: str, n: int) -> float:
         return _median(record, f"{kind}_{n}", mode)
 
+    bound = [n for n in counts if n >= mid]  # host-bound counts
+
+    def fit(kind: str, mode: str) -> tuple[float, float]:
+        """Least squares over the host-bound counts: (per-op slope, intercept)."""
+        times = [at(kind, mode, n) for n in bound]
+        mean_n, mean_t = sum(bound) / len(bound), sum(times) / len(times)
+        spread = sum((n - mean_n) ** 2 for n in bound)
+        per_op = sum((n - mean_n) * (t - mean_t) for n, t in zip(bound, times)) / spread
+        return per_op, mean_t - per_op * mean_n
+
     def slope(kind: str, mode: str) -> float:
-        return (at(kind, mode, hi) - at(kind, mode, mid)) / (hi - mid)
+        return fit(kind, mode)[0]
 
     gpu_floor = (at("tiny_ops", "graph", hi) - at("tiny_ops", "graph", lo)) / (hi - lo)
     constants = {
@@ -122,7 +133,8 @@ def derive_constants(record: dict) -> dict[str, float]:
         base = at(kind, mode, lo) - lo * gpu_floor
         constants[f"{key}_host_op_us"] = host
         constants[f"{key}_base_us"] = base
-        constants[f"{key}_hidden_us"] = max(0.0, hi * host - (at(kind, mode, hi) - base))
+        # t(N) = base + N * host - hidden on the host-bound counts: the fit's intercept is base - hidden.
+        constants[f"{key}_hidden_us"] = max(0.0, base - fit(kind, mode)[1])
         # Triton launches and allocations cost their own host time per call.
         constants[f"{key}_host_triton_us"] = slope("tiny_triton", mode)
         constants[f"{key}_host_alloc_us"] = slope("tiny_alloc", mode)
