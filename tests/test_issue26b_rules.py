@@ -63,9 +63,10 @@ def test_kl020_reports_the_accumulation_and_estimates_tensor_cores_at_the_files_
     est32 = fp32[0].expected_speedup["for_this_file"]
     est16 = fp16[0].expected_speedup["for_this_file"]
     assert est32["status"] == est16["status"] == "estimated"
-    # The fix moves 2*2048**3 flops from the CUDA cores to TF32 (fp32 operands) or fp16 tensor cores:
-    # the estimate follows the calibrated rates, not a typed number.
-    assert abs(est32["graph"] - c["flops_tf32"] / c["flops_fp32"]) / est32["graph"] < 0.05
+    # The fix moves 2*2048**3 flops from the CUDA cores (the calibration's Triton multiply-add product,
+    # triton_fma_gemm) to TF32 (fp32 operands) or fp16 tensor cores: the estimate follows the
+    # calibrated rates, not a typed number.
+    assert abs(est32["graph"] - c["flops_tf32"] / c["flops_fma"]) / est32["graph"] < 0.05
     assert est16["graph"] > est32["graph"]
 
 
@@ -107,9 +108,10 @@ def test_kl021_counts_programs_at_the_files_shapes_and_estimates_filling_the_gpu
     assert "16 programs" in found[0].message and "132 SMs" in found[0].message
     estimate = found[0].expected_speedup["for_this_file"]
     c = cost.calibration().constants
-    # 16 programs stream at 16 times one program's measured rate (KL021's pair, in elements: 4 bytes each
-    # here), well under 16/132 of the bandwidth: the fix's gain is the whole GPU's rate over theirs.
-    rate = c["program_elems"] * 4
+    # 16 looping programs stream at 16 times one program's measured rate (the calibration's
+    # triton_stream_programs probe), well under 16/132 of the bandwidth: the fix's gain is the whole
+    # GPU's rate over theirs.
+    rate = c["bw_program"]
     assert rate < c["bw_stream"] / c["sm_count"]
     assert abs(estimate["graph"] - c["bw_stream"] / (16 * rate)) / estimate["graph"] < 0.05
     # Enough rows, or a lambda grid over the same rows, or a small tensor: silent or counted the same.

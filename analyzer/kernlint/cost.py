@@ -179,7 +179,7 @@ def calibration(target_gpu: str | None = None) -> Calibration | None:
     if not found:
         return None
     best = found[0]
-    extra = {**recurrence_constants(folder, best.gpu), **program_constants(folder, best.gpu)}
+    extra = recurrence_constants(folder, best.gpu)
     return replace(best, constants={**best.constants, **extra})
 
 
@@ -234,51 +234,6 @@ def recurrence_constants(folder: str, gpu: str) -> dict[str, float]:
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
 
-# One program streams memory at a rate of its own: a single CTA keeps only
-# so many loads in flight (Little's law), far below an SM's share of the
-# bandwidth. It is read from the measured pair that times one: KL021's
-# LayerNorm with one program per row, whose grid of 16 programs each loop
-# over a 4 M-element row, at the pair's own shape.
-PROGRAM_PAIR = "kl021_too_few_programs"
-PROGRAM_SHAPE = "kernelbench"
-
-
-def program_constants(folder: str, gpu: str) -> dict[str, float]:
-    """`program_elems`: elements per µs one looping (`Op.streams`)
-    program moves (the cost model's bytes of the pair's before launch, at
-    its shape, in elements of its largest tensor, over its newest
-    CUDA-graph time on `gpu`, per program). Counted in elements, not
-    bytes: a program's loop issues one load of BLOCK elements per step,
-    whatever their size (the pair's fp16 rows, fp32 rows of the same
-    kernel on the held-out level1_40 and the KL005 scan fix measured 2.6,
-    2.9 and 2.5 elements per ns per program). Empty when there is no record
-    (a small grid then runs at its share of the SMs only)."""
-    import libcst
-    from kernlint.model import build_model  # the pair's launch, sized by the shape table
-
-    path = os.path.join(folder, PROGRAM_PAIR, "before.py")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            source = handle.read()
-        entry = build_model(path, source, libcst.parse_module(source)).entry_point
-    except (OSError, ValueError, libcst.ParserSyntaxError):
-        return {}
-    launches = [op for op in (entry.ops if entry is not None else ()) if op.kind == "triton" and op.programs]
-    rows = []
-    for record in _gpu_records(folder, gpu):
-        for result in record["results"]:
-            if result.get("pair") == PROGRAM_PAIR and result.get("shape") == PROGRAM_SHAPE and result.get("ok"):
-                rows.append((record.get("date", ""), result))
-    if len(launches) != 1 or not rows:
-        return {}
-    try:
-        graph_us = float(max(rows, key=lambda r: r[0])[1]["before"]["graph_us"])
-        op = launches[0]
-        return {"program_elems": float(f"{op.bytes / op.elem_bytes / graph_us / op.programs:.4g}")}
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        return {}
-
-
 def _gpu_records(folder: str, gpu: str) -> list[dict]:
     """The pair records measured on `gpu` (not the interpreter)."""
     directory = os.path.join(folder, MEASUREMENTS_DIR)
@@ -325,15 +280,14 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "sync" or not op.launches:
         return 0.0
     if op.kind == "triton":
-        # A grid of fewer programs than SMs runs on that fraction of the GPU,
-        # and each of its programs at most at one program's measured rate; a
-        # small grid of looping programs streams at most at their own rate.
+        # A grid of fewer programs than SMs runs on that fraction of the GPU;
+        # a program that loops over its data streams at most at one program's
+        # measured rate (a CTA keeps only so many loads in flight: Little's
+        # law), far below an SM's share of the bandwidth.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
         bandwidth = c["bw_stream"] * share
-        if op.programs and share < 1.0 and "bw_program" in c:
+        if op.programs and share < 1.0 and op.streams and "bw_program" in c:
             bandwidth = min(bandwidth, op.programs * c["bw_program"])
-        if op.programs and op.streams and "program_elems" in c:
-            bandwidth = min(bandwidth, op.programs * c["program_elems"] * op.elem_bytes)
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: the
