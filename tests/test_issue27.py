@@ -66,6 +66,39 @@ def test_a_row_chain_is_fused_into_one_read_and_one_write() -> None:
     assert e["status"] == "estimated" and e["graph"] > 2.0
 
 
+CROSS_ENTROPY = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, predictions, targets):
+            return torch.nn.functional.cross_entropy(predictions, targets)
+
+    def get_inputs():
+        return [torch.rand(32768, 4096), torch.randint(0, 4096, (32768,))]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_cross_entropy_is_two_kernels_that_one_pass_over_the_logits_replaces() -> None:
+    """torch runs F.cross_entropy as log_softmax (its output written in full)
+    then nll_loss: KL023 reports the logits' chain, not the targets', and the
+    fused form reads the logits once and writes nothing of their size."""
+    ep = entry(CROSS_ENTROPY)
+    logits = 32768 * 4096 * 4
+    assert [(op.kind, op.bytes >= 2 * logits) for op in ep.ops] == [("reduction", True), ("reduction", False)]
+    found = [f for f in lint_source("problem.py", textwrap.dedent(CROSS_ENTROPY)).findings if f.code == "KL023"]
+    assert [(f.span.line, f.span.column) for f in found] == [(7, 16)]
+    assert "`predictions` goes through 2 separate" in found[0].message
+    assert "(log_softmax)" in found[0].message and "(nll_loss)" in found[0].message
+    fused = cost.fuse_chain(ep.ops, ep.ops[0].line, ep.ops[0].line)
+    assert fused is not None and len(fused) == 1 and fused[0].bytes < logits * 1.01
+    e = estimate(CROSS_ENTROPY, "KL023")
+    assert e["status"] == "estimated" and 1.8 < e["graph"] < 2.2
+
+
 def test_a_whole_tensor_reduction_splits_the_fused_chain() -> None:
     source = L1_NORM.replace(
         "return x / torch.mean(torch.abs(x), dim=1, keepdim=True)",

@@ -251,13 +251,15 @@ CHAIN_REDUCTION_FUNCTIONS = frozenset(
             "nn.functional.huber_loss",
             "nn.functional.kl_div",
             "nn.functional.nll_loss",
-            "nn.functional.cross_entropy",
             "nn.functional.binary_cross_entropy",
             "nn.functional.cosine_similarity",
             "nn.functional.pairwise_distance",
         )
     }
 )
+# One call that torch runs as several kernels, with what each does: a chain
+# of its own (F.cross_entropy is log_softmax, written in full, then nll_loss).
+CHAIN_COMPOSITE_FUNCTIONS = {"torch.nn.functional.cross_entropy": (("log_softmax", "norm"), ("nll_loss", "reduction"))}
 CHAIN_NORM_METHODS = frozenset({"softmax", "log_softmax", "cumsum", "cumprod", "flip", "gather", "tril", "triu"})
 CHAIN_REDUCTION_METHODS = frozenset({"norm", "var", "std", "prod"})
 CHAIN_ELEMENTWISE_FUNCTIONS = frozenset(
@@ -375,10 +377,10 @@ def _merged(chains: list[Epilogue]) -> list[Epilogue]:
         groups = [g for g in groups if g not in touching] + [merged]
     out = []
     for group in groups:
-        seen: dict[int, tuple[str, bool, cst.CSTNode, str]] = {}
+        seen: dict[tuple[int, str], tuple[str, bool, cst.CSTNode, str]] = {}
         for chain in sorted(group, key=lambda c: -len(c.nodes)):
             for op, cast, node, kind in zip(chain.ops, chain.casts, chain.nodes, chain.kinds):
-                seen.setdefault(id(node), (op, cast, node, kind))
+                seen.setdefault((id(node), kind), (op, cast, node, kind))  # a composite call's kernels each count
         longest = max(group, key=lambda c: len(c.nodes))
         ops = list(seen.values())
         out.append(
@@ -687,7 +689,11 @@ class EpilogueFacts(HostFlowFacts):
                 return current
             if op[0] and not any(recorded[2] is parent for recorded in ops):
                 # `x * torch.sigmoid(x)`: both reads of x meet at one op.
-                ops.append((op[0], op[1], parent, op[2] if len(op) > 2 else "elementwise"))
+                kind = op[2] if len(op) > 2 else "elementwise"
+                if isinstance(kind, tuple):  # a composite call: each of its kernels
+                    ops.extend((f"{op[0]} ({part})", op[1], parent, part_kind) for part, part_kind in kind)
+                else:
+                    ops.append((op[0], op[1], parent, kind))
             current = parent
 
     def _consumes(
@@ -750,6 +756,11 @@ class EpilogueFacts(HostFlowFacts):
                 return self.code(parent.func), False
             if chain and (name in CHAIN_NORM_FUNCTIONS or self._self_module(parent, function) in CHAIN_NORM_MODULES):
                 return self.code(parent.func), False, "norm"
+            if chain and name in CHAIN_COMPOSITE_FUNCTIONS:
+                # Only its input goes through the kernels (a target's indices are read, not normalized).
+                if not parent.args or parent.args[0].value is not child:
+                    return None
+                return self.code(parent.func), False, CHAIN_COMPOSITE_FUNCTIONS[name]
             if chain and name in CHAIN_REDUCTION_FUNCTIONS:
                 return self.code(parent.func), False, "reduction"
             return None

@@ -1589,6 +1589,15 @@ class _Evaluator:
     def _loss(self, tensors: list, node, record: bool, name: str) -> Tensor:
         if not tensors:
             raise _Unknown(f"line {self._line(node)}: a loss with no tensor operand")
+        if name == "cross_entropy" and len(tensors[0].shape) >= 2:
+            # torch computes it as two kernels: log_softmax over the classes,
+            # its log-probabilities written in full, then nll_loss reading one
+            # of them per row (its target) into the mean.
+            logits, rest = tensors[0], tensors[1:]
+            logp = self._softmax("log_softmax", logits, 1, node, record)
+            picked = Tensor((logits.shape[0], *logits.shape[2:]), logp.dtype, origin=logp.origin, exact=False)
+            tensors = [picked, *rest]
+            name = "nll_loss"
         out = Tensor((), tensors[0].dtype)
         op = Op(
             "reduction",

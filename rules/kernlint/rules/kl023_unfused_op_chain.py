@@ -179,6 +179,18 @@ class UnfusedOpChain(Rule):
             line=5,
             column=31,
         ),
+        # One call torch runs as two kernels: log_softmax, written in full, then nll_loss.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class Loss(torch.nn.Module):
+                def forward(self, logits, targets):
+                    return F.cross_entropy(logits, targets)
+            """,
+            line=6,
+            column=16,
+        ),
         # Mean squared error spelled as three ops.
         Invalid(
             """
