@@ -158,6 +158,19 @@ def test_statistics_prints_the_counts_only() -> None:
     ]
 
 
+def test_the_summary_says_why_a_gain_is_the_pairs(tmp_path) -> None:
+    """A file whose shapes are known but whose best fix the cost model does
+    not model (KL018's, inside a kernel) is not said to have unknown shapes."""
+    ieee = (FIXTURES / "generated" / "g14_l1_01_square_matmul_ieee.py").read_bytes()
+    (tmp_path / "ieee.py").write_bytes(ieee)
+    (tmp_path / "seed.py").write_bytes((FIXTURES / "seed" / "kernel.py").read_bytes())
+    lines = run_kernlint("--no-color", ".", cwd=tmp_path).stdout.decode().splitlines()
+    assert (
+        "  ieee.py: 2.0x (the pair's, not estimated for this file) from KL018 fp32-dot-without-tf32 (line 54)" in lines
+    )
+    assert "  seed.py: 4.9x (the pair's, shapes unknown) from KL002 per-call-relayout (line 112)" in lines
+
+
 def test_a_run_over_many_files_ends_with_one_summary_of_the_top_files(tmp_path) -> None:
     """Issue 28: a verdict line per file drowned a whole-tree run."""
     seed = (FIXTURES / "seed" / "kernel.py").read_bytes()
@@ -175,7 +188,7 @@ def test_a_run_over_many_files_ends_with_one_summary_of_the_top_files(tmp_path) 
             for name in "abcde"
         ),
         "(gain: the KernelBench-mode speedup of the file's best fix, estimated at its shapes, or its rule's "
-        "reference pair where they are unknown; `kernlint --format advice PATH` for its plan)",
+        "reference pair's where it has no estimate; `kernlint --format advice PATH` for its plan)",
     ]
     advice = json.loads(run_kernlint("--format", "advice", ".", cwd=tmp_path).stdout)
     assert [(a["path"], a["worth_optimizing"]) for a in advice] == [

@@ -153,13 +153,10 @@ def _why_unknown(finding: Finding) -> str:
     return str(estimate.get("reason") or "the rule has no cost model of its fix")
 
 
-NO_EFFECT = "the cost model has no model of this rule's fix"
-
-
 def unknown_text(reason: str) -> str:
     """Why the file has no estimate, in words that say which part is missing:
     its shapes, or a model of the rule's fix (the shapes may be known)."""
-    if reason.startswith(NO_EFFECT):
+    if reason.startswith(claims.NO_EFFECT):
         return f"not estimated for this file ({reason})"
     return f"the file's shapes are unknown ({reason})"
 

@@ -291,6 +291,18 @@ def claim_gain(claim: dict | None) -> float | None:
     return (claim.get("kernelbench") or claim.get("graph") or claim["eager"])["max"]
 
 
+# The start of an estimate's reason when the file's shapes are known but the
+# cost model has no model of the rule's fix (a change inside a kernel).
+NO_EFFECT = "the cost model has no model of this rule's fix"
+
+
+def not_estimated_why(claim: dict | None) -> str:
+    """Why a finding has no estimate for its file, in two words' worth: the
+    file's shapes are unknown, or the rule's fix is not modelled."""
+    reason = str(((claim or {}).get("for_this_file") or {}).get("reason", ""))
+    return "not estimated for this file" if reason.startswith(NO_EFFECT) else "shapes unknown"
+
+
 def file_gain(claim: dict | None) -> tuple[float | None, bool]:
     """(gain, for this file?) of a finding's `expected_speedup`: the cost
     model's KernelBench-mode estimate for the file (kernlint.cost) when it

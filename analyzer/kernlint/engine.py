@@ -120,7 +120,7 @@ def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, setting
     if not reports or not rule.category.is_performance or _no_claims(model.path):
         return None
     if rule.fix_effect is None:
-        return {"status": "unknown", "reason": "the cost model has no model of this rule's fix (inside a kernel)"}
+        return {"status": "unknown", "reason": f"{claims.NO_EFFECT} (inside a kernel)"}
     spans = [model.span(report.node) for report in reports]
     return cost.estimate(rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu)
 

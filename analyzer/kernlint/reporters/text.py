@@ -86,7 +86,7 @@ def _worth_optimizing(report: RunReport) -> list[str]:
         measured = [(gain, own, f) for (gain, own), f in gains if gain is not None]
         if measured:
             gain, own, best = max(measured, key=lambda t: (t[0], t[1], -t[2].severity.rank, -t[2].span.line))
-            whose = "for this file" if own else "the pair's, shapes unknown"
+            whose = "for this file" if own else f"the pair's, {claims.not_estimated_why(best.expected_speedup)}"
             ranked.append(
                 (-gain, result.path, f"{gain:.1f}x ({whose}) from {best.code} {best.name} (line {best.span.line})")
             )
@@ -101,6 +101,6 @@ def _worth_optimizing(report: RunReport) -> list[str]:
     lines += [f"  {path}: {why}" for _, path, why in ranked[:TOP_FILES]]
     lines.append(
         "(gain: the KernelBench-mode speedup of the file's best fix, estimated at its shapes, or its rule's "
-        "reference pair where they are unknown; `kernlint --format advice PATH` for its plan)"
+        "reference pair's where it has no estimate; `kernlint --format advice PATH` for its plan)"
     )
     return lines
