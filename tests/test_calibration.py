@@ -23,12 +23,13 @@ import calibration_check  # noqa: E402
 # table prints: every shape and mode of the pair.
 INSIDE_A_KERNEL = "the cost model has no model of this rule's fix (inside a kernel)"
 UNKNOWN = {
-    "kl001_upcast_before_dot": INSIDE_A_KERNEL,
+    # Its fix is modelled (tensor_cores), but the before's GEMM is a helper bound to a name at import
+    # (int8_as_fp32_matmul = ...), which the shape table does not follow.
+    "kl001_upcast_before_dot": "shapes not static: forward: `int8_as_fp32_matmul` has no static value",
     "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
     "kl008_multipass_softmax": INSIDE_A_KERNEL,
     "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
     "kl017_jit_in_hot_path": INSIDE_A_KERNEL,
-    "kl018_fp32_dot_without_tf32": INSIDE_A_KERNEL,
     "kl019_scalar_programs": INSIDE_A_KERNEL,
     # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
     "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",
@@ -53,6 +54,11 @@ MISSES = (
     | {("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
+        (
+            "kl007_materialized_attention",
+            "seq512",
+            "kernelbench",
+        ): "fused attention at S=512 below the SDPA probe's rate",
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
         # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
         ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
@@ -68,6 +74,7 @@ MISSES = (
         ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
         for s in ("large", "seed")
         for m in ("kernelbench", "eager", "graph")
+        if (s, m) != ("seed", "graph")
     }
     | {
         # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
@@ -85,11 +92,6 @@ MISSES = (
         if (s, m) != ("wide", "eager")
     }
     | {
-        (
-            "kl023_unfused_op_chain",
-            "kb16",
-            "eager",
-        ): "eager host cost of the after's one Triton launch below the probe's",
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
         ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
         ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
@@ -110,8 +112,6 @@ MISSES = (
         # fitted 12, 7 and 14 us in three leases (the machine's CPU differs), and these rows' gains are host
         # time. The validation files, measured in the calibration's lease, hold (tests/test_cost.py).
         ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
-        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
-        ("kl011_per_call_allocation", "prefill", "eager"): HOST_LEASE,
         ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
     }
     | {
@@ -194,7 +194,7 @@ def test_the_sizing_appended_to_a_before_is_the_record_shapes(table) -> None:
 
 def test_the_new_triton_probes_compute_what_they_time() -> None:
     """calibrate.py's Triton probes (a grid of few streaming programs, a
-    product without tl.dot), run tiny under the Triton interpreter: the
+    product without tl.dot, a tl.dot GEMM), run tiny under the Triton interpreter: the
     record's bytes and flops are of a kernel that does that work."""
     import os
     import subprocess
@@ -204,11 +204,13 @@ def test_the_new_triton_probes_compute_what_they_time() -> None:
     script = """
 import torch, triton, triton.language as tl
 from kernlint.kernels.calibrate import _probe_kernels
-stream, fma = _probe_kernels(triton, tl)
+stream, fma, dot = _probe_kernels(triton, tl)
 x = torch.randn(4 * 1500).half()
 assert torch.equal(stream(x, torch.empty_like(x), 4), x)
 a, b = torch.randn(70, 20), torch.randn(20, 50)
 assert torch.allclose(fma(a, b, torch.empty(70, 50)), a @ b, atol=1e-4)
+a, b = torch.randn(32, 64), torch.randn(64, 32)
+assert torch.allclose(dot(a, b, torch.empty(32, 32), "ieee", (16, 16, 16)), a @ b, atol=1e-3)
 print("ok")
 """
     env = {**os.environ, "TRITON_INTERPRET": "1"}

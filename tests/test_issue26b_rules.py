@@ -64,9 +64,9 @@ def test_kl020_reports_the_accumulation_and_estimates_tensor_cores_at_the_files_
     est16 = fp16[0].expected_speedup["for_this_file"]
     assert est32["status"] == est16["status"] == "estimated"
     # The fix moves 2*2048**3 flops from the CUDA cores (the calibration's Triton multiply-add product,
-    # triton_fma_gemm) to TF32 (fp32 operands) or fp16 tensor cores: the estimate follows the
+    # triton_fma_gemm) to a Triton tl.dot on TF32 (fp32 operands; triton_dot_tf32) or fp16 tensor cores: the estimate follows the
     # calibrated rates, not a typed number.
-    assert abs(est32["graph"] - c["flops_tf32"] / c["flops_fma"]) / est32["graph"] < 0.05
+    assert abs(est32["graph"] - c["flops_triton_tf32"] / c["flops_fma"]) / est32["graph"] < 0.05
     assert est16["graph"] > est32["graph"]
 
 

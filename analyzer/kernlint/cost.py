@@ -121,6 +121,9 @@ def derive_constants(record: dict) -> dict[str, float]:
         constants["flops_int8"] = rate("gemm_int8_tn", "flops")
     if "triton_fma_gemm" in p:
         constants["flops_fma"] = rate("triton_fma_gemm", "flops")
+    for path in ("fp16", "tf32", "fp32"):
+        if f"triton_dot_{path}" in p:
+            constants[f"flops_triton_{path}"] = rate(f"triton_dot_{path}", "flops")
     grids = sorted(int(name.rsplit("_", 1)[1]) for name in p if name.startswith("triton_stream_programs_"))
     if grids:
         # What one program streams when the grid leaves SMs idle (its loop's
@@ -294,7 +297,13 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # measured Triton product's rate, or at best the fp32 GEMM's
             # without tensor cores (cuBLAS SIMT) where the record has none.
             fma = "flops_fma" if "flops_fma" in c else "flops_fp32"
-            compute = op.flops / c[fma if op.path == "fma" else f"flops_{op.path}"]
+            rate = c[fma if op.path == "fma" else f"flops_{op.path}"]
+            # A Triton kernel's own tl.dot runs at the measured rate of a
+            # fixed-tile Triton GEMM of its path, well below cuBLAS's.
+            own = f"flops_triton_{'fp16' if op.path == 'bf16' else op.path}"
+            if op.kind == "triton" and own in c:
+                rate = c[own]
+            compute = op.flops / rate
         return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
@@ -542,23 +551,29 @@ def narrow_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
 
 
 def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """A GEMM or convolution kernel written without tl.dot, rewritten with
-    it: its multiply-adds at the tensor cores' rate for its operands (fp16
-    and bf16 as themselves, fp32 as TF32, tl.dot's default)."""
+    """A kernel's product moved onto the tensor cores of its operands' own
+    type: written without tl.dot (KL020), a tl.dot at full fp32 precision
+    (KL018), or one whose operands were upcast before it (KL001): int8 as
+    int8, fp16 and bf16 as fp16, fp32 as TF32 (tl.dot's default)."""
     # The finding sits in the kernel's body (or on its launch).
     found = [
         i
         for i, op in enumerate(ops)
         if op.kind == "triton"
-        and op.path == "fma"
+        and op.flops
+        and op.path != _native_path(op)
         and (first <= op.line <= last or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1])
     ]
     if not found:
         return None
     out = list(ops)
     for i in found:
-        out[i] = replace(ops[i], path="fp16" if ops[i].elem_bytes <= 2 else "tf32")
+        out[i] = replace(ops[i], path=_native_path(ops[i]))
     return tuple(out)
+
+
+def _native_path(op: Op) -> str:
+    return "int8" if op.elem_bytes == 1 else "fp16" if op.elem_bytes == 2 else "tf32"
 
 
 def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

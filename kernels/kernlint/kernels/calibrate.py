@@ -23,6 +23,10 @@ Probes (each name is a key of the record's "probes"):
   * ``triton_fma_gemm``: a Triton GEMM written without ``tl.dot`` (a 64x64
     tile per program adding the outer product of a column of A and a row of
     B at each k, fp32): what a product on the CUDA cores costs in Triton;
+  * ``triton_dot_fp16``, ``triton_dot_tf32``, ``triton_dot_fp32``: a Triton
+    GEMM with ``tl.dot`` and one fixed 128x128x32 tile (fp16 operands; fp32
+    as TF32; fp32 with ``input_precision="ieee"``): what a kernel's own
+    product runs at, well below cuBLAS's rate for the same path;
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
     add): a broadcast operand; not read by the model yet (the KL025 pair's
     after, this op, measured ~1.5 TB/s where a plain stream runs 3);
@@ -65,6 +69,7 @@ STREAM_PROGRAMS = (16, 64)
 STREAM_BLOCK = 1024
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
+DOT_TILE = (128, 128, 32)  # BLOCK_M, BLOCK_N, BLOCK_K of the triton_dot_* probes
 
 
 def _probe_kernels(triton, tl):
@@ -92,6 +97,37 @@ def _probe_kernels(triton, tl):
             acc += a[:, None] * b[None, :]
         tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=mask_m[:, None] & mask_n[None, :])
 
+    @triton.jit
+    def dot_gemm(
+        a_ptr,
+        b_ptr,
+        c_ptr,
+        M,
+        N,
+        K,
+        BLOCK_M: tl.constexpr,  # type: ignore[name-defined]
+        BLOCK_N: tl.constexpr,  # type: ignore[name-defined]
+        BLOCK_K: tl.constexpr,  # type: ignore[name-defined]
+        PRECISION: tl.constexpr,  # type: ignore[name-defined]
+    ):
+        offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
+            b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+            acc += tl.dot(a, b, input_precision=PRECISION)
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
+
+    def dot(a, b, c, precision, tile=DOT_TILE):
+        M, K = a.shape
+        N = b.shape[1]
+        dot_gemm[(M // tile[0], N // tile[1])](
+            a, b, c, M, N, K, BLOCK_M=tile[0], BLOCK_N=tile[1], BLOCK_K=tile[2], PRECISION=precision
+        )
+        return c
+
     def stream(x, y, programs):
         stream_rows[(programs,)](x, y, x.numel() // programs, BLOCK=STREAM_BLOCK)
         return y
@@ -104,7 +140,7 @@ def _probe_kernels(triton, tl):
         )
         return c
 
-    return stream, fma
+    return stream, fma, dot
 
 
 def _probes(torch, triton, tl):
@@ -186,7 +222,27 @@ def _probes(torch, triton, tl):
         path="attention_fp16",
     )
 
-    stream, fma = _probe_kernels(triton, tl)
+    stream, fma, dot = _probe_kernels(triton, tl)
+    # A Triton tl.dot GEMM with one fixed tile, as a generated kernel writes
+    # it (no autotuning): 4096^3, per operand type and precision.
+    dm = 4096
+    for name, dtype, precision in (
+        ("triton_dot_fp16", torch.float16, "tf32"),
+        ("triton_dot_tf32", torch.float32, "tf32"),
+        ("triton_dot_fp32", torch.float32, "ieee"),
+    ):
+        da = torch.randn(dm, dm, device=dev, dtype=dtype)
+        db = torch.randn(dm, dm, device=dev, dtype=dtype)
+        dc = torch.empty(dm, dm, device=dev, dtype=dtype)
+        add(
+            name,
+            lambda da=da, db=db, dc=dc, precision=precision: dot(da, db, dc, precision),
+            flops=2 * dm**3,
+            bytes=3 * dm * dm * da.element_size(),
+            ops=1,
+            path=name.rsplit("_", 1)[1],
+            triton_launches=1,
+        )
     # A product on the CUDA cores in Triton: 4096 x 4096 outputs over K = 1024, fp32.
     fm, fn, fk = 4096, 4096, 1024
     fa = torch.randn(fm, fk, device=dev)

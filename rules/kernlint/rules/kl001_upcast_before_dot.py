@@ -101,6 +101,7 @@ class UpcastBeforeDot(Rule):
     code = "KL001"
     name = "upcast-before-dot"
     category = Category.ALGORITHM_REPLACEMENT
+    fix_effect = "tensor_cores"
     severity = Severity.WARNING
     summary = "tl.dot operands upcast to fp32 from narrow loads; the tensor cores' native int8/fp16 path is not used."
     bottleneck = (

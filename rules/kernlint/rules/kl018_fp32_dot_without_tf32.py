@@ -78,6 +78,7 @@ class Fp32DotWithoutTf32(Rule):
     code = "KL018"
     name = "fp32-dot-without-tf32"
     category = Category.ALGORITHM_REPLACEMENT
+    fix_effect = "tensor_cores"
     severity = Severity.WARNING
     summary = "tl.dot on fp32 tiles with TF32 switched off (ieee): the tensor cores never run."
     bottleneck = (
