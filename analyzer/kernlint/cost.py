@@ -532,7 +532,7 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
 
 def narrow_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """An upcast GEMM on its narrow inputs: the casts go, the GEMM runs on the narrow path."""
-    gemms = [i for i, op in enumerate(ops) if op.kind == "gemm" and first <= op.line <= last]
+    gemms = _on_lines(ops, first, last, {"gemm"})
     if not gemms:
         return None
     out = list(ops)
@@ -580,7 +580,7 @@ def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
     """A launch with fewer programs than SMs, its work split over enough
     programs to fill the GPU (chunks of a row, split-K): the same bytes and
     flops at the whole GPU's rate."""
-    found = [i for i, op in enumerate(ops) if op.kind == "triton" and op.programs and first <= op.line <= last]
+    found = [i for i in _on_lines(ops, first, last, {"triton"}) if ops[i].programs]
     if not found:
         return None
     out = list(ops)
@@ -598,7 +598,7 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     the norm's own read and write. A launch that reads what an earlier
     Triton launch wrote (a second elementwise kernel) is done by that one
     (`_merge_into_producer`)."""
-    launches = sorted(i for i, op in enumerate(ops) if op.kind == "triton" and first <= op.line <= last)
+    launches = _on_lines(ops, first, last, {"triton"})
     if not launches:
         return None
     chain: set[int] = set()

@@ -61,7 +61,7 @@ class ModelBase:
         self.classes: dict[str, ClassInfo] = {}
         self.constants: dict[str, object] = {}
         self.kernels: dict[str, Kernel] = {}  # every name a kernel is bound to
-        self.launches: list[Launch] = []
+        self.launches: list[Launch] = []  # in source order (the collecting walk's)
         self._scope_of_node: dict[int, FunctionInfo] = {}
         self._main_guard_ids: set[int] = set()  # indexed calls / `@` ops under `if __name__ == ...`
         self._walked: list[cst.CSTNode] = []  # every node, in the collecting walk's (source) order

@@ -390,10 +390,8 @@ class TorchAfterKernel(Rule):
                 continue
             # The last launch that writes a tensor: an earlier one's output is overwritten before it is read.
             writers: dict[str, Launch] = {}
-            launches = [x for x in model.launches if x.caller is function]
-            if len(launches) > 1:  # source order costs a code-generation pass
-                launches.sort(key=lambda x: model.offsets(x.node))
-            for launch in launches:
+            # model.launches are in source order (the collecting walk's).
+            for launch in (x for x in model.launches if x.caller is function):
                 output = model.launch_output(launch)
                 if output is not None:
                     writers[output] = launch
