@@ -84,14 +84,20 @@ def derive_constants(record: dict) -> dict[str, float]:
     def at(kind: str, mode: str, n: int) -> float:
         return _median(record, f"{kind}_{n}", mode)
 
-    bound = [n for n in counts if n >= mid]  # host-bound counts
+    # The counts whose time the host's issue rate sets. In eager mode (calls
+    # back to back, the GPU never waits for a flush) that is every count: one
+    # tiny op issues slower than the GPU runs it. In KernelBench mode the
+    # flush in front of the call hides the first ops' host time, so the small
+    # counts are GPU-bound and only the larger ones show the host.
+    bound = {"eager": counts, "kernelbench": [n for n in counts if n >= mid]}
 
     def fit(kind: str, mode: str) -> tuple[float, float]:
         """Least squares over the host-bound counts: (per-op slope, intercept)."""
-        times = [at(kind, mode, n) for n in bound]
-        mean_n, mean_t = sum(bound) / len(bound), sum(times) / len(times)
-        spread = sum((n - mean_n) ** 2 for n in bound)
-        per_op = sum((n - mean_n) * (t - mean_t) for n, t in zip(bound, times)) / spread
+        ns = bound[mode]
+        times = [at(kind, mode, n) for n in ns]
+        mean_n, mean_t = sum(ns) / len(ns), sum(times) / len(times)
+        spread = sum((n - mean_n) ** 2 for n in ns)
+        per_op = sum((n - mean_n) * (t - mean_t) for n, t in zip(ns, times)) / spread
         return per_op, mean_t - per_op * mean_n
 
     def slope(kind: str, mode: str) -> float:
@@ -129,22 +135,37 @@ def derive_constants(record: dict) -> dict[str, float]:
         # What one program streams when the grid leaves SMs idle (its loop's
         # loads in flight, not the GPU's bandwidth, bound it): the smallest grid's.
         constants["bw_program"] = rate(f"triton_stream_programs_{grids[0]}") / grids[0]
+    if "triton_scalar_programs" in p:
+        # What one program of a grid costs when its own work is nothing: the
+        # probe's one-element programs, its time over its grid.
+        constants["program_us"] = best("triton_scalar_programs") / float(p["triton_scalar_programs"]["programs"])
     # A model is called through nn.Module.__call__: its ops' host cost is the module probe's.
     kind = "module_ops" if f"module_ops_{hi}" in p else "tiny_ops"
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
-        host = slope(kind, mode)
-        base = at(kind, mode, lo) - lo * gpu_floor
+        host, intercept = fit(kind, mode)
+        if mode == "eager":
+            # t(N) = base + N * host at every count: the line's intercept is the call's own cost.
+            base = max(0.0, intercept)
+        else:
+            # One op is GPU-bound behind the flush: t(1) = base + gpu_floor.
+            base = at(kind, mode, lo) - lo * gpu_floor
         constants[f"{key}_host_op_us"] = host
         constants[f"{key}_base_us"] = base
         # t(N) = base + N * host - hidden on the host-bound counts: the fit's intercept is base - hidden.
-        constants[f"{key}_hidden_us"] = max(0.0, base - fit(kind, mode)[1])
+        constants[f"{key}_hidden_us"] = max(0.0, base - intercept)
         # Triton launches and allocations cost their own host time per call.
         constants[f"{key}_host_triton_us"] = slope("tiny_triton", mode)
+        if f"tiny_autotuned_{hi}" in p:
+            # An @triton.autotune kernel's launch runs the autotuner's Python first.
+            constants[f"{key}_host_autotuned_us"] = slope("tiny_autotuned", mode)
         constants[f"{key}_host_alloc_us"] = slope("tiny_alloc", mode)
         if f"tiny_empty_{hi}" in p:
             # torch.empty (a kernel's output buffer) launches no fill kernel.
             constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
         constants[f"{key}_sync_us"] = _median(record, "sync", mode) - at("tiny_ops", mode, lo)
+        if "jit_per_call" in p:
+            # A kernel defined inside the call: the probe's call less a plain launch's.
+            constants[f"{key}_host_jit_us"] = _median(record, "jit_per_call", mode) - at("tiny_triton", mode, lo)
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
 
 
@@ -304,7 +325,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             if op.kind == "triton" and own in c:
                 rate = c[own]
             compute = op.flops / rate
-        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share)
+        # Millions of programs cost their scheduling, whatever each one moves.
+        scheduling = op.programs * c.get("program_us", 0.0)
+        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share, scheduling)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0
@@ -331,10 +354,14 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
     key = "kb" if mode == "kernelbench" else "eager"
     if op.kind == "sync":
         return 0.0
+    if op.kind == "jit":
+        return c.get(f"{key}_host_jit_us", 0.0)
     if op.kind == "rnn" and not op.note.startswith("persistent"):
         return max(1, op.steps) * c.get(f"{key}_rnn_step_us", 0.0)  # cuDNN issues every step from the host
     if op.library:
         return 0.0
+    if op.kind == "triton" and op.autotuned and f"{key}_host_autotuned_us" in c:
+        return c[f"{key}_host_autotuned_us"]
     if op.kind == "triton" or op.kind == "rnn":
         return c[f"{key}_host_triton_us"]
     if op.kind == "alloc":
@@ -457,8 +484,8 @@ def remove_sync(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
 def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """The loop's per-step ops as one launch each over all steps' data."""
     inside = [i for i, op in enumerate(ops) if op.loop_line == first and op.repeat > 1]
-    if not inside:
-        return None
+    if not inside or any(ops[i].recurrent for i in inside):
+        return None  # a step's product needs the step before's result: no batched launch does the loop
     batched = list(ops)
     for i in inside:
         op = ops[i]
@@ -587,6 +614,36 @@ def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
     for i in found:
         out[i] = replace(ops[i], programs=0)
     return tuple(out)
+
+
+def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The launch at `first..last` (or of the kernel written there), one
+    element per program, gives each program a block of PROGRAM_BLOCK elements: the grid shrinks by
+    that factor, the bytes stay."""
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton"
+        and op.programs
+        and (first <= op.site_line <= last or op.kernel_lines[0] <= last and first <= op.kernel_lines[1])
+    ]
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        out[i] = replace(ops[i], programs=-(-ops[i].programs // PROGRAM_BLOCK))
+    return tuple(out)
+
+
+# The block the plan gives each program (KL019's `Use instead`: BLOCK=1024).
+PROGRAM_BLOCK = 1024
+
+
+def compile_once(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The kernel defined at `first..last` inside the call moves to module
+    level: the per-call kernel object, and its reload, go."""
+    drop = {i for i, op in enumerate(ops) if op.kind == "jit" and first <= (op.site_line or op.line) <= last}
+    return _without(ops, drop) if drop else None
 
 
 def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -850,6 +907,8 @@ EFFECTS: dict[str, Effect] = {
     "structured_gemm": structured_gemm,
     "collapse_gemm": collapse_gemm,
     "remove_dead_work": remove_dead_work,
+    "block_programs": block_programs,
+    "compile_once": compile_once,
 }
 
 
@@ -874,6 +933,14 @@ def estimate(
         if changed is not None:
             fixed, applied = changed, applied + 1
     if fixed is None or not applied:
+        if effect == "batch_loop" and any(
+            op.recurrent and any(op.loop_line == f for f, _ in spans) for op in entry.ops
+        ):
+            return {
+                "status": "unknown",
+                "reason": "each step's matrix product needs the step before's result (a recurrence): "
+                "no batched launch does the loop, and a persistent kernel's cost is not modelled for it",
+            }
         return {
             "status": "unknown",
             "reason": f"the fix's ops ({effect}) were not found in {entry.model_class}.forward",

@@ -167,7 +167,7 @@ class Tensor:
 class Op:
     """One piece of GPU (or host) work `forward` does, at `line`, `repeat` times."""
 
-    kind: str  # gemm | elementwise | reduction | copy | transpose_copy | alloc | attention | sync | triton
+    kind: str  # gemm | elementwise | reduction | copy | transpose_copy | alloc | attention | sync | triton | jit
     line: int
     bytes: int = 0
     flops: int = 0
@@ -188,6 +188,8 @@ class Op:
     library: bool = False  # issued inside one library call (cuDNN's RNN): no Python host cost of its own
     value: float | None = None  # the one number its result holds everywhere, whatever the inputs' values (KL027)
     returned: bool = False  # forward returns its result (or a view of it)
+    autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
+    recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
 
 
 @dataclass(frozen=True)
@@ -545,7 +547,14 @@ class _Evaluator:
                 result = self._run_body(statement.body.body, scope, record)
                 if result is not None:
                     return result
-            elif isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.Pass if hasattr(cst, "Pass") else ())):
+            elif isinstance(statement, cst.FunctionDef):
+                kernel = self.model.kernels.get(statement.name.value)
+                if kernel is not None and kernel.function.node is statement:
+                    # A kernel defined on every call: a new kernel object, reloaded before it launches (KL017).
+                    line = self._line(statement.decorators[0])
+                    self._record(record, Op("jit", line, launches=False, site_line=line, note=statement.name.value))
+                continue
+            elif isinstance(statement, (cst.ClassDef, cst.Pass if hasattr(cst, "Pass") else ())):
                 continue
             else:
                 raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
@@ -559,12 +568,33 @@ class _Evaluator:
             return
         outer = self.loop
         self.loop = (outer[0] * count, self._line(node))
+        first = len(self.ops)
+        entering = {name: value.origin for name, value in scope.items() if isinstance(value, Tensor)}
         try:
             if isinstance(node.target, cst.Name):
                 scope[node.target.value] = None  # the loop index: unknown, sizes do not depend on it
             self._run_body(node.body.body, scope, record)
         finally:
             self.loop = outer
+        if self._through_product(scope, entering, first):
+            self.ops[first:] = [replace(op, recurrent=True) for op in self.ops[first:]]
+
+    def _through_product(self, scope: dict, entering: dict[str, int], first: int) -> bool:
+        """Whether the loop just run carries a tensor from one step to the
+        next (`h = f(h)`) through a matrix product: its steps cannot become
+        one batched launch (an RNN cell), where a running sum can (a scan)."""
+        carried = {
+            origin
+            for name, origin in entering.items()
+            if isinstance(scope.get(name), Tensor) and scope[name].origin != origin
+        }
+        for i in range(first, len(self.ops)):
+            op = self.ops[i]
+            if carried & set(op.inputs):
+                if op.kind == "gemm" or op.kind == "triton" and op.flops:
+                    return True
+                carried.add(i)
+        return False
 
     def _trip_count(self, node: cst.BaseExpression, scope: dict) -> int | None:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range":
@@ -1102,6 +1132,7 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(node)}: nn.{name} with sizes that are not static")
             attrs["spec"] = spec
             attrs.update({k: spec[k] for k in ("input_size", "hidden_size", "num_layers")})
+            attrs.update(_rnn_parameters(RNN_GATES[name], spec))
         elif name == "Sequential":
             attrs["layers"] = values
         elif name in NORMS:
@@ -1750,6 +1781,7 @@ class _Evaluator:
                 site_line=line,
                 kernel_lines=kernel_lines,
                 streams=streams,
+                autotuned=kernel is not None and kernel.autotune is not None,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2026,6 +2058,24 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
         out["weight"] = Tensor(tuple(shape), "float32")
         if bias:
             out["bias"] = Tensor(tuple(shape), "float32")
+    return out
+
+
+def _rnn_parameters(gates: int, spec: dict) -> dict[str, Tensor]:
+    """nn.GRU/LSTM/RNN's parameters by torch's names (`weight_ih_l0`,
+    `bias_hh_l1_reverse`, ...): what a hand-written recurrence reads from the module."""
+    hidden, layers = spec["hidden_size"], spec["num_layers"]
+    if not isinstance(layers, int):
+        return {}
+    out: dict[str, Tensor] = {}
+    for layer in range(layers):
+        width = spec["input_size"] if layer == 0 else hidden * (2 if spec["bidirectional"] else 1)
+        for suffix in ("", "_reverse") if spec["bidirectional"] else ("",):
+            out[f"weight_ih_l{layer}{suffix}"] = Tensor((gates * hidden, width), "float32")
+            out[f"weight_hh_l{layer}{suffix}"] = Tensor((gates * hidden, hidden), "float32")
+            if spec["bias"] is not False:
+                out[f"bias_ih_l{layer}{suffix}"] = Tensor((gates * hidden,), "float32")
+                out[f"bias_hh_l{layer}{suffix}"] = Tensor((gates * hidden,), "float32")
     return out
 
 

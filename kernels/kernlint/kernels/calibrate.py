@@ -33,9 +33,17 @@ Probes (each name is a key of the record's "probes"):
   * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
     streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
     the bandwidth one program reaches, for grids that leave SMs idle;
+  * ``triton_scalar_programs``: a grid of ``SCALAR_PROGRAMS`` programs of
+    one fp32 element each (load, add, store): what scheduling one program
+    costs, which such grids are bound by (KL019);
+  * ``jit_per_call``: a ``@triton.jit`` kernel defined inside the call and
+    launched once: the host cost of a kernel object made on every call
+    (KL017), beyond ``tiny_triton_1``'s plain launch;
   * ``tiny_ops_N``: N one-element torch ops: the per-kernel GPU floor (graph),
     the host cost per torch op (eager) and how much of it KernelBench's L2
     flush hides (kernelbench); ``tiny_triton_N``: the same for Triton launches;
+    ``tiny_autotuned_N``: for launches of an ``@triton.autotune`` kernel (the
+    autotuner's own Python work on every call: its key, its cache lookup);
   * ``module_ops_N``: the same N ops in an ``nn.Module``'s forward, called as
     a harness calls a model: what a call costs beyond its ops;
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
@@ -67,6 +75,7 @@ REPEATS = 2
 # Grids of fewer programs than the H100's 132 SMs, and the step each program streams its row in.
 STREAM_PROGRAMS = (16, 64)
 STREAM_BLOCK = 1024
+SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
 DOT_TILE = (128, 128, 32)  # BLOCK_M, BLOCK_N, BLOCK_K of the triton_dot_* probes
@@ -270,6 +279,42 @@ def _probes(torch, triton, tl):
             triton_launches=1,
         )
 
+    # One element per program over a grid of millions: what scheduling a
+    # program costs when its own work is nothing (KL019's grids).
+    scalar_n = SCALAR_PROGRAMS
+    sa = torch.randn(scalar_n, device=dev, dtype=torch.float32)
+    sb = torch.empty_like(sa)
+
+    @triton.jit
+    def _one_element(x_ptr, y_ptr):  # type: ignore[name-defined]
+        pid = tl.program_id(0)
+        tl.store(y_ptr + pid, tl.load(x_ptr + pid) + 1.0)
+
+    add(
+        "triton_scalar_programs",
+        lambda: _one_element[(scalar_n,)](sa, sb),
+        bytes=2 * 4 * scalar_n,
+        programs=scalar_n,
+        ops=1,
+        triton_launches=1,
+    )
+
+    # A @triton.jit kernel defined inside the call (KL017): a new kernel
+    # object each time, so Triton's in-memory cache never hits and the call
+    # reloads the binary from its disk cache before launching.
+    jt = torch.ones(1, device=dev)
+
+    def jit_per_call():
+        @triton.jit
+        def _fresh(ptr, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+            offs = tl.arange(0, BLOCK)
+            tl.store(ptr + offs, tl.load(ptr + offs) + 1.0)
+
+        _fresh[(1,)](jt, BLOCK=1)
+        return jt
+
+    add("jit_per_call", jit_per_call, triton_launches=1, compiles=1, bytes=8)
+
     # Launch-bound probes: N tiny ops, N tiny Triton launches, N tiny allocations.
     t = torch.ones(1, device=dev)
 
@@ -278,7 +323,21 @@ def _probes(torch, triton, tl):
         offs = tl.arange(0, BLOCK)
         tl.store(ptr + offs, tl.load(ptr + offs) + 1.0)
 
+    @triton.autotune(
+        configs=[triton.Config({"BLOCK": 1}, num_warps=1), triton.Config({"BLOCK": 2}, num_warps=1)], key=["n"]
+    )
+    @triton.jit
+    def _tiny_autotuned_kernel(ptr, n, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(ptr + offs, tl.load(ptr + offs, mask=mask) + 1.0, mask=mask)
+
     for count in TINY_COUNTS:
+
+        def autotuned(count=count):
+            for _ in range(count):
+                _tiny_autotuned_kernel[(1,)](t, 1)
+            return t
 
         def ops(count=count):
             y = t
@@ -305,6 +364,7 @@ def _probes(torch, triton, tl):
         add(f"tiny_ops_{count}", ops, ops=count, bytes=8 * count)
         add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
         add(f"tiny_triton_{count}", launches, triton_launches=count, bytes=8 * count)
+        add(f"tiny_autotuned_{count}", autotuned, triton_launches=count, bytes=8 * count)
         add(f"tiny_alloc_{count}", allocs, allocs=count, bytes=64 * count)
         add(
             f"tiny_empty_{count}",
@@ -321,7 +381,8 @@ def _measure(torch, fn, facts):
     fn()
     torch.cuda.synchronize()
     modes = {}
-    if not facts.get("syncs"):
+    if not facts.get("syncs") and not facts.get("compiles"):
+        # A sync cannot be captured; a compile's cost is the host's, which a graph replay never pays.
         modes["graph"] = timing.graph(fn, repeats=REPEATS)
     modes["eager"] = timing.eager(fn, repeats=REPEATS)
     modes["kernelbench"] = timing.cuda_events(torch, fn, flush=True, repeats=REPEATS)

@@ -76,6 +76,7 @@ class JitInHotPath(Rule):
     )
     method = "Define the kernel once at module level and pass what it read from the enclosing function as arguments."
     priority = 30
+    fix_effect = "compile_once"
 
     VALID = [
         # A kernel at module level, launched from forward.

@@ -81,6 +81,7 @@ class ScalarPrograms(Rule):
     )
     method = "Give each program a block of elements: offsets from tl.arange, a mask, and a grid of cdiv(n, BLOCK)."
     priority = 25
+    fix_effect = "block_programs"
 
     VALID = [
         # A vectorized elementwise kernel.
