@@ -29,15 +29,12 @@ UNKNOWN = {
     "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
     "kl008_multipass_softmax": INSIDE_A_KERNEL,
     "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
-    "kl017_jit_in_hot_path": INSIDE_A_KERNEL,
-    "kl019_scalar_programs": INSIDE_A_KERNEL,
     # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
     "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",
     "kl006_host_sync_in_hot_path": "shapes not static: forward: line 22: call to `kernlint.kernels.kl004_unfused_epilogue",
-    # The shape table gives nn.GRU no parameter tensors (`self.gru.bias_ih_l0`). With them, KL005's
-    # batch_loop would run this recurrence as one launch (57x estimated, 10.6x measured): it cannot tell
-    # a scan, which batches, from a nonlinear recurrence, which does not.
-    "kl005_per_step_launch_loop": "shapes not static: forward: line 36: attribute `bias_ih_l0`",
+    # A hand-written GRU step: the loop carries h through a matrix product, which batch_loop cannot batch
+    # (a scan could be); the persistent kernel that fixes it is not modelled for a torch loop.
+    "kl005_per_step_launch_loop": "the cost model has no model of this rule's fix for a recurrence",
     # Opt-in (their fixes measure 1.0x); calibration_check selects each pair's rules.
     "kl010_unconditional_k_mask": INSIDE_A_KERNEL,
     "kl015_small_dot_tile": INSIDE_A_KERNEL,
@@ -74,7 +71,7 @@ MISSES = (
         ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
         for s in ("large", "seed")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) != ("seed", "graph")
+        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"))
     }
     | {
         # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
@@ -89,7 +86,7 @@ MISSES = (
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) != ("wide", "eager")
+        if (s, m) not in (("wide", "eager"), ("wide", "kernelbench"))
     }
     | {
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
@@ -111,14 +108,37 @@ MISSES = (
         # Host costs of pairs measured in other leases than the calibration record's: the per-op host cost
         # fitted 12, 7 and 14 us in three leases (the machine's CPU differs), and these rows' gains are host
         # time. The validation files, measured in the calibration's lease, hold (tests/test_cost.py).
-        ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
         ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
+        ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
+        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
+        ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_LEASE,
+        ("kl025_structure_blind_gemm", "n1k", "kernelbench"): HOST_LEASE,
+        # KernelBench mode as one call's timeline: the host's issue of each op before the GPU runs it. The
+        # newest calibration lease's flush hides 13.7 us of host work (56.7 in the previous lease), so a
+        # chain of small ops (kl023 kb16: 13.1 us measured in its own lease) is modelled host-bound.
+        ("kl023_unfused_op_chain", "kb16", "kernelbench"): HOST_LEASE,
+        ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
+        # The Triton FMA GEMM's after (one launch): its allocation and launch run before the GPU starts in the
+        # timeline (~8 us idle after the flush's hidden part), where the pair measured the launch hidden.
+        ("kl020_gemm_without_dot", "square", "kernelbench"): HOST_LEASE,
+        ("kl020_gemm_without_dot", "standard", "kernelbench"): HOST_LEASE,
+    }
+    | {
+        # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) costs 2.5 ms
+        # a call in KernelBench mode; the pair's before measured 2.1 ms, and its after's one launch 4.2 us
+        # where the probes give 10.9.
+        ("kl017_jit_in_hot_path", "decode", "kernelbench"): "the after's one launch below the probes' host cost",
+        ("kl017_jit_in_hot_path", "decode", "eager"): "the jit probe's reload above the pair's (2.8 vs 2.4 ms)",
+        # One element per program: the after's launch (5.5 us KernelBench, 1.9 graph) where the probes give
+        # 10.9 and 1.4; the before (1 M programs, 632 us) is on the mark.
+        ("kl019_scalar_programs", "small", "kernelbench"): "the after's one launch below the probes' host cost",
+        ("kl019_scalar_programs", "small", "graph"): "the after's 1.9 us graph time above its bytes' 1.4",
     }
     | {
         # The 128x4096x4096 fp16 GEMM measures 22.7 us in a graph where the tensor-core rate gives 15.4 (one
         # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9.
         ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
-        for m in ("kernelbench", "eager", "graph")
+        for m in ("eager", "graph")
     }
     | {
         # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.

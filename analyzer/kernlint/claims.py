@@ -23,6 +23,7 @@ import functools
 import json
 import os
 
+from kernlint.findings import NO_FIX_MODEL
 from kernlint.provenance import is_current, library_folder
 from kernlint.registry import all_rules
 
@@ -291,9 +292,7 @@ def claim_gain(claim: dict | None) -> float | None:
     return (claim.get("kernelbench") or claim.get("graph") or claim["eager"])["max"]
 
 
-# The start of an estimate's reason when the file's shapes are known but the
-# cost model has no model of the rule's fix (a change inside a kernel).
-NO_EFFECT = "the cost model has no model of this rule's fix"
+NO_EFFECT = NO_FIX_MODEL
 
 
 def not_estimated_why(claim: dict | None) -> str:

@@ -42,6 +42,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from kernlint.findings import NO_FIX_MODEL
 from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops
 from kernlint.provenance import library_folder
 
@@ -153,6 +154,11 @@ def derive_constants(record: dict) -> dict[str, float]:
         constants[f"{key}_base_us"] = base
         # t(N) = base + N * host - hidden on the host-bound counts: the fit's intercept is base - hidden.
         constants[f"{key}_hidden_us"] = max(0.0, base - intercept)
+        # The measured call times themselves: a call of few ops costs less per
+        # op than the line through many says (`_host_bound`).
+        if mode == "eager":
+            for n in counts:
+                constants[f"{key}_call_{n}_us"] = at(kind, mode, n)
         # Triton launches and allocations cost their own host time per call.
         constants[f"{key}_host_triton_us"] = slope("tiny_triton", mode)
         if f"tiny_autotuned_{hi}" in p:
@@ -397,6 +403,8 @@ def _host_mode(ops: tuple[Op, ...], c: dict[str, float], mode: str) -> float:
     max(GPU, host); the harness's flush hides `hidden` of the first
     stretch's host time; after a sync the GPU waits for the host."""
     key = "kb" if mode == "kernelbench" else "eager"
+    if mode == "kernelbench":
+        return _one_call(ops, c)
     stretches: list[tuple[float, float]] = [(0.0, 0.0)]
     syncs = 0
     for op in ops:
@@ -407,12 +415,62 @@ def _host_mode(ops: tuple[Op, ...], c: dict[str, float], mode: str) -> float:
         gpu, host = stretches[-1]
         stretches[-1] = (gpu + op.repeat * gpu_us(op, c), host + op.repeat * host_us(op, c, mode))
     (first_gpu, first_host), rest = stretches[0], stretches[1:]
-    return (
-        c[f"{key}_base_us"]
-        + max(first_gpu, first_host - c[f"{key}_hidden_us"])
-        + sum(max(g, h) for g, h in rest)
-        + syncs * c[f"{key}_sync_us"]
+    first = c[f"{key}_base_us"] + max(first_gpu, first_host - c[f"{key}_hidden_us"])
+    # Eager calls run back to back, each host-bound at every count the probe
+    # measured; in KernelBench mode the flush's hiding makes the probe's
+    # small counts GPU-bound, and the line through the large ones is used.
+    calls = _host_bound(c, key, first_host) if mode == "eager" else None
+    if calls is not None:
+        first = max(c[f"{key}_base_us"] + first_gpu, calls)
+    return first + sum(max(g, h) for g, h in rest) + syncs * c[f"{key}_sync_us"]
+
+
+def _one_call(ops: tuple[Op, ...], c: dict[str, float]) -> float:
+    """KernelBench mode times one call after the flush: op by op, the GPU
+    starts an op when the host has issued it and the op before it is done.
+    The flush in front covers `kb_hidden_us` of the host's first work; a
+    sync waits for the GPU, then the host issues on to an idle GPU. Work the
+    host does before a launch (a compile, an allocation) leaves the GPU idle,
+    which a sum of GPU times and a sum of host times do not show."""
+    host, gpu = -c["kb_hidden_us"], 0.0
+    for op in ops:
+        if op.kind == "sync":
+            host = max(host, gpu) + op.repeat * c["kb_sync_us"]
+            gpu = host
+            continue
+        for _ in range(min(op.repeat, TIMELINE_STEPS)):
+            host += host_us(op, c, "kernelbench") * op.repeat / min(op.repeat, TIMELINE_STEPS)
+            gpu = max(gpu, host) + gpu_us(op, c) * op.repeat / min(op.repeat, TIMELINE_STEPS)
+    return c["kb_base_us"] + max(gpu, 0.0)
+
+
+# An op repeated N times (a loop) is walked in at most this many slices:
+# enough to interleave host and GPU work, bounded for a 10^6-step loop.
+TIMELINE_STEPS = 64
+
+
+def _host_bound(c: dict[str, float], key: str, host: float) -> float | None:
+    """What a call whose host work is `host` µs of issue costs when the host
+    bounds it, read off the measured calls of N tiny ops (the module probe,
+    in this mode): `host` counted in that probe's ops, the time between the
+    two counts around it, or past the largest along its per-op slope. The
+    curve is not a line: one op costs less than the slope through many
+    (an output kept alive, no allocator churn). None for a record without
+    the points."""
+    points = sorted(
+        (int(name[len(key) + 6 : -3]), t)
+        for name, t in c.items()
+        if name.startswith(f"{key}_call_") and name.endswith("_us")
     )
+    if not points:
+        return None
+    n = host / c[f"{key}_host_op_us"]
+    points = [(0, 0.0), *points]
+    for (n0, t0), (n1, t1) in zip(points, points[1:]):
+        if n <= n1:
+            return t0 + (t1 - t0) * (n - n0) / (n1 - n0)
+    last_n, last_t = points[-1]
+    return last_t + (n - last_n) * c[f"{key}_host_op_us"]
 
 
 def largest_terms(ops: tuple[Op, ...], c: dict[str, float], count: int = 3) -> list[dict]:
@@ -625,6 +683,7 @@ def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
         for i, op in enumerate(ops)
         if op.kind == "triton"
         and op.programs
+        and not op.streams  # a program looping over scalar loads is bound by its loop, not by its scheduling
         and (first <= op.site_line <= last or op.kernel_lines[0] <= last and first <= op.kernel_lines[1])
     ]
     if not found:
@@ -938,12 +997,13 @@ def estimate(
         ):
             return {
                 "status": "unknown",
-                "reason": "each step's matrix product needs the step before's result (a recurrence): "
-                "no batched launch does the loop, and a persistent kernel's cost is not modelled for it",
+                "reason": f"{NO_FIX_MODEL} for a recurrence: each step's matrix product needs the step before's "
+                "result, so no batched launch does the loop (a persistent kernel would)",
             }
         return {
             "status": "unknown",
-            "reason": f"the fix's ops ({effect}) were not found in {entry.model_class}.forward",
+            "reason": f"{NO_FIX_MODEL} for this code: its ops ({effect}) were not found in "
+            f"{entry.model_class}.forward",
         }
     c = cal.constants
     before, after = entry_time(entry.ops, c), entry_time(fixed, c)

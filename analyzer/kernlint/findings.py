@@ -139,3 +139,10 @@ class FileResult:
     # module it imports kernels from, "" when a looked-up file was absent):
     # a cached result is valid only while they are unchanged.
     dependencies: tuple[tuple[str, str], ...] = ()
+
+
+# The start of a performance finding's `for_this_file` reason when the file's
+# shapes are known but the cost model has no model of the rule's fix for this
+# code (a change inside a kernel, a recurrence, a fix whose ops it cannot find):
+# reporters say "not estimated for this file", not "shapes unknown".
+NO_FIX_MODEL = "the cost model has no model of this rule's fix"
