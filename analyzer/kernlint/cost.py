@@ -1002,8 +1002,7 @@ def estimate(
             }
         return {
             "status": "unknown",
-            "reason": f"{NO_FIX_MODEL} for this code: its ops ({effect}) were not found in "
-            f"{entry.model_class}.forward",
+            "reason": f"{NO_FIX_MODEL} for this code: its ops ({effect}) were not found in {entry.model_class}.forward",
         }
     c = cal.constants
     before, after = entry_time(entry.ops, c), entry_time(fixed, c)
