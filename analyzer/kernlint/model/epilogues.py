@@ -716,7 +716,9 @@ class EpilogueFacts(HostFlowFacts):
                 if parent.attr.value in FREE_ATTRIBUTES
                 else ("", False)
                 if parent.attr.value
-                in (FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type"})
+                in (
+                    FREE_METHODS | ELEMENTWISE_METHODS | REDUCTION_METHODS | CAST_METHODS | {"to", "type", "min", "max"}
+                )
                 or chain
                 and parent.attr.value in CHAIN_NORM_METHODS | CHAIN_REDUCTION_METHODS
                 else None
@@ -727,7 +729,7 @@ class EpilogueFacts(HostFlowFacts):
                 return "", False
             if method in ELEMENTWISE_METHODS:
                 return f".{method}()", False
-            if method in REDUCTION_METHODS:
+            if method in REDUCTION_METHODS or method in ("min", "max"):
                 return f".{method}()", False, "reduction"
             if method in CAST_METHODS:
                 return f".{method}()", True
@@ -742,6 +744,12 @@ class EpilogueFacts(HostFlowFacts):
             return None
         if isinstance(parent, cst.Call):
             name = self.qualname(parent.func) or ""
+            if name in ("torch.min", "torch.max") and parent.args and parent.args[0].value is child:
+                # torch.min(x, other) is elementwise; torch.min(x, dim) (or of the whole tensor) reduces.
+                second = parent.args[1] if len(parent.args) > 1 else None
+                if second is not None and second.keyword is None and not isinstance(second.value, cst.Integer):
+                    return self.code(parent.func), False
+                return self.code(parent.func), False, "reduction"
             if name in ELEMENTWISE_FUNCTIONS or self._activation_module(parent, function):
                 return self.code(parent.func), False
             if name in NORM_FUNCTIONS or self._self_module(parent, function) in NORM_MODULES:

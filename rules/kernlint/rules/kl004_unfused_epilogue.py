@@ -205,6 +205,24 @@ class UnfusedEpilogue(Rule):
             line=6,
             column=13,
         ),
+        # torch.min with a second tensor is elementwise (torch.minimum), not a reduction.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, c):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c, c, 3)
+                    self.bias = nn.Parameter(torch.zeros(c, 1, 1))
+                def forward(self, x):
+                    x = self.conv(x)
+                    x = torch.min(x, torch.tensor(0.5))
+                    return (x + self.bias) * 2.0
+            """,
+            line=10,
+            column=13,
+        ),
         # `@` with the tail in one expression.
         Invalid(
             """
