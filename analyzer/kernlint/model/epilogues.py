@@ -339,6 +339,13 @@ class Epilogue:
 _Op = tuple[str, bool, cst.CSTNode, str]
 
 
+def _integer_literal(node: cst.BaseExpression) -> bool:
+    """`1`, `-1`: a dimension, where a tensor would be an operand."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
 def _self_attribute_root(node: cst.BaseExpression) -> bool:
     """`self.W`, `self.W.T`, `self.weight.t()`: a module attribute under views."""
     while True:
@@ -747,7 +754,7 @@ class EpilogueFacts(HostFlowFacts):
             if name in ("torch.min", "torch.max") and parent.args and parent.args[0].value is child:
                 # torch.min(x, other) is elementwise; torch.min(x, dim) (or of the whole tensor) reduces.
                 second = parent.args[1] if len(parent.args) > 1 else None
-                if second is not None and second.keyword is None and not isinstance(second.value, cst.Integer):
+                if second is not None and second.keyword is None and not _integer_literal(second.value):
                     return self.code(parent.func), False
                 return self.code(parent.func), False, "reduction"
             if name in ELEMENTWISE_FUNCTIONS or self._activation_module(parent, function):

@@ -93,6 +93,17 @@ class UnfusedEpilogue(Rule):
                     return y.view(-1).sum(dim=0)
             """
         ),
+        # torch.max over a dimension (written -1) reduces the product: no full-size pass follows it.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            def head(x, w):
+                logits = F.linear(x, w)
+                best, ids = torch.max(logits, -1, keepdim=True)
+                return best.sum() + 1.0, ids
+            """
+        ),
         # A single dtype cast and nothing else.
         Valid(
             """
