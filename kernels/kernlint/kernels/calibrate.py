@@ -286,7 +286,7 @@ def _probes(torch, triton, tl):
     sb = torch.empty_like(sa)
 
     @triton.jit
-    def _one_element(x_ptr, y_ptr):  # type: ignore[name-defined]
+    def _one_element(x_ptr, y_ptr):
         pid = tl.program_id(0)
         tl.store(y_ptr + pid, tl.load(x_ptr + pid) + 1.0)
 
