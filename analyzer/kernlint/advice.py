@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from kernlint import claims
 from kernlint.discovery import is_other_backend_file, is_test_file
-from kernlint.findings import Category, Finding, Severity
+from kernlint.findings import NO_FIX_MODEL, Category, Finding, Severity
 from kernlint.registry import rule_by_code_or_name
 
 WORTH_IT = 1.2  # the architect prompt: "Expected speedup >= 20%"
@@ -156,7 +156,7 @@ def _why_unknown(finding: Finding) -> str:
 def unknown_text(reason: str) -> str:
     """Why the file has no estimate, in words that say which part is missing:
     its shapes, or a model of the rule's fix (the shapes may be known)."""
-    if reason.startswith(claims.NO_EFFECT):
+    if reason.startswith(NO_FIX_MODEL):
         return f"not estimated for this file ({reason})"
     return f"the file's shapes are unknown ({reason})"
 

@@ -292,14 +292,11 @@ def claim_gain(claim: dict | None) -> float | None:
     return (claim.get("kernelbench") or claim.get("graph") or claim["eager"])["max"]
 
 
-NO_EFFECT = NO_FIX_MODEL
-
-
 def not_estimated_why(claim: dict | None) -> str:
     """Why a finding has no estimate for its file, in two words' worth: the
     file's shapes are unknown, or the rule's fix is not modelled."""
     reason = str(((claim or {}).get("for_this_file") or {}).get("reason", ""))
-    return "not estimated for this file" if reason.startswith(NO_EFFECT) else "shapes unknown"
+    return "not estimated for this file" if reason.startswith(NO_FIX_MODEL) else "shapes unknown"
 
 
 def file_gain(claim: dict | None) -> tuple[float | None, bool]:

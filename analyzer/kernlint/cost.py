@@ -12,11 +12,12 @@ a Triton launch). The modes combine them as the harnesses measure them
 
   * graph: the sum of GPU times (no host cost); None when a host sync
     makes the call impossible to capture;
-  * eager: the host issues ahead of the GPU, so each stretch between host
-    syncs costs max(GPU, host), plus each sync's round trip;
-  * kernelbench: as eager, but the 256 MiB L2 flush queued before the call
-    hides that much host time in the first stretch; ops after a sync find
-    the GPU idle.
+  * eager: calls back to back, so the host issues ahead of the GPU: each
+    stretch between host syncs costs max(GPU, host), plus each sync's round
+    trip; a call's host time is read off the measured curve of tiny-op calls;
+  * kernelbench: one call's timeline after the 256 MiB L2 flush: the GPU
+    runs each op once the host has issued it, the flush hiding the host's
+    first work; ops after a sync find the GPU idle.
 
 Every constant comes from a calibration record measured on the GPU
 (`python -m kernlint.kernels.calibrate`, committed under the kernel
@@ -389,7 +390,7 @@ class Times:
 
 def entry_time(ops: tuple[Op, ...], c: dict[str, float]) -> Times:
     """The entry point's time per call in each mode (µs)."""
-    return Times(_host_mode(ops, c, "kernelbench"), _host_mode(ops, c, "eager"), _graph(ops, c))
+    return Times(_kernelbench(ops, c), _eager(ops, c), _graph(ops, c))
 
 
 def _graph(ops: tuple[Op, ...], c: dict[str, float]) -> float | None:
@@ -398,13 +399,11 @@ def _graph(ops: tuple[Op, ...], c: dict[str, float]) -> float | None:
     return c["graph_base_us"] + sum(op.repeat * gpu_us(op, c) for op in ops)
 
 
-def _host_mode(ops: tuple[Op, ...], c: dict[str, float], mode: str) -> float:
-    """The host issues ahead of the GPU: each stretch between syncs costs
-    max(GPU, host); the harness's flush hides `hidden` of the first
-    stretch's host time; after a sync the GPU waits for the host."""
-    key = "kb" if mode == "kernelbench" else "eager"
-    if mode == "kernelbench":
-        return _one_call(ops, c)
+def _eager(ops: tuple[Op, ...], c: dict[str, float]) -> float:
+    """Eager calls run back to back, so the host issues ahead of the GPU:
+    each stretch between syncs costs max(GPU, host), the first read off the
+    measured calls of tiny ops (`_host_bound`); after a sync the GPU waits
+    for the host."""
     stretches: list[tuple[float, float]] = [(0.0, 0.0)]
     syncs = 0
     for op in ops:
@@ -413,19 +412,16 @@ def _host_mode(ops: tuple[Op, ...], c: dict[str, float], mode: str) -> float:
             stretches.append((0.0, 0.0))
             continue
         gpu, host = stretches[-1]
-        stretches[-1] = (gpu + op.repeat * gpu_us(op, c), host + op.repeat * host_us(op, c, mode))
+        stretches[-1] = (gpu + op.repeat * gpu_us(op, c), host + op.repeat * host_us(op, c, "eager"))
     (first_gpu, first_host), rest = stretches[0], stretches[1:]
-    first = c[f"{key}_base_us"] + max(first_gpu, first_host - c[f"{key}_hidden_us"])
-    # Eager calls run back to back, each host-bound at every count the probe
-    # measured; in KernelBench mode the flush's hiding makes the probe's
-    # small counts GPU-bound, and the line through the large ones is used.
-    calls = _host_bound(c, key, first_host) if mode == "eager" else None
-    if calls is not None:
-        first = max(c[f"{key}_base_us"] + first_gpu, calls)
-    return first + sum(max(g, h) for g, h in rest) + syncs * c[f"{key}_sync_us"]
+    calls = _host_bound(c, first_host)
+    if calls is None:  # a record without the probe's points: the line through them
+        calls = c["eager_base_us"] + first_host - c["eager_hidden_us"]
+    first = max(c["eager_base_us"] + first_gpu, calls)
+    return first + sum(max(g, h) for g, h in rest) + syncs * c["eager_sync_us"]
 
 
-def _one_call(ops: tuple[Op, ...], c: dict[str, float]) -> float:
+def _kernelbench(ops: tuple[Op, ...], c: dict[str, float]) -> float:
     """KernelBench mode times one call after the flush: op by op, the GPU
     starts an op when the host has issued it and the op before it is done.
     The flush in front covers `kb_hidden_us` of the host's first work; a
@@ -438,9 +434,12 @@ def _one_call(ops: tuple[Op, ...], c: dict[str, float]) -> float:
             host = max(host, gpu) + op.repeat * c["kb_sync_us"]
             gpu = host
             continue
-        for _ in range(min(op.repeat, TIMELINE_STEPS)):
-            host += host_us(op, c, "kernelbench") * op.repeat / min(op.repeat, TIMELINE_STEPS)
-            gpu = max(gpu, host) + gpu_us(op, c) * op.repeat / min(op.repeat, TIMELINE_STEPS)
+        slices = min(op.repeat, TIMELINE_STEPS)
+        host_step = host_us(op, c, "kernelbench") * op.repeat / slices
+        gpu_step = gpu_us(op, c) * op.repeat / slices
+        for _ in range(slices):
+            host += host_step
+            gpu = max(gpu, host) + gpu_step
     return c["kb_base_us"] + max(gpu, 0.0)
 
 
@@ -449,28 +448,27 @@ def _one_call(ops: tuple[Op, ...], c: dict[str, float]) -> float:
 TIMELINE_STEPS = 64
 
 
-def _host_bound(c: dict[str, float], key: str, host: float) -> float | None:
-    """What a call whose host work is `host` µs of issue costs when the host
-    bounds it, read off the measured calls of N tiny ops (the module probe,
-    in this mode): `host` counted in that probe's ops, the time between the
-    two counts around it, or past the largest along its per-op slope. The
-    curve is not a line: one op costs less than the slope through many
-    (an output kept alive, no allocator churn). None for a record without
-    the points."""
+def _host_bound(c: dict[str, float], host: float) -> float | None:
+    """What an eager call whose host work is `host` µs of issue costs, read
+    off the measured calls of N tiny ops (the module probe): `host` counted
+    in that probe's ops, the time between the two counts around it, or past
+    the largest along its per-op slope. The curve is not a line: one op
+    costs less than the slope through many (an output kept alive, no
+    allocator churn). None for a record without the points."""
     points = sorted(
-        (int(name[len(key) + 6 : -3]), t)
+        (int(name.removeprefix("eager_call_").removesuffix("_us")), t)
         for name, t in c.items()
-        if name.startswith(f"{key}_call_") and name.endswith("_us")
+        if name.startswith("eager_call_")
     )
     if not points:
         return None
-    n = host / c[f"{key}_host_op_us"]
+    n = host / c["eager_host_op_us"]
     points = [(0, 0.0), *points]
     for (n0, t0), (n1, t1) in zip(points, points[1:]):
         if n <= n1:
             return t0 + (t1 - t0) * (n - n0) / (n1 - n0)
     last_n, last_t = points[-1]
-    return last_t + (n - last_n) * c[f"{key}_host_op_us"]
+    return last_t + (n - last_n) * c["eager_host_op_us"]
 
 
 def largest_terms(ops: tuple[Op, ...], c: dict[str, float], count: int = 3) -> list[dict]:
@@ -674,6 +672,10 @@ def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
     return tuple(out)
 
 
+# The block the plan gives each program (KL019's `Use instead`: BLOCK=1024).
+PROGRAM_BLOCK = 1024
+
+
 def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """The launch at `first..last` (or of the kernel written there), one
     element per program, gives each program a block of PROGRAM_BLOCK elements: the grid shrinks by
@@ -692,10 +694,6 @@ def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
     for i in found:
         out[i] = replace(ops[i], programs=-(-ops[i].programs // PROGRAM_BLOCK))
     return tuple(out)
-
-
-# The block the plan gives each program (KL019's `Use instead`: BLOCK=1024).
-PROGRAM_BLOCK = 1024
 
 
 def compile_once(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

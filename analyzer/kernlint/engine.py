@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from kernlint import claims, cost, suppressions
 from kernlint.deep import deep_call
 from kernlint.discovery import is_other_backend_file, is_test_file
-from kernlint.findings import FileResult, Finding, Span
+from kernlint.findings import NO_FIX_MODEL, FileResult, Finding, Span
 from kernlint.registry import Report, Rule, all_rules, rule_for_event
 from kernlint.settings import Settings
 from kernlint.source import SourceError, decode, may_hold_kernel_code, parse, python_parses
@@ -120,7 +120,7 @@ def _estimate(rule: type[Rule], reports: list[Report], model: FileModel, setting
     if not reports or not rule.category.is_performance or _no_claims(model.path):
         return None
     if rule.fix_effect is None:
-        return {"status": "unknown", "reason": f"{claims.NO_EFFECT} (inside a kernel)"}
+        return {"status": "unknown", "reason": f"{NO_FIX_MODEL} (inside a kernel)"}
     spans = [model.span(report.node) for report in reports]
     return cost.estimate(rule.fix_effect, model.entry_point, [(s.line, s.end_line) for s in spans], settings.target_gpu)
 
