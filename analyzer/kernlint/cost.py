@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -137,6 +138,10 @@ def derive_constants(record: dict) -> dict[str, float]:
         # What one program streams when the grid leaves SMs idle (its loop's
         # loads in flight, not the GPU's bandwidth, bound it): the smallest grid's.
         constants["bw_program"] = rate(f"triton_stream_programs_{grids[0]}") / grids[0]
+    for name in p:
+        if name.startswith("conv2d_k"):
+            # A convolution's rate at its GEMM depth K (`_conv_rate` interpolates between them).
+            constants[f"flops_conv_k{p[name]['reduction']}"] = rate(name, "flops")
     if "triton_scalar_programs" in p:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
@@ -349,12 +354,31 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     compute = 0.0
     if op.flops:
         throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
+        if op.reduction and op.path == "tf32":
+            throughput = _conv_rate(c, op.reduction) or throughput
         if op.kind == "attention":
             # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
             throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
     return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
+
+
+def _conv_rate(c: dict[str, float], depth: int) -> float | None:
+    """A cuDNN fp32 convolution's rate at GEMM depth `depth`, interpolated
+    in log K between the calibration's conv probes and held at the nearest
+    one outside them; None for a record without them."""
+    points = sorted(
+        (int(name.removeprefix("flops_conv_k")), r) for name, r in c.items() if name.startswith("flops_conv_k")
+    )
+    if not points:
+        return None
+    if depth <= points[0][0]:
+        return points[0][1]
+    for (k0, r0), (k1, r1) in zip(points, points[1:]):
+        if depth <= k1:
+            return r0 + (r1 - r0) * math.log(depth / k0) / math.log(k1 / k0)
+    return points[-1][1]
 
 
 def host_us(op: Op, c: dict[str, float], mode: str) -> float:
@@ -571,15 +595,18 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     if not conv:
         return _without(ops, chain)
     producer = ops[conv[0]]
+    # The pass reads the convolution's output once and writes what the tail's last op wrote (as large
+    # for an elementwise tail, a slice of it where the tail reduces).
+    written = ops[max(chain)].out_bytes or producer.out_bytes
     fused = Op(
         "elementwise",
         ops[min(chain)].line,
-        bytes=2 * producer.out_bytes,
+        bytes=producer.out_bytes + written,
         repeat=producer.repeat,
         loop_line=producer.loop_line,
         inputs=(conv[0],),
         in_bytes=(producer.out_bytes,),
-        out_bytes=producer.out_bytes,
+        out_bytes=written,
         note="fused tail",
     )
     first_of_chain = min(chain)

@@ -190,6 +190,7 @@ class Op:
     returned: bool = False  # forward returns its result (or a view of it)
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
+    reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps)
 
 
 @dataclass(frozen=True)
@@ -1190,6 +1191,7 @@ class _Evaluator:
             in_bytes=(x.nbytes, weight.nbytes),
             out_bytes=result.nbytes,
             elem_bytes=DTYPE_BYTES.get(result.dtype, 4),
+            reduction=reduction,
             note=f"nn.{module.kind}",
         )
         return replace(result, origin=self._record(record, op))

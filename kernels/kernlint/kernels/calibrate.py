@@ -33,6 +33,9 @@ Probes (each name is a key of the record's "probes"):
   * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
     streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
     the bandwidth one program reaches, for grids that leave SMs idle;
+  * ``conv2d_kK``: a cuDNN fp32 3x3 convolution (TF32 allowed, torch's
+    default) whose GEMM depth K (input channels x taps) is 27, 144 and 576:
+    convolutions run far below a GEMM's rate, the more so as K shrinks;
   * ``triton_scalar_programs``: a grid of ``SCALAR_PROGRAMS`` programs of
     one fp32 element each (load, add, store): what scheduling one program
     costs, which such grids are bound by (KL019);
@@ -75,6 +78,9 @@ REPEATS = 2
 # Grids of fewer programs than the H100's 132 SMs, and the step each program streams its row in.
 STREAM_PROGRAMS = (16, 64)
 STREAM_BLOCK = 1024
+# conv2d_kK probes: (input channels, output channels, input side), 3x3 kernels, batch CONV_BATCH.
+CONV_PROBES = ((3, 64, 256), (16, 64, 256), (64, 128, 128))
+CONV_BATCH = 64
 SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
@@ -208,6 +214,21 @@ def _probes(torch, triton, tl):
 
     add("gemm_fp32", fp32_gemm(False), flops=2 * (s // 2) ** 3, bytes=3 * 4 * (s // 2) ** 2, ops=1, path="fp32")
     add("gemm_tf32", fp32_gemm(True), flops=2 * (s // 2) ** 3, bytes=3 * 4 * (s // 2) ** 2, ops=1, path="tf32")
+    # cuDNN fp32 convolutions (TF32 allowed, torch's default) at three GEMM depths
+    # K = input channels x kernel taps: their rate falls far below a GEMM's as K shrinks.
+    for c_in, c_out, side in CONV_PROBES:
+        conv = torch.nn.Conv2d(c_in, c_out, 3).to(dev)
+        xc = torch.randn(CONV_BATCH, c_in, side, side, device=dev)
+        out_elems = CONV_BATCH * c_out * (side - 2) ** 2
+        add(
+            f"conv2d_k{c_in * 9}",
+            lambda conv=conv, xc=xc: conv(xc),
+            flops=2 * out_elems * c_in * 9,
+            bytes=4 * (xc.numel() + out_elems + conv.weight.numel()),
+            reduction=c_in * 9,
+            ops=1,
+            path="tf32",
+        )
     xi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     yi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     add("gemm_int8", lambda: torch._int_mm(xi, yi), flops=2 * s**3, bytes=2 * s * s + 4 * s * s, ops=1, path="int8")

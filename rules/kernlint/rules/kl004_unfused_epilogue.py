@@ -407,7 +407,10 @@ class UnfusedEpilogue(Rule):
                     producer = f"`{call.func.value}` (a Triton GEMM)", "gemm"
                 if producer is not None and not model.in_main_guard(call):
                     spelled, kind = producer
-                    yield from self._report(model, function, call, spelled, model.epilogue(call, function), kind)
+                    # After a convolution the tail becomes one Triton pass over its output (the plan), so
+                    # a row normalization or a softmax over the channels is part of it, as in KL023's chains.
+                    epilogue = model.epilogue(call, function, chain=kind == "conv")
+                    yield from self._report(model, function, call, spelled, epilogue, kind)
             for operation in function.matmul_ops:
                 if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
                     continue
@@ -431,7 +434,9 @@ class UnfusedEpilogue(Rule):
         epilogue: Epilogue,
         kind: str = "gemm",
     ) -> Iterator[Report]:
-        if not epilogue.full_size_ops:
+        # A convolution's tail that opens with a reduction (a min over the channels) still reads the whole
+        # output once, which the fused pass saves with the output's write.
+        if not epilogue.full_size_ops and not (kind == "conv" and epilogue.ops):
             return
         ops = ", ".join(f"`{op}`" for op in epilogue.ops)
         count = len(epilogue.ops)
