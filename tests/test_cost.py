@@ -161,28 +161,31 @@ def test_a_finding_carries_the_estimate_for_this_file_and_the_pairs_measurement(
 def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> None:
     """Issue 25's validation: before/after files measured on the H100 with
     `kernlint verify AFTER --reference BEFORE` (fixtures/costmodel/), in the
-    lease of the calibration record: six rules at two shapes each, and one
-    shape each of KL021 and KL022. The bar is within 1.5x on 10 of 12. In
-    the lease of the newest record (calibration and the 14 files, one lease)
-    it does not hold in KernelBench mode or for graph; the misses are listed
-    exactly, so a change to the model or the record shows here."""
+    lease of the calibration record: six rules at two shapes each, one shape
+    each of KL021 and KL022, and two convolution tails of KL004 (a channel
+    min, an InstanceNorm). The bar, within 1.5x on 10 of 12, holds at that
+    rate in every mode; the misses are listed exactly, so a change to the
+    model or the record shows here."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
     rows = costmodel.rows()
-    assert len(rows) == 14 and len({r["rule"] for r in rows}) == 8
+    assert len(rows) == 16 and len({r["rule"] for r in rows}) == 8
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
-    # kl004_skinnyk: this lease measured its before at 1,363 us in graph mode and 641 us in KernelBench mode
-    # (615 and 622 in the previous lease), and its after at 129 us in KernelBench mode (86 in graph): the
-    # measurement moved, not the file. kl005_scan, kl006_small, kl011_tiny: host-bound, their time is per-op
-    # host cost, which differs by op (a host tensor's copy, a scalar op) and between leases.
+    # A graph cannot capture the files that synchronize: they are not close in graph mode either.
+    no_graph = {r["name"] for r in rows if r["measured"].get("graph") is None}
+    # kl004_skinnyk: its after measured 1.4x slower in KernelBench mode than in a graph (an autotuned launch
+    # after the flush); kl011_tiny: a host tensor's copy per call, priced at the probe op's host cost;
+    # kl005_scan: 2,048 steps of per-op host cost, eager and graph.
     assert missed == {
-        "kernelbench": {"kl004_skinnyk", "kl005_scan", "kl006_small", "kl011_tiny"},
-        "eager": {"kl004_skinnyk", "kl011_tiny"},
-        "graph": {"kl004_skinnyk", "kl005_scan", "kl006_gemm", "kl006_small", "kl011_gemm", "kl011_tiny"},
+        "kernelbench": {"kl004_skinnyk", "kl011_tiny"},
+        "eager": {"kl005_scan"},
+        "graph": {"kl005_scan"} | no_graph,
     }, missed
-    assert len(names - missed["eager"]) * 12 >= 10 * len(rows)  # eager holds the rate
+    for mode in ("kernelbench", "eager"):
+        assert len(names - missed[mode]) * 12 >= 10 * len(rows), mode
+    assert (len(names - no_graph) - 1) * 12 >= 10 * len(names - no_graph)
     worth = [costmodel.verdict_agrees(r) for r in rows]
     assert all(worth)
     # A CUDA graph captures exactly the files the model says it can (the others synchronize).
@@ -195,9 +198,7 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
         for rule in {r["rule"] for r in rows} - {"KL021", "KL022"}
     }
     assert len(measured) == 6
-    # KL006's low shape measured 1.105x in this lease (1.06x in the previous one): at the bar, not under it.
-    assert all(high > 3 for _, high in measured.values()), measured
-    assert {rule for rule, (low, _) in measured.items() if low >= 1.1} == {"KL006"}, measured
+    assert all(values[0] < 1.1 and values[-1] > 3 for values in measured.values()), measured
 
 
 TUNED_AND_IEEE = """

@@ -234,6 +234,40 @@ class UnfusedEpilogue(Rule):
             line=10,
             column=13,
         ),
+        # After a convolution the tail goes through a row normalization (one Triton pass replaces it too).
+        Invalid(
+            """
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, c):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c, c, 3)
+                    self.norm = nn.InstanceNorm2d(c)
+                def forward(self, x):
+                    x = self.conv(x)
+                    x = self.norm(x)
+                    return x / 2.0
+            """,
+            line=9,
+            column=13,
+        ),
+        # A convolution's tail that opens with a min over the channels still reads the whole output once.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, c):
+                    super().__init__()
+                    self.conv = nn.Conv2d(c, 2 * c, 3)
+                def forward(self, x):
+                    x = self.conv(x)
+                    x = torch.min(x, dim=1, keepdim=True)[0]
+                    return torch.tanh(x)
+            """,
+            line=9,
+            column=13,
+        ),
         # `@` with the tail in one expression.
         Invalid(
             """
