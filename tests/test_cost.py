@@ -553,3 +553,44 @@ def test_a_small_grid_of_looping_programs_streams_at_one_programs_measured_rate(
     assert cost.gpu_us(launch, c) == pytest.approx(launch.bytes / (16 * c["bw_program"]), rel=1e-6)
     one_shot = cost.Op("triton", 1, bytes=10**9, programs=100, elem_bytes=4)
     assert cost.gpu_us(one_shot, c) == pytest.approx(10**9 / (c["bw_stream"] * 100 / c["sm_count"]))
+
+
+LAYERS_BUILT_IN_A_LOOP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, input_size, layer_sizes, output_size):
+        super().__init__()
+        layers = []
+        current = input_size
+        for size in layer_sizes:
+            layers.append(nn.Linear(current, size))
+            layers.append(nn.ReLU())
+            current = size
+        layers.append(nn.Linear(current, output_size))
+        self.network = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.network(x)
+
+
+def get_inputs():
+    return [torch.rand(128, 256)]
+
+
+def get_init_inputs():
+    return [256, [512, 1024], 64]
+"""
+
+
+def test_layers_appended_in_a_loop_in_init_are_the_sequentials_layers() -> None:
+    """KernelBench level3/1_MLP: __init__ builds its layers with a loop of
+    list.append; each Linear is sized by the item the loop is at (an entry
+    point of no ops, as before, hides the work)."""
+    ep = entry(LAYERS_BUILT_IN_A_LOOP)
+    assert not ep.unknown
+    gemms = [op for op in ep.ops if op.kind == "gemm"]
+    assert [op.flops for op in gemms] == [2 * 128 * 256 * 512, 2 * 128 * 512 * 1024, 2 * 128 * 1024 * 64]
+    assert [op.kind for op in ep.ops] == ["gemm", "elementwise", "gemm", "elementwise", "gemm"]

@@ -562,6 +562,14 @@ class _Evaluator:
         return None
 
     def _run_for(self, node: cst.For, scope: dict, record: bool) -> None:
+        if not record and isinstance(node.target, cst.Name):
+            # __init__ (nothing timed): run the body once per item, bound, so the layers it builds have sizes.
+            items = self._eval_or_none(node.iter, scope, record=False)
+            if isinstance(items, (list, tuple)) and len(items) <= LOOP_LIMIT:
+                for item in items:
+                    scope[node.target.value] = item
+                    self._run_body(node.body.body, scope, record)
+                return
         count = self._trip_count(node.iter, scope)
         if count is None:
             raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
@@ -935,7 +943,18 @@ class _Evaluator:
             if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
                 # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
                 return _moved_module(base, func.attr.value, args(), kw)
+            if isinstance(base, list) and func.attr.value in ("append", "extend") and not record:
+                # __init__ building its layers: `layers.append(nn.Linear(...))`, then nn.Sequential(*layers).
+                values = args()
+                if func.attr.value == "append" and len(values) == 1:
+                    base.append(values[0])
+                    return None
+                if func.attr.value == "extend" and len(values) == 1 and isinstance(values[0], (list, tuple)):
+                    base.extend(values[0])
+                    return None
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
+                if not record:
+                    raise _Unknown(f"line {line}: a list the table does not follow")
                 self._effect(f"line {line}: a list the table does not follow")
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
