@@ -119,7 +119,7 @@ def derive_constants(record: dict) -> dict[str, float]:
         "flops_attention": rate("sdpa_fp16", "flops"),
         "gpu_floor_us": gpu_floor,
         "triton_floor_us": (at("tiny_triton", "graph", hi) - at("tiny_triton", "graph", lo)) / (hi - lo),
-        "graph_base_us": at("tiny_ops", "graph", lo) - lo * gpu_floor,
+        "graph_base_us": max(0.0, at("tiny_ops", "graph", lo) - lo * gpu_floor),  # the line can cross just below 0
         "sm_count": float(record["environment"].get("sm_count") or 132),
     }
     # Probes a newer calibration run has (kernels/kernlint/kernels/calibrate.py); a
