@@ -364,13 +364,20 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
 
 
+def _numbered(c: dict[str, float], prefix: str, suffix: str = "") -> list[tuple[int, float]]:
+    """The constants `{prefix}{N}{suffix}` as sorted (N, value): a measured curve's points."""
+    return sorted(
+        (int(name.removeprefix(prefix).removesuffix(suffix)), value)
+        for name, value in c.items()
+        if name.startswith(prefix)
+    )
+
+
 def _conv_rate(c: dict[str, float], depth: int) -> float | None:
     """A cuDNN fp32 convolution's rate at GEMM depth `depth`, interpolated
     in log K between the calibration's conv probes and held at the nearest
     one outside them; None for a record without them."""
-    points = sorted(
-        (int(name.removeprefix("flops_conv_k")), r) for name, r in c.items() if name.startswith("flops_conv_k")
-    )
+    points = _numbered(c, "flops_conv_k")
     if not points:
         return None
     if depth <= points[0][0]:
@@ -479,11 +486,7 @@ def _host_bound(c: dict[str, float], host: float) -> float | None:
     the largest along its per-op slope. The curve is not a line: one op
     costs less than the slope through many (an output kept alive, no
     allocator churn). None for a record without the points."""
-    points = sorted(
-        (int(name.removeprefix("eager_call_").removesuffix("_us")), t)
-        for name, t in c.items()
-        if name.startswith("eager_call_")
-    )
+    points = _numbered(c, "eager_call_", "_us")
     if not points:
         return None
     n = host / c["eager_host_op_us"]

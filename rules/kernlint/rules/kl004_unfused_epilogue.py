@@ -468,8 +468,8 @@ class UnfusedEpilogue(Rule):
         epilogue: Epilogue,
         kind: str = "gemm",
     ) -> Iterator[Report]:
-        # A convolution's tail that opens with a reduction (a min over the channels) still reads the whole
-        # output once, which the fused pass saves with the output's write.
+        # A convolution's tail that opens with a reduction (a min over the channels) is still a pass over
+        # the whole output, into which the plan's one Triton kernel folds the rest of the tail.
         if not epilogue.full_size_ops and not (kind == "conv" and epilogue.ops):
             return
         ops = ", ".join(f"`{op}`" for op in epilogue.ops)
