@@ -125,6 +125,10 @@ CASTS = {
 VIEWS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "expand", "expand_as", "view_as", "reshape_as", "detach"}
 SYNCS = {"item", "tolist", "cpu", "numpy"}
 CONV_DIMS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3, "ConvTranspose1d": 1, "ConvTranspose2d": 2, "ConvTranspose3d": 3}
+ADAPTIVE_POOL_DIMS = {
+    "AdaptiveAvgPool1d": 1, "AdaptiveAvgPool2d": 2, "AdaptiveAvgPool3d": 3,
+    "AdaptiveMaxPool1d": 1, "AdaptiveMaxPool2d": 2, "AdaptiveMaxPool3d": 3,
+}  # fmt: skip
 POOL_DIMS = {"MaxPool1d": 1, "MaxPool2d": 2, "MaxPool3d": 3, "AvgPool1d": 1, "AvgPool2d": 2, "AvgPool3d": 3}
 NORMS = {
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -404,11 +408,17 @@ class _Evaluator:
         model_class = classes.get("ModelNew") or classes.get("Model")
         if model_class is None or "get_inputs" not in functions:
             return None  # not a KernelBench file: nothing else is read
+        for name, node in classes.items():
+            if node is not model_class:
+                self.constants[name] = _Class(node, {})
         for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign):
                         self._bind_module_assign(small)
+        for name, node in classes.items():
+            if node is not model_class:
+                self.constants[name] = _Class(node, self._class_constants(node))
         sources = ["module constants"] if self.constants else []
         inputs = self._returned_list(functions["get_inputs"])
         init_args = self._returned_list(functions["get_init_inputs"]) if "get_init_inputs" in functions else []
@@ -429,6 +439,7 @@ class _Evaluator:
         if forward is None:
             return None
         init = methods.get("__init__")
+        self.self_attrs.update(self._class_constants(model_class))
         if init is not None:
             scope = self._bind_params(init, list(init_args or []), skip_self=True)
             try:
@@ -468,6 +479,19 @@ class _Evaluator:
             side_effects=tuple(dict.fromkeys(self.side_effects)),
             outputs=tuple((t.origin, t.shape, t.value) for t in _tensors_in(returned)),
         )
+
+    def _class_constants(self, node: cst.ClassDef) -> dict[str, object]:
+        """A class body's simple assignments (`expansion = 4`), as the attributes its instances start with."""
+        constants: dict[str, object] = {}
+        for statement in node.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        value = self._eval_or_none(small.value, dict(self.constants), record=False)
+                        if isinstance(target, cst.Name) and value is not None:
+                            constants[target.value] = value
+        return constants
 
     def _bind_module_assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -554,6 +578,8 @@ class _Evaluator:
                     # A kernel defined on every call: a new kernel object, reloaded before it launches (KL017).
                     line = self._line(statement.decorators[0])
                     self._record(record, Op("jit", line, launches=False, site_line=line, note=statement.name.value))
+                elif not statement.decorators:
+                    scope[statement.name.value] = statement  # a helper defined in the body, called below
                 continue
             elif isinstance(statement, (cst.ClassDef, cst.Pass if hasattr(cst, "Pass") else ())):
                 continue
@@ -562,14 +588,22 @@ class _Evaluator:
         return None
 
     def _run_for(self, node: cst.For, scope: dict, record: bool) -> None:
-        if not record and isinstance(node.target, cst.Name):
+        if not record and self._walks_own_modules(node.iter):
+            return  # `for m in self.modules(): nn.init...(m.weight)`: initial values, no sizes and no work timed
+        items = _layers_of(self._eval_or_none(node.iter, scope, record=False))
+        if not record:
             # __init__ (nothing timed): run the body once per item, bound, so the layers it builds have sizes.
-            items = self._eval_or_none(node.iter, scope, record=False)
             if isinstance(items, (list, tuple)) and len(items) <= LOOP_LIMIT:
                 for item in items:
-                    scope[node.target.value] = item
+                    self._assign(node.target, item, scope)
                     self._run_body(node.body.body, scope, record)
                 return
+        elif isinstance(items, list) and items and all(_holds_module(item) for item in items):
+            # `for layer in self.layers: x = layer(x)`: each step a module of its own, run in turn (not a data loop).
+            for item in items:
+                self._assign(node.target, item, scope)
+                self._run_body(node.body.body, scope, record)
+            return
         count = self._trip_count(node.iter, scope)
         if count is None:
             raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
@@ -587,6 +621,16 @@ class _Evaluator:
             self.loop = outer
         if self._through_product(scope, entering, first):
             self.ops[first:] = [replace(op, recurrent=True) for op in self.ops[first:]]
+
+    @staticmethod
+    def _walks_own_modules(node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == "self"
+            and node.func.attr.value in ("modules", "named_modules", "parameters", "named_parameters", "children")
+        )
 
     def _through_product(self, scope: dict, entering: dict[str, int], first: int) -> bool:
         """Whether the loop just run carries a tensor from one step to the
@@ -706,12 +750,28 @@ class _Evaluator:
             if count is None or count > 64:
                 raise _Unknown(f"line {self._line(node)}: a comprehension whose length is not static")
             return [self._eval(node.elt, scope, record) for _ in range(count)]
+        if isinstance(node, cst.BooleanOperation):
+            left = self._eval(node.left, scope, record)
+            if isinstance(left, Tensor):
+                raise _Unknown(f"line {self._line(node)}: `and`/`or` of a tensor")
+            if isinstance(node.operator, cst.And):
+                return self._eval(node.right, scope, record) if left else left
+            return left if left else self._eval(node.right, scope, record)
+        if isinstance(node, cst.IfExp):
+            test = self._eval(node.test, scope, record)
+            if isinstance(test, Tensor) or test is None and not isinstance(node.test, cst.Comparison):
+                raise _Unknown(f"line {self._line(node)}: a conditional expression on a value that is not static")
+            return self._eval(node.body if test else node.orelse, scope, record)
         if isinstance(node, cst.UnaryOperation):
             value = self._eval(node.expression, scope, record)
             if type(node.operator).__name__ == "Minus":
                 if isinstance(value, (int, float)):
                     return -value
                 return self._elementwise([value], node, record, fn="neg")
+            if isinstance(node.operator, cst.Not):
+                if isinstance(value, Tensor):
+                    return self._elementwise([value], node, record, dtype="bool")
+                return None if value is None else not value
             return value
         if isinstance(node, cst.BinaryOperation):
             left = self._eval(node.left, scope, record)
@@ -733,8 +793,32 @@ class _Evaluator:
             left = self._eval(node.left, scope, record)
             if isinstance(left, Tensor):
                 return self._elementwise([left], node, record, dtype="bool")
-            return None
+            return self._python_comparison(left, node, scope)
         raise _Unknown(f"line {self._line(node)}: {type(node).__name__} is not evaluated")
+
+    def _python_comparison(self, left: object, node: cst.Comparison, scope: dict) -> bool | None:
+        """`i != len(blocks) - 1`, `stride == 1`: decided where both sides are static numbers or strings."""
+        tests = {
+            cst.Equal: lambda a, b: a == b,
+            cst.NotEqual: lambda a, b: a != b,
+            cst.LessThan: lambda a, b: a < b,
+            cst.LessThanEqual: lambda a, b: a <= b,
+            cst.GreaterThan: lambda a, b: a > b,
+            cst.GreaterThanEqual: lambda a, b: a >= b,
+        }
+        for comparison in node.comparisons:
+            right = self._eval_or_none(comparison.comparator, scope, record=False)
+            test = tests.get(type(comparison.operator))
+            static = (int, float, str, bool)
+            if test is None or not isinstance(left, static) or not isinstance(right, static):
+                return None
+            try:
+                if not test(left, right):
+                    return False
+            except TypeError:
+                return None
+            left = right
+        return True
 
     def _binary(self, op: str, left, right, node, record: bool):
         if isinstance(left, Tensor) or isinstance(right, Tensor):
@@ -792,6 +876,8 @@ class _Evaluator:
             return getattr(math, qualname.removeprefix("math."))
         base = self._eval(node.value, scope, record)
         attr = node.attr.value
+        if isinstance(base, _Class) and attr in base.constants:
+            return base.constants[attr]  # `block.expansion`
         if isinstance(base, Tensor):
             if attr == "shape":
                 return list(base.shape)
@@ -809,6 +895,8 @@ class _Evaluator:
 
     def _subscript(self, node: cst.Subscript, scope: dict, record: bool):
         base = self._eval(node.value, scope, record)
+        if isinstance(base, _Module) and base.kind in ("Sequential", "ModuleList"):
+            base = base.attrs["layers"]  # `self.layers[0]`
         if isinstance(base, dict) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self._eval(node.slice[0].slice.value, scope, record)
             if key in base:
@@ -884,18 +972,46 @@ class _Evaluator:
             "range",
             "list",
             "tuple",
+            "enumerate",
+            "zip",
+            "round",
+            "bool",
         ):
-            values = args()
+            values = [_layers_of(v) for v in args()]
+            if func.value == "enumerate" and len(values) == 1 and isinstance(values[0], (list, tuple)):
+                return [[i, item] for i, item in enumerate(values[0])]
+            if func.value == "zip" and all(isinstance(v, (list, tuple)) for v in values):
+                return [list(items) for items in zip(*values)]
+            if func.value in ("enumerate", "zip"):
+                raise _Unknown(f"line {line}: {func.value} of a sequence that is not static")
             if func.value == "range":
                 return list(range(*values))
             if func.value in ("list", "tuple"):
                 return list(values[0]) if values else []
             if func.value == "len":
                 return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
-            builtin: Any = {"int": int, "float": float, "min": min, "max": max, "abs": abs}[func.value]
+            builtin: Any = {
+                "int": int,
+                "float": float,
+                "min": min,
+                "max": max,
+                "abs": abs,
+                "round": round,
+                "bool": bool,
+            }[func.value]
             return builtin(*values)
         if isinstance(func, cst.Name) and func.value == "super":
             return _Module("super", {})
+        if isinstance(func, cst.Name) and func.value == "hasattr" and len(positional) == 2:
+            owner, attr = positional[0].value, self._eval(positional[1].value, scope, record=False)
+            if isinstance(owner, cst.Name) and owner.value == "self" and isinstance(attr, str):
+                return attr in self.self_attrs or attr in self.methods
+        if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _Module):
+            return self._module_call(scope[func.value], args(), node, record)  # `layer(x)` in a loop over layers
+        if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _Class):
+            return self._instantiate(scope[func.value], node, scope)
+        if isinstance(func, cst.Name) and isinstance(scope.get(func.value), cst.FunctionDef):
+            return self._inline(scope[func.value], node, scope, record, skip_self=False)  # defined in the body
         if isinstance(func, cst.Name) and func.value in self.functions and func.value not in scope:
             return self._inline(self.functions[func.value], node, scope, record, skip_self=False)
         if (
@@ -906,6 +1022,9 @@ class _Evaluator:
         ):
             return self._inline(self.methods[func.attr.value], node, scope, record, skip_self=True)
         if isinstance(func, cst.Subscript):
+            layer = self._eval_or_none(func, scope, record=False)
+            if isinstance(layer, _Module):
+                return self._module_call(layer, args(), node, record)  # `self.transitions[i](x)`
             return self._triton_launch(node, scope, record)
         name = qualname.rsplit(".", 1)[-1] if qualname else (func.attr.value if isinstance(func, cst.Attribute) else "")
         # torch.* factories and functional ops
@@ -943,8 +1062,11 @@ class _Evaluator:
             if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
                 # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
                 return _moved_module(base, func.attr.value, args(), kw)
-            if isinstance(base, list) and func.attr.value in ("append", "extend") and not record:
-                # __init__ building its layers: `layers.append(nn.Linear(...))`, then nn.Sequential(*layers).
+            if isinstance(base, _Module) and base.kind in ("Sequential", "ModuleList"):
+                base = base.attrs["layers"]  # `self.layers.append(Block(...))` in __init__
+            if isinstance(base, list) and func.attr.value in ("append", "extend"):
+                # __init__ building its layers: `layers.append(nn.Linear(...))`, then nn.Sequential(*layers);
+                # forward collecting tensors to concatenate: `features.append(y)`, then torch.cat(features).
                 values = args()
                 if func.attr.value == "append" and len(values) == 1:
                     base.append(values[0])
@@ -959,17 +1081,45 @@ class _Evaluator:
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
 
+    def _call_values(self, node: cst.Call, scope: dict, record: bool) -> tuple[list, dict[str, object]]:
+        if any(a.star for a in node.args):
+            raise _Unknown(f"line {self._line(node)}: a call with *args or **kwargs")
+        values = [self._eval(a.value, scope, record) for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: self._eval(a.value, scope, record) for a in node.args if a.keyword is not None}
+        return values, keywords
+
     def _inline(self, function: cst.FunctionDef, node: cst.Call, scope: dict, record: bool, skip_self: bool):
         """A helper's result, its ops recorded on the calling line of forward."""
         if self._depth >= INLINE_DEPTH:
             raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
-        if any(a.star for a in node.args):
-            raise _Unknown(f"line {self._line(node)}: a call with *args or **kwargs")
-        values = [self._eval(a.value, scope, record) for a in node.args if a.keyword is None]
+        values, keywords = self._call_values(node, scope, record)
+        return self._inline_values(function, values, keywords, node, record, skip_self)
+
+    def _instantiate(self, cls: _Class, node: cst.Call, scope: dict) -> _Module:
+        """`Bottleneck(64, 256)`: its __init__ run on an instance of its own
+        (nothing recorded: building a module launches no work)."""
+        if self._depth >= INLINE_DEPTH:
+            raise _Unknown(f"line {self._line(node)}: modules nested deeper than {INLINE_DEPTH}")
+        values, keywords = self._call_values(node, scope, record=False)
+        instance: dict[str, object] = dict(cls.constants)
+        init = cls.methods.get("__init__")
+        if init is not None:
+            self._as_instance(cls, instance, init, values, keywords, node, record=False)
+        return _Module("user", {"class": cls, "self": instance})
+
+    def _as_instance(self, cls: _Class, instance: dict, method, values, keywords, node, record: bool):
+        """`method` of `cls` run with `self` the instance whose attributes are `instance`."""
+        outer = self.self_attrs, self.methods
+        self.self_attrs = instance
+        self.methods = {name: f for name, f in cls.methods.items() if name not in ("forward", "__init__")}
+        try:
+            return self._inline_values(method, values, keywords, node, record, skip_self=True)
+        finally:
+            self.self_attrs, self.methods = outer
+
+    def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
         inner = self._bind_params(function, values, skip_self=skip_self)
-        for a in node.args:
-            if a.keyword is not None:
-                inner[a.keyword.value] = self._eval(a.value, scope, record)
+        inner.update(keywords)
         outer_line, outer_recording = self._call_line, self._recording
         outer_node = self._call_node
         self._depth += 1
@@ -985,6 +1135,17 @@ class _Evaluator:
 
     def _torch_function(self, name, qualname, node, args, kw, keywords, scope, record):
         line = self._line(node)
+        if name[:-2] in ("max_pool", "avg_pool") and name[-2:] in ("1d", "2d", "3d"):
+            values = args()
+            if values and isinstance(values[0], Tensor):
+                kind = ("MaxPool" if name.startswith("max") else "AvgPool") + name[-2:]
+                pool = _Module(kind, {"spec": _spec(values[1:], kw, ("kernel_size", "stride", "padding"))})
+                return self._pool(pool, values[0], node, record)
+        if name.startswith("adaptive_") and name[-2:] in ("1d", "2d", "3d"):
+            values = args()
+            if values and isinstance(values[0], Tensor):
+                size = kw("output_size", values[1] if len(values) > 1 else None)
+                return self._adaptive_pool(values[0], size, int(name[-2]), f"F.{name}", node, record)
         dtype = kw("dtype")
         if "out" in keywords or kw("inplace", False) is True:
             self._effect(f"line {line}: torch.{name} writes a tensor in place")
@@ -1119,7 +1280,10 @@ class _Evaluator:
     def _nn_module(self, name: str, values: list, kw, node) -> _Module:
         attrs: dict[str, object] = {}
         if name == "Linear":
-            in_f, out_f = values[0], values[1]
+            spec = _spec(values, kw, ("in_features", "out_features"))
+            in_f, out_f = spec["in_features"], spec["out_features"]
+            if not isinstance(in_f, int) or not isinstance(out_f, int):
+                raise _Unknown(f"line {self._line(node)}: nn.Linear with sizes that are not static")
             attrs["weight"] = Tensor((out_f, in_f), "float32")
             if kw("bias", True):
                 attrs["bias"] = Tensor((out_f,), "float32")
@@ -1141,6 +1305,8 @@ class _Evaluator:
             )
             attrs["weight"] = Tensor(tuple(shape), "float32")
             attrs["spec"] = spec
+        elif name in ADAPTIVE_POOL_DIMS:
+            attrs["output_size"] = kw("output_size", values[0] if values else None)
         elif name in POOL_DIMS:
             attrs["spec"] = _spec(values, kw, ("kernel_size", "stride", "padding"))
         elif name in RNN_GATES:
@@ -1155,6 +1321,8 @@ class _Evaluator:
             attrs.update(_rnn_parameters(RNN_GATES[name], spec))
         elif name == "Sequential":
             attrs["layers"] = values
+        elif name == "ModuleList":
+            attrs["layers"] = list(values[0]) if values and isinstance(values[0], (list, tuple)) else []
         elif name in NORMS:
             attrs.update(_norm_parameters(name, values, kw))
         elif name in ("Softmax", "LogSoftmax"):
@@ -1280,6 +1448,24 @@ class _Evaluator:
         state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in, exact=False)
         return [out, [state, state] if module.kind == "LSTM" else state]
 
+    def _adaptive_pool(self, x: Tensor, size: object, dims: int, note: str, node, record: bool) -> Tensor:
+        """AdaptiveAvgPool2d((1, 1)) and F.adaptive_avg_pool2d: the last `dims` sizes become `size` (None keeps one)."""
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dims
+        if len(sizes) != dims or len(x.shape) < dims or not all(s is None or isinstance(s, int) for s in sizes):
+            raise _Unknown(f"line {self._line(node)}: {note} with an output size that is not static")
+        out = tuple(i if s is None else s for i, s in zip(x.shape[-dims:], sizes))
+        result = Tensor((*x.shape[:-dims], *out), x.dtype)
+        op = Op(
+            "reduction",
+            self._line(node),
+            bytes=x.nbytes + result.nbytes,
+            inputs=(x.origin,),
+            out_bytes=result.nbytes,
+            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
+            note=note,
+        )
+        return replace(result, origin=self._record(record, op))
+
     def _pool(self, module: _Module, x: Tensor, node, record: bool) -> Tensor:
         dims = POOL_DIMS[module.kind]
         spec = module.attrs["spec"]
@@ -1343,8 +1529,20 @@ class _Evaluator:
             return self._conv(module, values[0], node, record)
         if module.kind in RNN_GATES and isinstance(values[0], Tensor):
             return self._rnn(module, values[0], node, record)
+        if module.kind in ADAPTIVE_POOL_DIMS and isinstance(values[0], Tensor):
+            dims = ADAPTIVE_POOL_DIMS[module.kind]
+            return self._adaptive_pool(values[0], module.attrs["output_size"], dims, f"nn.{module.kind}", node, record)
         if module.kind in POOL_DIMS and isinstance(values[0], Tensor):
             return self._pool(module, values[0], node, record)
+        if module.kind == "user":
+            cls, instance = module.attrs["class"], module.attrs["self"]
+            assert isinstance(cls, _Class) and isinstance(instance, dict)
+            forward = cls.methods.get("forward")
+            if forward is None:
+                raise _Unknown(f"line {line}: `{cls.node.name.value}` has no forward")
+            if self._depth >= INLINE_DEPTH:
+                raise _Unknown(f"line {line}: modules nested deeper than {INLINE_DEPTH}")
+            return self._as_instance(cls, instance, forward, values, {}, node, record)
         if module.kind == "Sequential":
             x = values[0]
             for layer in module.attrs["layers"]:
@@ -2010,6 +2208,32 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+@dataclass(frozen=True, eq=False)
+class _Class:
+    """A module class the file defines (`class Bottleneck(nn.Module)`), as a
+    value: built in __init__ (`Bottleneck(64, 256)`, or passed along as
+    `block` and built there), its class-level constants (`expansion = 4`)
+    read as attributes."""
+
+    node: cst.ClassDef
+    constants: dict
+
+    @property
+    def methods(self) -> dict[str, cst.FunctionDef]:
+        return {s.name.value: s for s in self.node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _layers_of(value: object) -> object:
+    """An nn.Sequential or nn.ModuleList as the list of its layers (to iterate, index or count); else the value."""
+    if isinstance(value, _Module) and value.kind in ("Sequential", "ModuleList"):
+        return value.attrs["layers"]
+    return value
+
+
+def _holds_module(item: object) -> bool:
+    return isinstance(item, _Module) or isinstance(item, (list, tuple)) and any(isinstance(i, _Module) for i in item)
 
 
 # Methods that return the module itself, moved or converted: `nn.GRU(...).half()`.
