@@ -515,7 +515,7 @@ Effect = Callable[[tuple[Op, ...], int, int], tuple[Op, ...] | None]
 
 
 def _on_lines(ops: tuple[Op, ...], first: int, last: int, kinds: set[str]) -> list[int]:
-    return [i for i, op in enumerate(ops) if first <= op.line <= last and op.kind in kinds]
+    return [i for i, op in enumerate(ops) if _at(op, first, last) and op.kind in kinds]
 
 
 def _without(ops: tuple[Op, ...], drop: set[int]) -> tuple[Op, ...]:
@@ -579,43 +579,117 @@ def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | N
 def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """The elementwise ops after a GEMM run in its epilogue: no pass of their
     own. After a convolution (cuDNN kept, as the plan says) the tail,
-    normalizations included, becomes one Triton pass over the conv's output."""
+    normalizations included, becomes one Triton pass over the conv's output.
+    A finding in a module class the model builds several times (a residual
+    block) fixes the tail of each instance's GEMM."""
     # A Triton GEMM (its product's flops known) takes the epilogue into its own store as a torch GEMM does.
-    gemms = {
-        i for i, op in enumerate(ops) if (op.kind == "gemm" or op.kind == "triton" and op.flops) and op.line <= last
-    }
-    near = [i for i in gemms if first <= ops[i].line <= last] or sorted(gemms)[-1:]
-    conv = [i for i in near if ops[i].note.startswith("nn.Conv")]
-    chain = _consumers(ops, set(near), {"elementwise", "reduction"} if conv else {"elementwise"})
-    if not chain and near:
-        # A GEMM whose tail opens with a normalization or a reduction (a
-        # GroupNorm over the row): that tail is one fused pass of its own, as
-        # after a convolution.
-        conv = near[:1]
-        chain = _consumers(ops, set(near), {"elementwise", "reduction"})
-    if not chain:
-        return None
-    if not conv:
-        return _without(ops, chain)
-    producer = ops[conv[0]]
-    # The pass reads the convolution's output once and writes what the tail's last op wrote (as large
-    # for an elementwise tail, a slice of it where the tail reduces).
-    written = ops[max(chain)].out_bytes or producer.out_bytes
-    fused = Op(
+    gemms = [
+        i
+        for i, op in enumerate(ops)
+        if (op.kind == "gemm" or op.kind == "triton" and op.flops) and min(op.line, op.site_line or op.line) <= last
+    ]
+    near = [i for i in gemms if _at(ops[i], first, last)] or gemms[-1:]
+    groups: list[tuple[set[int], Op | None]] = []
+    claimed: set[int] = set()
+    for g in near:
+        conv = ops[g].note.startswith("nn.Conv")
+        tail = _tail(ops, g, {"elementwise", "reduction"} if conv else {"elementwise"}, claimed)
+        if not tail and not conv:
+            # A GEMM whose tail opens with a normalization or a reduction (a
+            # GroupNorm over the row): that tail is one fused pass of its own, as
+            # after a convolution.
+            conv = True
+            tail = _tail(ops, g, {"elementwise", "reduction"}, claimed)
+        if not tail:
+            continue
+        claimed |= tail
+        groups.append((tail, _tail_pass(ops, g, tail) if conv else None))
+    return _replace_groups(ops, groups) if groups else None
+
+
+def _at(op: Op, first: int, last: int) -> bool:
+    """`op` runs on the finding's lines: in forward, or in the helper or module class forward calls."""
+    return first <= op.line <= last or 0 < op.site_line and first <= op.site_line <= last
+
+
+def _tail(ops: tuple[Op, ...], gemm: int, kinds: set[str], claimed: set[int]) -> set[int]:
+    """The ops of `kinds` after `gemm` that read its result, directly or through each other, and whose
+    other inputs do not wait for the GEMM's result through other work (a residual, a constant, a
+    shortcut branch computed from the block's input: they can be read in the epilogue; the output of
+    the next layer's GEMM cannot, and what reads it is that GEMM's tail)."""
+    tail: set[int] = set()
+    after: set[int] = set()  # ops that wait for the GEMM's result and are not its tail
+    for i in range(gemm + 1, len(ops)):
+        op = ops[i]
+        reads = set(op.inputs)
+        # A copy of the result (`x.clone()` kept to add back later) is the same values in registers.
+        if (
+            (op.kind in kinds or op.kind == "copy")
+            and i not in claimed
+            and ({gemm} | tail) & reads
+            and not after & reads
+        ):
+            tail.add(i)
+        elif ({gemm} | tail | after) & reads:
+            after.add(i)
+    return tail
+
+
+def _tail_pass(ops: tuple[Op, ...], producer: int, tail: set[int]) -> Op:
+    """The tail of a convolution as one pass: the conv's output and any tensor from before it read
+    once, and what leaves the tail (read after it, or returned) written once."""
+    reads = {producer: ops[producer].out_bytes}
+    for i in sorted(tail):
+        for source, size in zip(ops[i].inputs, ops[i].in_bytes):
+            if source not in tail and source >= -1 and source != producer:
+                reads.setdefault(source, size)
+    readers = {j: {k for k, op in enumerate(ops) if j in op.inputs} for j in tail}
+    leaving = [j for j in sorted(tail) if readers[j] - tail or ops[j].returned or j == max(tail)]
+    # As large as the conv's output for an elementwise tail, a slice of it where the tail reduces.
+    written = sum(ops[j].out_bytes for j in leaving) or ops[producer].out_bytes
+    head = ops[producer]
+    return Op(
         "elementwise",
-        ops[min(chain)].line,
-        bytes=producer.out_bytes + written,
-        repeat=producer.repeat,
-        loop_line=producer.loop_line,
-        inputs=(conv[0],),
-        in_bytes=(producer.out_bytes,),
+        ops[min(tail)].line,
+        bytes=sum(reads.values()) + written,
+        repeat=head.repeat,
+        loop_line=head.loop_line,
+        inputs=tuple(reads),
+        in_bytes=tuple(reads.values()),
         out_bytes=written,
+        site_line=ops[min(tail)].site_line,
+        returned=any(ops[j].returned for j in tail),
         note="fused tail",
     )
-    first_of_chain = min(chain)
-    return tuple(
-        fused if i == first_of_chain else op for i, op in enumerate(ops) if i not in chain or i == first_of_chain
-    )
+
+
+def _replace_groups(ops: tuple[Op, ...], groups: list[tuple[set[int], Op | None]]) -> tuple[Op, ...]:
+    """Each group's ops as its one op, at the group's first place (None: the group is gone and its
+    readers read what fed it, a GEMM that took the tail into its epilogue); indices renumbered."""
+    head_of: dict[int, int] = {}
+    by_head: dict[int, Op | None] = {}
+    for members, by in groups:
+        head = min(members)
+        if by is None:
+            fed = min(j for j in ops[head].inputs if j >= 0 and j not in members)
+            head_of.update({m: fed for m in members})
+            continue
+        head_of.update({m: head for m in members})
+        by_head[head] = by
+    keep = [i for i in range(len(ops)) if head_of.get(i, i) == i]
+    renumber = {old: new for new, old in enumerate(keep)}
+    out = []
+    for old in keep:
+        op = by_head.get(old) or ops[old]
+        inputs = tuple(renumber.get(_root(head_of, j), j) if j >= 0 else j for j in op.inputs)
+        out.append(replace(op, inputs=inputs))
+    return tuple(out)
+
+
+def _root(head_of: dict[int, int], j: int) -> int:
+    while head_of.get(j, j) != j:
+        j = head_of[j]
+    return j
 
 
 def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -831,15 +905,7 @@ def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | N
 def _replace_group(ops: tuple[Op, ...], group: set[int], by: Op) -> tuple[Op, ...]:
     """`group`'s ops as the one op `by`, at the first one's place; readers of
     any of them read `by` (indices renumbered)."""
-    keep = [i for i in range(len(ops)) if i not in group or i == min(group)]
-    renumber = {old: new for new, old in enumerate(keep)}
-    head = renumber[min(group)]
-    out = []
-    for old in keep:
-        op = by if old == min(group) else ops[old]
-        inputs = tuple(head if j in group else renumber.get(j, j) if j >= 0 else j for j in op.inputs)
-        out.append(replace(op, inputs=inputs))
-    return tuple(out)
+    return _replace_groups(ops, [(group, by)])
 
 
 def persistent_rnn(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -978,7 +1044,31 @@ def remove_dead_work(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     return tuple(out)
 
 
+def capture_graph(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The whole forward replayed as one CUDA graph (captured on the first
+    call): per call, the inputs copied into the graph's static buffers, one
+    replay whose kernels the host no longer issues one by one, and the
+    output cloned out of its static buffer. The GPU work is unchanged. A
+    forward that syncs or compiles on every call cannot be captured. Inside
+    a capture of its own (graph mode) the fixed forward runs op by op: the
+    replay costs the host and the GPU nothing there."""
+    if not ops or any(op.kind in ("sync", "jit") for op in ops):
+        return None
+    inputs: dict[int, int] = {}
+    for op in ops:
+        for source, size in zip(op.inputs, op.in_bytes):
+            if source <= -2:
+                inputs.setdefault(source, size)
+    returned = sum(op.out_bytes for op in ops if op.returned)
+    line = ops[0].line
+    copy_in = Op("copy", line, bytes=2 * sum(inputs.values()), out_bytes=sum(inputs.values()), note="graph inputs in")
+    replay = Op("graph", line, launches=False, note="CUDA graph replay")
+    copy_out = Op("copy", line, bytes=2 * returned, out_bytes=returned, note="graph output out")
+    return (copy_in, replay, *(replace(op, library=True) for op in ops), copy_out)
+
+
 EFFECTS: dict[str, Effect] = {
+    "capture_graph": capture_graph,
     "tensor_cores": tensor_cores,
     "fill_the_gpu": fill_the_gpu,
     "fuse_into_kernel": fuse_into_kernel,

@@ -1050,6 +1050,12 @@ class _Evaluator:
                     key, value = args(positional[:2])
                     self.self_attrs[str(key)] = value
                     return None
+                if func.attr.value in MODULE_MOVES and func.attr.value not in self.self_attrs:
+                    # `self.half()` in __init__: every parameter built so far, in the new dtype.
+                    values = args()
+                    for key, value in list(self.self_attrs.items()):
+                        self.self_attrs[key] = _moved(value, func.attr.value, values, kw)
+                    return None
                 target = self.self_attrs.get(func.attr.value)
                 if isinstance(target, _Module):
                     return self._module_call(target, args(), node, record)
@@ -2223,6 +2229,24 @@ class _Class:
     @property
     def methods(self) -> dict[str, cst.FunctionDef]:
         return {s.name.value: s for s in self.node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _moved(value: object, method: str, values: list, kw) -> object:
+    """A module's attribute after `self.half()`/`.to(dtype)`: modules, their layers and instances, and
+    parameters moved; anything else as it was."""
+    if isinstance(value, Tensor):
+        return _moved_module(_Module("", {"t": value}), method, values, kw).attrs["t"]
+    if isinstance(value, _Module) and value.kind == "user":
+        instance = value.attrs["self"]
+        assert isinstance(instance, dict)
+        return _Module("user", {**value.attrs, "self": {k: _moved(v, method, values, kw) for k, v in instance.items()}})
+    if isinstance(value, _Module) and value.kind in ("Sequential", "ModuleList"):
+        layers = value.attrs["layers"]
+        assert isinstance(layers, list)
+        return _Module(value.kind, {**value.attrs, "layers": [_moved(v, method, values, kw) for v in layers]})
+    if isinstance(value, _Module):
+        return _moved_module(value, method, values, kw)
+    return value
 
 
 def _layers_of(value: object) -> object:
