@@ -300,7 +300,7 @@ def test_a_convolution_is_a_gemm_at_its_output_size_on_tf32() -> None:
     ops = entry(CONV).ops
     assert [(op.kind, op.note) for op in ops] == [
         ("gemm", "nn.Conv2d"),
-        ("reduction", ""),
+        ("reduction", "nn.GroupNorm"),
         ("elementwise", ""),
         ("reduction", "nn.MaxPool2d"),
     ]

@@ -146,6 +146,19 @@ def derive_constants(record: dict) -> dict[str, float]:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
         constants["program_us"] = best("triton_scalar_programs") / float(p["triton_scalar_programs"]["programs"])
+    for layer in ("conv", "batchnorm", "linear"):
+        layer_counts = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith(f"layer_{layer}_"))
+        if len(layer_counts) < 2:
+            continue
+        low, high = layer_counts[0], layer_counts[-1]
+
+        def per_layer(mode: str, layer: str = layer, low: int = low, high: int = high) -> float:
+            return (at(f"layer_{layer}", mode, high) - at(f"layer_{layer}", mode, low)) / (high - low)
+
+        # A small layer's GPU time (graph: no host cost), and its host cost where the host sets the pace.
+        constants[f"gpu_floor_{layer}_us"] = per_layer("graph")
+        constants[f"eager_host_{layer}_us"] = per_layer("eager")
+        constants[f"kb_host_{layer}_us"] = per_layer("kernelbench")
     # A model is called through nn.Module.__call__: its ops' host cost is the module probe's.
     kind = "module_ops" if f"module_ops_{hi}" in p else "tiny_ops"
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
@@ -351,6 +364,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "transpose_copy":
         bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
+    floor = c.get(f"gpu_floor_{_layer(op)}_us", c["gpu_floor_us"])  # a small conv or norm: its layer's time
     compute = 0.0
     if op.flops:
         throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
@@ -361,7 +375,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
             throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
-    return max(c["gpu_floor_us"], op.bytes / c["bw_stream"], compute)
+    return max(floor, op.bytes / c["bw_stream"], compute)
 
 
 def _numbered(c: dict[str, float], prefix: str, suffix: str = "") -> list[tuple[int, float]]:
@@ -388,8 +402,22 @@ def _conv_rate(c: dict[str, float], depth: int) -> float | None:
     return points[-1][1]
 
 
+def _layer(op: Op) -> str | None:
+    """The measured small layer (calibrate's layer_* probes) whose floor and host cost `op` has."""
+    if op.note.startswith(("nn.Conv", "nn.ConvTranspose")):
+        return "conv"
+    if op.note.startswith("nn.BatchNorm"):
+        return "batchnorm"
+    if op.note == "nn.Linear":
+        return "linear"
+    return None
+
+
 def host_us(op: Op, c: dict[str, float], mode: str) -> float:
     key = "kb" if mode == "kernelbench" else "eager"
+    layer = _layer(op)
+    if layer and not op.library and f"{key}_host_{layer}_us" in c:
+        return c[f"{key}_host_{layer}_us"]
     if op.kind == "sync":
         return 0.0
     if op.kind == "jit":

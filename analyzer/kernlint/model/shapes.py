@@ -1497,7 +1497,7 @@ class _Evaluator:
         if module.kind == "Linear":
             weight = module.attrs["weight"]
             assert isinstance(weight, Tensor)
-            return self._matmul(values[0], _transposed(weight, -2, -1), node, record)
+            return self._matmul(values[0], _transposed(weight, -2, -1), node, record, note="nn.Linear")
         if module.kind in {
             "ReLU",
             "GELU",
@@ -1530,7 +1530,7 @@ class _Evaluator:
         if module.kind in NORMS:
             # A normalization reads its input for the statistics and again to
             # normalize, in one kernel (cuDNN / ATen): in and out once each.
-            return self._elementwise(values[:1], node, record, kind="reduction")
+            return self._elementwise(values[:1], node, record, kind="reduction", note=f"nn.{module.kind}")
         if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
             return self._conv(module, values[0], node, record)
         if module.kind in RNN_GATES and isinstance(values[0], Tensor):
@@ -1882,7 +1882,7 @@ class _Evaluator:
             parts.append(Tensor(tuple(shape), base.dtype, contiguous=False, origin=base.origin, exact=False))
         return parts
 
-    def _matmul(self, a, b, node, record: bool, out_dtype: str | None = None) -> Tensor:
+    def _matmul(self, a, b, node, record: bool, out_dtype: str | None = None, note: str = "") -> Tensor:
         if not isinstance(a, Tensor) or not isinstance(b, Tensor):
             raise _Unknown(f"line {self._line(node)}: a matmul of non-static operands")
         a_shape = a.shape if len(a.shape) > 1 else (1, *a.shape)
@@ -1904,6 +1904,7 @@ class _Evaluator:
                 in_bytes=(a.nbytes, b.nbytes),
                 out_bytes=out.nbytes,
                 elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+                note=note,
             ),
         )
         return replace(out, origin=index)

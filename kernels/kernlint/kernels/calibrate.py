@@ -52,6 +52,12 @@ Probes (each name is a key of the record's "probes"):
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
   * ``tiny_empty_N``: N small allocations without a fill (``torch.empty``,
     a kernel's output buffer): host cost only, no kernel;
+  * ``layer_conv_N``, ``layer_batchnorm_N``, ``layer_linear_N``: N calls of
+    one small layer (a 3x3 conv and a train-mode BatchNorm2d over
+    [2, 32, 56, 56], a Linear over [2, 256]) in a module's forward: a small
+    network's per-layer GPU time (graph) and host cost (eager, KernelBench),
+    both above a one-element op's (cuDNN's and the norm's several kernels,
+    their Python and dispatch);
   * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
 
 torch and triton are imported only in `main`, on the GPU machine.
@@ -81,6 +87,13 @@ STREAM_BLOCK = 1024
 # conv2d_kK probes: (input channels, output channels, input side), 3x3 kernels, batch CONV_BATCH.
 CONV_PROBES = ((3, 64, 256), (16, 64, 256), (64, 128, 128))
 CONV_BATCH = 64
+# layer_<kind>_N probes: N calls of one small layer in a module's forward (a 3x3 conv and a
+# train-mode BatchNorm2d at [2, 32, 56, 56], a Linear at [2, 256]).
+LAYER_COUNTS = (1, 8, 32)
+LAYER_BATCH = 2
+LAYER_CHANNELS = 32
+LAYER_SIDE = 56
+LAYER_FEATURES = 256
 SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
@@ -393,6 +406,34 @@ def _probes(torch, triton, tl):
             allocs=count,
             bytes=0,
         )
+    # Layers of a small network (a ResNet block at batch 2): what one costs the
+    # host and the GPU where both are a few microseconds, above a one-element op.
+    layers = {
+        "conv": torch.nn.Conv2d(LAYER_CHANNELS, LAYER_CHANNELS, 3, padding=1, bias=False),
+        "batchnorm": torch.nn.BatchNorm2d(LAYER_CHANNELS),  # train mode: batch statistics, as a KernelBench model
+        "linear": torch.nn.Linear(LAYER_FEATURES, LAYER_FEATURES),
+    }
+    inputs = {
+        "conv": torch.randn(LAYER_BATCH, LAYER_CHANNELS, LAYER_SIDE, LAYER_SIDE, device=dev),
+        "linear": torch.randn(LAYER_BATCH, LAYER_FEATURES, device=dev),
+    }
+    inputs["batchnorm"] = inputs["conv"]
+    for name, layer in layers.items():
+        layer.to(dev)
+        for count in LAYER_COUNTS:
+
+            class Stack(torch.nn.Module):
+                def __init__(self, layer=layer):
+                    super().__init__()
+                    self.layer = layer
+
+                def forward(self, x, count=count):
+                    for _ in range(count):
+                        x = self.layer(x)
+                    return x
+
+            stack = Stack()
+            add(f"layer_{name}_{count}", lambda stack=stack, x=inputs[name]: stack(x), ops=count, layer=name)
     add("sync", lambda: (t + 1.0).item(), ops=1, syncs=1, bytes=8)
     return probes
 
