@@ -209,7 +209,16 @@ def _finding_estimate(findings, codes: list[str]) -> dict:
         return {"status": "unknown", "reason": f"the pair fixes {len(codes)} rules at once ({', '.join(codes)})"}
     estimates = [(f.expected_speedup or {}).get("for_this_file") for f in findings if f.code == codes[0]]
     if not estimates:
-        return {"status": "unknown", "reason": f"no {codes[0]} finding in the before"}
+        # The rule is silent at this shape (a rule that fires only where the cost model says its fix pays,
+        # KL021 and KL028): kernlint claims no gain, which is 1.0x in every mode.
+        return {
+            "status": "estimated",
+            "silent": True,
+            **{mode: 1.0 for mode in MODES},
+            "before_us": {},
+            "after_us": {},
+            "reason": f"no {codes[0]} finding in the before: no gain claimed",
+        }
     estimate = next((e for e in estimates if e and e.get("status") == "estimated"), estimates[0])
     return estimate or {"status": "unknown", "reason": f"{codes[0]} carries no estimate"}
 

@@ -51,11 +51,6 @@ MISSES = (
     | {("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
-        (
-            "kl007_materialized_attention",
-            "seq512",
-            "kernelbench",
-        ): "fused attention at S=512 below the SDPA probe's rate",
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
         ("kl007_materialized_attention", "seq512", "eager"): "fused attention at S=512 below the SDPA probe's rate",
         # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
@@ -72,7 +67,7 @@ MISSES = (
         ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
         for s in ("large", "seed")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"))
+        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"), ("large", "graph"))
     }
     | {
         # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
@@ -87,6 +82,7 @@ MISSES = (
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
+        if (s, m) != ("wide", "eager")
     }
     | {
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
@@ -109,29 +105,40 @@ MISSES = (
         # fitted 12, 7 and 14 us in three leases (the machine's CPU differs), and these rows' gains are host
         # time. The validation files, measured in the calibration's lease, hold (tests/test_cost.py).
         ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
+        ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
+        # The after's torch new_ones: 7.2 us eager measured, 13.2 from the newest lease's probes.
+        ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
         ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
         ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_LEASE,
         # The flush hides a lease's own amount of host work in KernelBench mode (13.7 us in one calibration
         # lease, 89.3 in the newest): a chain of small ops is modelled host-bound or not by it.
         ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
-        ("kl020_gemm_without_dot", "standard", "kernelbench"): HOST_LEASE,
     }
     | {
         # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) costs 2.7 ms
         # a call in eager mode, where the pair's before measured 2.1 ms.
-        ("kl017_jit_in_hot_path", "prefill", "eager"): "the jit probe's reload above the pair's (2.7 vs 2.1 ms)",
+        # The newest lease's probe: 2.9 ms in KernelBench mode where the pair's lease measured 2.1.
+        **{
+            ("kl017_jit_in_hot_path", s, m): "the jit probe's reload above the pair's (2.9 vs 2.1 ms)"
+            for s, m in (("decode", "kernelbench"), ("decode", "eager"), ("prefill", "kernelbench"))
+        },
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
         # (5.5 us KernelBench, 26.9 eager, 1.9 graph) is off the probes' host cost and the bytes' time.
         ("kl019_scalar_programs", "small", "kernelbench"): "the after's one launch below the probes' host cost",
-        ("kl019_scalar_programs", "small", "eager"): "the after's one launch below the probes' host cost",
         ("kl019_scalar_programs", "small", "graph"): "the after's 1.9 us graph time above its bytes' 1.4",
+    }
+    | {
+        # Measured in the calibration's lease: the before measures 1753 us in KernelBench mode where the model
+        # gives 2061 (its eager time, 2300 measured and 2055 modelled, is on the mark): the flush in front of
+        # the call hides more of the issue than the probes' fit.
+        ("kl028_host_bound_forward", "kernelbench", "kernelbench"): "KernelBench mode: the before below its model",
     }
     | {
         # The 128x4096x4096 fp16 GEMM measures 22.7 us in a graph where the tensor-core rate gives 15.4 (one
         # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9.
         ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
-        for m in ("kernelbench", "eager", "graph")
+        for m in ("eager", "graph")
     }
     | {
         # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.

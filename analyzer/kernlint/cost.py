@@ -368,8 +368,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     compute = 0.0
     if op.flops:
         throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
-        if op.reduction and op.path == "tf32":
-            throughput = _conv_rate(c, op.reduction) or throughput
+        if op.reduction and op.path in ("tf32", "fp16", "bf16"):
+            # A convolution at the measured cuDNN rate for its depth. The probes are fp32 (TF32); an fp16
+            # convolution of the same depth is held to that rate too (no fp16 probe yet): a small-K conv is
+            # bound by cuDNN's data movement, not by the tensor cores' peak, which fp16 does not change.
+            throughput = min(throughput, _conv_rate(c, op.reduction) or throughput)
         if op.kind == "attention":
             # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
