@@ -669,11 +669,16 @@ def _tail(ops: tuple[Op, ...], gemm: int, kinds: set[str], claimed: set[int]) ->
 def _tail_pass(ops: tuple[Op, ...], producer: int, tail: set[int]) -> Op:
     """The tail of a convolution as one pass: the conv's output and any tensor from before it read
     once, and what leaves the tail (read after it, or returned) written once."""
-    reads = {producer: ops[producer].out_bytes}
+    reads: dict[object, int] = {producer: ops[producer].out_bytes}
     for i in sorted(tail):
         for source, size in zip(ops[i].inputs, ops[i].in_bytes):
             if source not in tail and source >= -1 and source != producer:
                 reads.setdefault(source, size)
+    # A batch norm's statistics span the whole batch: every program's part is needed before any
+    # element is normalized, so the fused form reads the norm's input once more (a statistics pass).
+    for j in sorted(tail):
+        if ops[j].note.startswith("nn.BatchNorm") and ops[j].in_bytes:
+            reads[("statistics", j)] = ops[j].in_bytes[0]  # type: ignore[index]
     readers = {j: {k for k, op in enumerate(ops) if j in op.inputs} for j in tail}
     leaving = [j for j in sorted(tail) if readers[j] - tail or ops[j].returned or j == max(tail)]
     # As large as the conv's output for an elementwise tail, a slice of it where the tail reduces.
@@ -685,8 +690,8 @@ def _tail_pass(ops: tuple[Op, ...], producer: int, tail: set[int]) -> Op:
         bytes=sum(reads.values()) + written,
         repeat=head.repeat,
         loop_line=head.loop_line,
-        inputs=tuple(reads),
-        in_bytes=tuple(reads.values()),
+        inputs=tuple(source for source in reads if isinstance(source, int)),
+        in_bytes=tuple(size for source, size in reads.items() if isinstance(source, int)),
         out_bytes=written,
         site_line=ops[min(tail)].site_line,
         returned=any(ops[j].returned for j in tail),

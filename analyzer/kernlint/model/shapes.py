@@ -195,6 +195,7 @@ class Op:
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
     reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps)
+    layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
 
 
 @dataclass(frozen=True)
@@ -348,6 +349,41 @@ class ShapeFacts(AttentionFacts):
         return tuple(found)
 
     @cached_property
+    def layer_tails(self) -> tuple[tuple[cst.CSTNode, int, tuple[str, ...]], ...]:
+        """Calls of forward whose container module's layers (nn.Sequential,
+        a ModuleList) run a GEMM or convolution and then elementwise layers
+        on its result (a conv, a BatchNorm, a ReLU): per call, the node, how
+        many such GEMMs, and the layers of their tails in order. The tails
+        are inside the container, where forward's syntax does not show them."""
+        entry = self.entry_point
+        if entry is None or entry.unknown or len(entry.nodes) != len(entry.ops):
+            return ()
+        ops = entry.ops
+        found: dict[int, tuple[cst.CSTNode, list[int], list[str]]] = {}
+        for g, op in enumerate(ops):
+            node = entry.nodes[g]
+            if not op.layer or op.kind != "gemm" or node is None:
+                continue
+            tail: list[int] = []
+            carried = {g}
+            for i in range(g + 1, len(ops)):
+                later = ops[i]
+                if entry.nodes[i] is not node or not later.layer or not carried & set(later.inputs):
+                    continue
+                if later.kind not in ("elementwise", "reduction"):
+                    break  # the next layer's GEMM: its own tail
+                tail.append(i)
+                carried.add(i)
+            if any(ops[i].kind == "elementwise" for i in tail):
+                entry_of = found.setdefault(id(node), (node, [], []))
+                entry_of[1].append(g)
+                for i in tail:
+                    layer = ops[i].note or ops[i].kind
+                    if layer not in entry_of[2]:
+                        entry_of[2].append(layer)
+        return tuple((node, len(gemms), tuple(layers)) for node, gemms, layers in found.values())
+
+    @cached_property
     def dead_node_ids(self) -> frozenset[int]:
         """ids of forward's calls and operations whose work all goes with a
         KL027 finding's fix (a GEMM feeding only a constant, an unused GEMM):
@@ -383,6 +419,7 @@ class _Evaluator:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.methods: dict[str, cst.FunctionDef] = {}
         self._depth = 0
+        self._layers = 0  # inside the layers of a container module (nn.Sequential, a loop over a ModuleList)
         self._call_line = 0
         # For KL027: the node each op comes from, why an op's result is a
         # constant, reductions that return their input, and what makes def-use
@@ -707,7 +744,7 @@ class _Evaluator:
             # Inside a helper: the op belongs to forward's line that called it.
             op = replace(op, line=self._call_line, site_line=op.site_line or op.line)
         count, loop_line = self.loop
-        self.ops.append(replace(op, repeat=op.repeat * count, loop_line=loop_line))
+        self.ops.append(replace(op, repeat=op.repeat * count, loop_line=loop_line, layer=self._layers > 0))
         self.nodes.append(self._call_node if self._call_line else self._stack[-1] if self._stack else None)
         return len(self.ops) - 1
 
@@ -1115,13 +1152,14 @@ class _Evaluator:
 
     def _as_instance(self, cls: _Class, instance: dict, method, values, keywords, node, record: bool):
         """`method` of `cls` run with `self` the instance whose attributes are `instance`."""
-        outer = self.self_attrs, self.methods
+        outer = self.self_attrs, self.methods, self._layers
         self.self_attrs = instance
         self.methods = {name: f for name, f in cls.methods.items() if name not in ("forward", "__init__")}
+        self._layers = 0  # its forward's ops are spelled there (KL004 reads them in the class)
         try:
             return self._inline_values(method, values, keywords, node, record, skip_self=True)
         finally:
-            self.self_attrs, self.methods = outer
+            self.self_attrs, self.methods, self._layers = outer
 
     def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
         inner = self._bind_params(function, values, skip_self=skip_self)
@@ -1522,15 +1560,27 @@ class _Evaluator:
                 self._effect(f"line {line}: nn.{module.kind}(inplace=True)")
             fn = MODULE_FUNCTIONS.get(module.kind, "")
             return self._elementwise(
-                values[:1], node, record, fn=fn, parametrized=bool(module.attrs.get("parametrized"))
+                values[:1],
+                node,
+                record,
+                fn=fn,
+                parametrized=bool(module.attrs.get("parametrized")),
+                note=f"nn.{module.kind}",
             )
         if module.kind in ("Softmax", "LogSoftmax") and isinstance(values[0], Tensor):
             name = "softmax" if module.kind == "Softmax" else "log_softmax"
             return self._softmax(name, values[0], module.attrs.get("dim"), node, record)
         if module.kind in NORMS:
-            # A normalization reads its input for the statistics and again to
-            # normalize, in one kernel (cuDNN / ATen): in and out once each.
-            return self._elementwise(values[:1], node, record, kind="reduction", note=f"nn.{module.kind}")
+            # A normalization reads its input and writes its output; a row's
+            # statistics (LayerNorm, GroupNorm, InstanceNorm) come from the same
+            # read, within one program's rows.
+            out = self._elementwise(values[:1], node, record, kind="reduction", note=f"nn.{module.kind}")
+            if module.kind.startswith("BatchNorm") and isinstance(values[0], Tensor) and out.origin >= 0:
+                # Train mode (a module's default, KernelBench's too): the batch's statistics are one pass over
+                # the input and normalizing a second, as ATen and cuDNN run it (three passes in all).
+                stats = self.ops[out.origin]
+                self.ops[out.origin] = replace(stats, bytes=stats.bytes + values[0].nbytes)
+            return out
         if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
             return self._conv(module, values[0], node, record)
         if module.kind in RNN_GATES and isinstance(values[0], Tensor):
@@ -1551,10 +1601,14 @@ class _Evaluator:
             return self._as_instance(cls, instance, forward, values, {}, node, record)
         if module.kind == "Sequential":
             x = values[0]
-            for layer in module.attrs["layers"]:
-                if not isinstance(layer, _Module):
-                    raise _Unknown(f"line {line}: a layer of nn.Sequential that is not a module")
-                x = self._module_call(layer, [x], node, record)
+            self._layers += 1
+            try:
+                for layer in module.attrs["layers"]:
+                    if not isinstance(layer, _Module):
+                        raise _Unknown(f"line {line}: a layer of nn.Sequential that is not a module")
+                    x = self._module_call(layer, [x], node, record)
+            finally:
+                self._layers -= 1
             return x
         if module.kind in ("Identity", "Flatten") and values:
             x = values[0]

@@ -27,6 +27,12 @@ class UnfusedEpilogue(Rule):
     ops are followed through views (`.view`, `.reshape`, `.t()`), names
     assigned along the way and augmented assignments (`y += bias`).
 
+    In a KernelBench-style file (shapes from `get_inputs`), it also reads
+    the layers of container modules forward calls (`self.features(x)` of an
+    `nn.Sequential` of convs, BatchNorms and ReLUs, a loop over an
+    `nn.ModuleList`): a conv or linear layer followed by elementwise layers
+    there is the same tail, reported at the container's call.
+
     It stays silent on ops that are not elementwise (softmax, another
     matmul, a reduction with no elementwise op before it), on views alone
     (they are free), on a single dtype cast and nothing else (often a small
@@ -83,6 +89,23 @@ class UnfusedEpilogue(Rule):
     fix_effect = "fuse_epilogue"
 
     VALID = [
+        # A container whose conv is followed only by a norm (a ResNet shortcut): no elementwise tail.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.shortcut = nn.Sequential(nn.Conv2d(64, 128, 1, stride=2, bias=False), nn.BatchNorm2d(128))
+                def forward(self, x):
+                    return self.shortcut(x)
+            def get_inputs():
+                return [torch.randn(8, 64, 56, 56)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # Views and a reduction after the GEMM are not elementwise passes.
         Valid(
             """
@@ -203,6 +226,28 @@ class UnfusedEpilogue(Rule):
         ),
     ]
     INVALID = [
+        # A container's layers (KernelBench level 3's VGG): each conv followed by a ReLU inside nn.Sequential.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.features = nn.Sequential(
+                        nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(inplace=True),
+                        nn.Conv2d(64, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+                    )
+                def forward(self, x):
+                    return self.features(x)
+            def get_inputs():
+                return [torch.randn(8, 3, 128, 128)]
+            def get_init_inputs():
+                return []
+            """,
+            line=12,
+            column=16,
+        ),
         Invalid(
             """
             import torch
@@ -450,6 +495,9 @@ class UnfusedEpilogue(Rule):
                     continue
                 if not model.in_main_guard(operation) and id(operation) not in attention:
                     yield from self._report(model, function, operation, "`@`", model.epilogue(operation, function))
+            for node, gemms, layers in model.layer_tails:
+                if any(node is call for call in function.calls) and not model.in_main_guard(node):
+                    yield self._layers_report(function, node, gemms, layers, model)
             for launch in launches_by_caller.get(id(function), ()):
                 if not model.kernel_uses(launch.kernel, "dot"):
                     continue
@@ -458,6 +506,24 @@ class UnfusedEpilogue(Rule):
                     epilogue = model.epilogue(launch.node, function, name=output)
                     spelled = f"the `{launch.kernel.name}` launch (output `{output}`)"
                     yield from self._report(model, function, launch.node, spelled, epilogue)
+
+    def _layers_report(
+        self, function: FunctionInfo, node: cst.CSTNode, gemms: int, layers: tuple[str, ...], model: FileModel
+    ) -> Report:
+        called = model.code(node.func) if isinstance(node, cst.Call) else model.code(node)
+        names = ", ".join(f"`{layer}`" for layer in layers)
+        message = (
+            f"`{called}` in `{function.qualname}` runs {gemms} GEMM/convolution layer{'s' if gemms > 1 else ''} "
+            f"each followed by separate elementwise/normalization layers ({names}) inside the container: each "
+            "of those layers is a kernel that reads and writes the whole output again"
+        )
+        plan = (
+            f"Keep the convolutions/GEMMs of `{called}` on cuDNN/cuBLAS and, after each, replace its following "
+            f"layers ({names}) with one Triton kernel that reads the output once, applies them in registers "
+            "(a batch norm's per-channel statistics from one reduction first) and writes once; or "
+            "`torch.compile` the container, which fuses the pointwise layers the same way."
+        )
+        return Report(node=node, message=message, plan=plan)
 
     def _report(
         self,
