@@ -678,7 +678,7 @@ def _tail_pass(ops: tuple[Op, ...], producer: int, tail: set[int]) -> Op:
     # element is normalized, so the fused form reads the norm's input once more (a statistics pass).
     for j in sorted(tail):
         if ops[j].note.startswith("nn.BatchNorm") and ops[j].in_bytes:
-            reads[("statistics", j)] = ops[j].in_bytes[0]  # type: ignore[index]
+            reads[("statistics", j)] = ops[j].in_bytes[0]
     readers = {j: {k for k, op in enumerate(ops) if j in op.inputs} for j in tail}
     leaving = [j for j in sorted(tail) if readers[j] - tail or ops[j].returned or j == max(tail)]
     # As large as the conv's output for an elementwise tail, a slice of it where the tail reduces.

@@ -1014,7 +1014,7 @@ class _Evaluator:
             "round",
             "bool",
         ):
-            values = [_layers_of(v) for v in args()]
+            values: list[Any] = [_layers_of(v) for v in args()]
             if func.value == "enumerate" and len(values) == 1 and isinstance(values[0], (list, tuple)):
                 return [[i, item] for i, item in enumerate(values[0])]
             if func.value == "zip" and all(isinstance(v, (list, tuple)) for v in values):
@@ -1497,7 +1497,7 @@ class _Evaluator:
         sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dims
         if len(sizes) != dims or len(x.shape) < dims or not all(s is None or isinstance(s, int) for s in sizes):
             raise _Unknown(f"line {self._line(node)}: {note} with an output size that is not static")
-        out = tuple(i if s is None else s for i, s in zip(x.shape[-dims:], sizes))
+        out = tuple(i if s is None else int(s) for i, s in zip(x.shape[-dims:], sizes))  # type: ignore[call-overload]
         result = Tensor((*x.shape[:-dims], *out), x.dtype)
         op = Op(
             "reduction",
