@@ -598,3 +598,73 @@ def test_layers_appended_in_a_loop_in_init_are_the_sequentials_layers() -> None:
     gemms = [op for op in ep.ops if op.kind == "gemm"]
     assert [op.flops for op in gemms] == [2 * 128 * 256 * 512, 2 * 128 * 512 * 1024, 2 * 128 * 1024 * 64]
     assert [op.kind for op in ep.ops] == ["gemm", "elementwise", "gemm", "elementwise", "gemm"]
+
+
+NETWORK = """\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    expansion = 2
+
+    def __init__(self, c, norm_layer=nn.BatchNorm2d, shortcut=False):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c * self.expansion, 3, padding=1, bias=False)
+        self.norm = norm_layer(c * self.expansion)
+        if shortcut:
+            self.down = nn.Conv2d(c, c * self.expansion, 1, bias=False)
+
+    def forward(self, x):
+        y = torch.relu(self.norm(self.conv(x)))
+        if hasattr(self, "down"):
+            y = y + self.down(x)
+        return y
+
+
+class Model(nn.Module):
+    def __init__(self, block, widths):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for i, c in enumerate(widths):
+            self.blocks.append(block(c, shortcut=i == 0))
+        self.head = nn.Linear(in_features=widths[-1] * block.expansion, out_features=10)
+        self.half()
+
+    def forward(self, x):
+        for i, layer in enumerate(self.blocks):
+            x = layer(x) if i == 0 else x
+        x = nn.functional.adaptive_avg_pool2d(x, (1, 1)).flatten(1)
+        return self.head(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 16, 8, 8, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return [Block, [16, 32]]
+"""
+
+
+def test_module_classes_of_the_file_are_built_and_run_at_their_shapes() -> None:
+    """A module class the file defines, passed as a value and built in a loop
+    over enumerate() into a ModuleList (its class constant, a torch module class
+    as a default argument, a branch on hasattr(self, ...)), `self.half()` in
+    __init__, a loop over the layers in forward, an adaptive pool and a Linear
+    built by keyword."""
+    ops = entry(NETWORK).ops
+    assert [(op.kind, op.note, op.path) for op in ops] == [
+        ("gemm", "nn.Conv2d", "fp16"),
+        ("reduction", "nn.BatchNorm2d", ""),
+        ("elementwise", "", ""),
+        ("gemm", "nn.Conv2d", "fp16"),
+        ("elementwise", "", ""),
+        ("reduction", "F.adaptive_avg_pool2d", ""),
+        ("gemm", "nn.Linear", "fp16"),
+    ]
+    # The first block's conv: 16 -> 32 channels over 2 x 8 x 8, fp16.
+    assert ops[0].flops == 2 * (2 * 32 * 8 * 8) * 16 * 9
+    assert ops[6].flops == 2 * 2 * 32 * 10
+    # Train-mode BatchNorm: statistics, then normalize (its input read twice).
+    assert ops[1].bytes == 3 * 2 * 32 * 8 * 8 * 2

@@ -911,6 +911,8 @@ class _Evaluator:
             return DTYPE_ALIASES[qualname.removeprefix("torch.")]
         if qualname in ("math.pi", "math.e", "math.tau"):
             return getattr(math, qualname.removeprefix("math."))
+        if qualname and qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1][:1].isupper():
+            return _TorchModuleClass(qualname.rsplit(".", 1)[-1])  # `norm_layer=nn.LayerNorm`, built later
         base = self._eval(node.value, scope, record)
         attr = node.attr.value
         if isinstance(base, _Class) and attr in base.constants:
@@ -1045,6 +1047,8 @@ class _Evaluator:
                 return attr in self.self_attrs or attr in self.methods
         if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _Module):
             return self._module_call(scope[func.value], args(), node, record)  # `layer(x)` in a loop over layers
+        if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _TorchModuleClass):
+            return self._nn_module(scope[func.value].name, args(), kw, node)  # `norm_layer(dim)`
         if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _Class):
             return self._instantiate(scope[func.value], node, scope)
         if isinstance(func, cst.Name) and isinstance(scope.get(func.value), cst.FunctionDef):
@@ -2269,6 +2273,13 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+@dataclass(frozen=True)
+class _TorchModuleClass:
+    """A torch.nn module class passed as a value (`norm_layer=nn.LayerNorm`), built where it is called."""
+
+    name: str
 
 
 @dataclass(frozen=True, eq=False)
