@@ -407,7 +407,7 @@ def _conv_rate(c: dict[str, float], depth: int) -> float | None:
 
 def _layer(op: Op) -> str | None:
     """The measured small layer (calibrate's layer_* probes) whose floor and host cost `op` has."""
-    if op.note.startswith(("nn.Conv", "nn.ConvTranspose")):
+    if op.note.startswith("nn.Conv"):  # nn.ConvTranspose too
         return "conv"
     if op.note.startswith("nn.BatchNorm"):
         return "batchnorm"
