@@ -735,12 +735,14 @@ def _root(head_of: dict[int, int], j: int) -> int:
 def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """scores GEMM -> scale/mask/softmax -> output GEMM as one fused attention kernel."""
     gemms = [i for i, op in enumerate(ops) if op.kind == "gemm" and op.line >= first]
-    if not gemms:
-        return None
-    scores = gemms[0]
-    between = _consumers(ops, {scores}, {"elementwise", "reduction"})
-    output = next((i for i in gemms[1:] if set(ops[i].inputs) & (between | {scores})), None)
-    if output is None:
+    # The scores GEMM: the first whose result reaches a later GEMM through elementwise and reduction
+    # ops (a projection before it, nn.MultiheadAttention's packed one, feeds a GEMM directly).
+    for scores in gemms:
+        between = _consumers(ops, {scores}, {"elementwise", "reduction"})
+        output = next((i for i in gemms if i > scores and set(ops[i].inputs) & between), None)
+        if output is not None:
+            break
+    else:
         return None
     s, o = ops[scores], ops[output]
     fused = Op(

@@ -1369,6 +1369,12 @@ class _Evaluator:
             attrs.update(_rnn_parameters(RNN_GATES[name], spec))
         elif name == "Sequential":
             attrs["layers"] = values
+        elif name == "MultiheadAttention":
+            spec = _spec(values, kw, ("embed_dim", "num_heads"))
+            if not isinstance(spec["embed_dim"], int) or not isinstance(spec["num_heads"], int):
+                raise _Unknown(f"line {self._line(node)}: nn.MultiheadAttention with sizes that are not static")
+            attrs.update(spec)
+            attrs["batch_first"] = kw("batch_first", False) is True
         elif name == "ModuleList":
             attrs["layers"] = list(values[0]) if values and isinstance(values[0], (list, tuple)) else []
         elif name in NORMS:
@@ -1496,6 +1502,47 @@ class _Evaluator:
         state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in, exact=False)
         return [out, [state, state] if module.kind == "LSTM" else state]
 
+    def _multihead_attention(self, module: _Module, values: list, node, record: bool) -> list:
+        """nn.MultiheadAttention's forward as PyTorch runs it outside its inference fast path: the
+        packed input projection, the [B*H, L, L] scores, their softmax, the product with the values,
+        the output projection, and with need_weights (the default) the weights averaged over the
+        heads. Self-attention (query, key and value one tensor) as KernelBench's problems call it."""
+        q = values[0]
+        if len(q.shape) != 3 or any(isinstance(v, Tensor) and v.shape != q.shape for v in values[1:3]):
+            raise _Unknown(f"line {self._line(node)}: nn.MultiheadAttention on inputs of different shapes")
+        E, heads = module.attrs["embed_dim"], module.attrs["num_heads"]
+        assert isinstance(E, int) and isinstance(heads, int)
+        B, L = (q.shape[0], q.shape[1]) if module.attrs["batch_first"] else (q.shape[1], q.shape[0])
+        d = E // heads
+        need = _keyword(node, "need_weights", True)
+        flat = Tensor((L * B, E), q.dtype, origin=q.origin)
+        packed = self._matmul(flat, Tensor((E, 3 * E), q.dtype), node, record, note="nn.MultiheadAttention")
+        per_head = Tensor((B * heads, L, d), q.dtype, origin=packed.origin)
+        if need is False:
+            # need_weights=False: PyTorch runs scaled_dot_product_attention (a fused kernel).
+            fused = Op(
+                "attention",
+                self._line(node),
+                bytes=4 * per_head.nbytes,
+                flops=4 * B * heads * L * L * d,
+                path=_gemm_path(q.dtype),
+                inputs=(packed.origin,),
+            )
+            out = replace(per_head, origin=self._record(record, fused))
+        else:
+            keys = Tensor((B * heads, d, L), q.dtype, origin=packed.origin, contiguous=False)
+            scores = self._matmul(per_head, keys, node, record)
+            probs = self._softmax("softmax", scores, -1, node, record)
+            out = self._matmul(probs, per_head, node, record)
+        merged = Tensor((L * B, E), q.dtype, origin=out.origin)
+        projected = self._matmul(merged, Tensor((E, E), q.dtype), node, record, note="nn.MultiheadAttention")
+        shape = (B, L, E) if module.attrs["batch_first"] else (L, B, E)
+        result = replace(projected, shape=shape)
+        if need is not True:
+            return [result, None]
+        weights = self._reduce(replace(probs, shape=(B, heads, L, L)), 1, False, node, record, fn="mean")
+        return [result, weights]
+
     def _adaptive_pool(self, x: Tensor, size: object, dims: int, note: str, node, record: bool) -> Tensor:
         """AdaptiveAvgPool2d((1, 1)) and F.adaptive_avg_pool2d: the last `dims` sizes become `size` (None keeps one)."""
         sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dims
@@ -1603,6 +1650,8 @@ class _Evaluator:
             if self._depth >= INLINE_DEPTH:
                 raise _Unknown(f"line {line}: modules nested deeper than {INLINE_DEPTH}")
             return self._as_instance(cls, instance, forward, values, {}, node, record)
+        if module.kind == "MultiheadAttention" and values and isinstance(values[0], Tensor):
+            return self._multihead_attention(module, values, node, record)
         if module.kind == "Sequential":
             x = values[0]
             self._layers += 1
@@ -2295,6 +2344,14 @@ class _Class:
     @property
     def methods(self) -> dict[str, cst.FunctionDef]:
         return {s.name.value: s for s in self.node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _keyword(node: object, name: str, default: object) -> object:
+    """A literal True/False/None keyword argument of a call node (`need_weights=False`), else `default`."""
+    for arg in getattr(node, "args", ()):
+        if arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name):
+            return {"True": True, "False": False, "None": None}.get(arg.value.value, default)
+    return default
 
 
 def _moved(value: object, method: str, values: list, kw) -> object:

@@ -20,7 +20,10 @@ class MaterializedAttention(Rule):
     of the probabilities with values (`attn @ v`). The chain is followed
     through local names and through the scaling, masking (`masked_fill`,
     `+ mask`, `torch.where`), casting (`.float()`, `.to(q.dtype)`) and
-    dropout between the three steps.
+    dropout between the three steps. It also finds an `nn.MultiheadAttention`
+    module called in a model's forward with `need_weights` left True (the
+    default), which makes PyTorch take that unfused path and average the
+    weights over the heads; `need_weights=False` lets it run SDPA's kernel.
 
     It stays silent when a matmul multiplies by a module parameter (`x @
     self.W`: a projection, not attention), when the softmax output is not
@@ -80,6 +83,18 @@ class MaterializedAttention(Rule):
     fix_effect = "flash_attention"
 
     VALID = [
+        # nn.MultiheadAttention told not to return the weights: PyTorch runs SDPA's fused kernel.
+        Valid(
+            """
+            import torch.nn as nn
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.attn = nn.MultiheadAttention(256, 8)
+                def forward(self, x):
+                    return self.attn(x, x, x, need_weights=False)[0]
+            """
+        ),
         # The library call already fuses it.
         Valid(
             """
@@ -169,6 +184,22 @@ class MaterializedAttention(Rule):
         ),
     ]
     INVALID = [
+        # nn.MultiheadAttention with its default need_weights=True (KernelBench level 3's VisionAttention).
+        Invalid(
+            """
+            import torch.nn as nn
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.attn = nn.MultiheadAttention(128, 4)
+                    self.norm = nn.LayerNorm(128)
+                def forward(self, x):
+                    out, _ = self.attn(x, x, x)
+                    return self.norm(out + x)
+            """,
+            line=9,
+            column=18,
+        ),
         # The classic: `@`, a scale, F.softmax under `import torch.nn.functional as F`.
         Invalid(
             """
@@ -272,6 +303,26 @@ class MaterializedAttention(Rule):
                 if model.in_main_guard(chain.scores) or model.in_main_guard(chain.output):
                     continue
                 yield self._report(model, function, chain)
+            if function.is_module_level or function not in model.model_functions:
+                continue
+            for call in function.calls:
+                if model.called_module(call, function) == "torch.nn.MultiheadAttention" and not _no_weights(call):
+                    yield self._module_report(model, function, call)
+
+    def _module_report(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Report:
+        module = _shown(model, call.func)
+        message = (
+            f"`{module}` (nn.MultiheadAttention) in `{function.qualname}` is called with need_weights=True (the "
+            "default): PyTorch then computes the attention the unfused way, the seq x seq scores and their "
+            "softmax written to memory (and averaged over the heads for the weights it returns)"
+        )
+        plan = (
+            f"Call `{module}(..., need_weights=False)` where the weights are not used (PyTorch then runs "
+            "`scaled_dot_product_attention`, a fused flash or memory-efficient kernel), or compute q, k, v with "
+            f"`{module}.in_proj_weight` and call `torch.nn.functional.scaled_dot_product_attention` yourself, "
+            f"then `{module}.out_proj`."
+        )
+        return Report(node=call, message=message, plan=plan)
 
     def _report(self, model: FileModel, function: FunctionInfo, chain: AttentionChain) -> Report:
         where = "module level" if function.is_module_level else f"`{function.qualname}`"
@@ -291,6 +342,17 @@ class MaterializedAttention(Rule):
             f"(running max and rescaled running sum) so the scores never leave the chip."
         )
         return Report(node=chain.scores, message=message, plan=plan)
+
+
+def _no_weights(call: cst.Call) -> bool:
+    """`need_weights=False` at the call: PyTorch already runs the fused kernel."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "need_weights"
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "False"
+        for a in call.args
+    )
 
 
 def _shown(model: FileModel, node: cst.CSTNode, limit: int = 48) -> str:
