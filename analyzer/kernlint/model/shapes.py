@@ -352,8 +352,10 @@ class ShapeFacts(AttentionFacts):
     def layer_tails(self) -> tuple[tuple[cst.CSTNode, int, tuple[str, ...]], ...]:
         """Calls of forward whose container module's layers (nn.Sequential,
         a ModuleList) run a GEMM or convolution and then elementwise layers
-        on its result (a conv, a BatchNorm, a ReLU): per call, the node, how
-        many such GEMMs, and the layers of their tails in order. The tails
+        on its result (a conv, a BatchNorm, a ReLU), or two normalization or
+        reduction layers after a convolution (a BatchNorm, a softmax): per
+        call, the node, how many such GEMMs, and the layers of their tails
+        in order. The tails
         are inside the container, where forward's syntax does not show them."""
         entry = self.entry_point
         if entry is None or entry.unknown or len(entry.nodes) != len(entry.ops):
@@ -374,7 +376,10 @@ class ShapeFacts(AttentionFacts):
                     break  # the next layer's GEMM: its own tail
                 tail.append(i)
                 carried.add(i)
-            if any(ops[i].kind == "elementwise" for i in tail):
+            # An elementwise layer, or two layers after a convolution (a BatchNorm and a softmax: one pass
+            # where there were two); a lone norm after a conv (a ResNet shortcut) is a pass either way.
+            conv = op.note.startswith("nn.Conv")
+            if any(ops[i].kind == "elementwise" for i in tail) or conv and len(tail) >= 2:
                 entry_of = found.setdefault(id(node), (node, [], []))
                 entry_of[1].append(g)
                 for i in tail:
