@@ -135,9 +135,10 @@ NORMS = {
     "InstanceNorm3d", "RMSNorm",
 }  # fmt: skip
 LOOP_LIMIT = 1 << 20
-# Helpers forward calls are read through (a wrapper that allocates and
-# launches); deeper chains are left unknown.
-INLINE_DEPTH = 4
+# Helpers forward calls, and the module classes it builds, are read through
+# (a wrapper that allocates and launches; a stage of blocks of attention and
+# MLP modules); deeper chains are left unknown.
+INLINE_DEPTH = 8
 # Allocators whose result a launch writes: the tensor the kernel produces.
 OUTPUT_ALLOCATORS = frozenset({"empty", "empty_like", "zeros", "zeros_like", "empty_strided", "full", "ones"})
 
