@@ -668,3 +668,53 @@ def test_module_classes_of_the_file_are_built_and_run_at_their_shapes() -> None:
     assert ops[6].flops == 2 * 2 * 32 * 10
     # Train-mode BatchNorm: statistics, then normalize (its input read twice).
     assert ops[1].bytes == 3 * 2 * 32 * 8 * 8 * 2
+
+
+TRANSFORMER = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.embed = nn.Linear(3 * 4 * 4, dim)
+        layer = nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=4 * dim, dropout=0.0)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=2)
+
+    def forward(self, img):
+        patches = img.unfold(2, 4, 4).unfold(3, 4, 4).reshape(img.shape[0], -1, 3 * 4 * 4)
+        return self.encoder(self.embed(patches))
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 16, 16)]
+
+
+def get_init_inputs():
+    return [32, 4]
+"""
+
+
+def test_a_transformer_encoder_runs_its_layers_and_attention_as_pytorch_does() -> None:
+    """unfold as a view of patches; nn.TransformerEncoder's layers each as
+    self-attention without weights (one fused attention op: PyTorch's SDPA)
+    between the packed input and the output projections, residual adds and
+    LayerNorms, and the ReLU feed-forward block."""
+    ops = entry(TRANSFORMER).ops
+    layer = [
+        ("gemm", "nn.MultiheadAttention"),
+        ("attention", ""),
+        ("gemm", "nn.MultiheadAttention"),
+        ("elementwise", ""),
+        ("reduction", "nn.LayerNorm"),
+        ("gemm", "nn.Linear"),
+        ("elementwise", ""),
+        ("gemm", "nn.Linear"),
+        ("elementwise", ""),
+        ("reduction", "nn.LayerNorm"),
+    ]
+    assert [(op.kind, op.note) for op in ops] == [("gemm", "nn.Linear"), *layer, *layer]
+    # 16 patches of 48 values; batch_first=False: the 2 images are the sequence, the 16 patches the batch.
+    assert ops[0].flops == 2 * 2 * 16 * 48 * 32
+    assert ops[2].flops == 4 * 16 * 4 * 2 * 2 * 8

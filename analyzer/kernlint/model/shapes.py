@@ -1381,6 +1381,29 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(node)}: nn.MultiheadAttention with sizes that are not static")
             attrs.update(spec)
             attrs["batch_first"] = kw("batch_first", False) is True
+        elif name == "TransformerEncoderLayer":
+            spec = _spec(values, kw, ("d_model", "nhead", "dim_feedforward"))
+            d_model, heads = spec["d_model"], spec["nhead"]
+            ff = spec["dim_feedforward"] if spec["dim_feedforward"] is not None else 2048
+            if not all(isinstance(v, int) for v in (d_model, heads, ff)):
+                raise _Unknown(f"line {self._line(node)}: nn.TransformerEncoderLayer with sizes that are not static")
+            activation = kw("activation", "relu")
+            first = kw("batch_first", False) is True
+            attrs.update(
+                self_attn=_Module(
+                    "MultiheadAttention", {"embed_dim": d_model, "num_heads": heads, "batch_first": first}
+                ),
+                linear1=self._nn_module("Linear", [d_model, ff], _no_keywords, node),
+                linear2=self._nn_module("Linear", [ff, d_model], _no_keywords, node),
+                norm_first=kw("norm_first", False) is True,
+                activation=activation if activation in ("relu", "gelu") else "relu",
+            )
+        elif name == "TransformerEncoder":
+            layer = values[0] if values else kw("encoder_layer")
+            count = values[1] if len(values) > 1 else kw("num_layers")
+            if not isinstance(layer, _Module) or not isinstance(count, int):
+                raise _Unknown(f"line {self._line(node)}: nn.TransformerEncoder with layers that are not static")
+            attrs["layers"] = [layer] * count  # deep copies of one layer: the same sizes
         elif name == "ModuleList":
             attrs["layers"] = list(values[0]) if values and isinstance(values[0], (list, tuple)) else []
         elif name in NORMS:
@@ -1508,7 +1531,30 @@ class _Evaluator:
         state = Tensor((layers * directions, batch, hidden), x.dtype, origin=layer_in, exact=False)
         return [out, [state, state] if module.kind == "LSTM" else state]
 
-    def _multihead_attention(self, module: _Module, values: list, node, record: bool) -> list:
+    def _encoder_layer(self, layer: _Module, x: Tensor, node, record: bool) -> Tensor:
+        """nn.TransformerEncoderLayer as PyTorch's Python path runs it (training: no fused fast path):
+        self-attention without weights, then the feed-forward block, each with its residual add and
+        LayerNorm (after each block, or before with norm_first)."""
+        a = layer.attrs
+
+        def norm(t: Tensor) -> Tensor:
+            return self._elementwise([t], node, record, kind="reduction", note="nn.LayerNorm")
+
+        def attention(t: Tensor) -> Tensor:
+            return self._multihead_attention(a["self_attn"], [t, t, t], node, record, need=False)[0]
+
+        def feed_forward(t: Tensor) -> Tensor:
+            hidden = self._module_call(a["linear1"], [t], node, record)
+            hidden = self._elementwise([hidden], node, record, fn=str(a["activation"]))
+            return self._module_call(a["linear2"], [hidden], node, record)
+
+        if a["norm_first"]:
+            x = self._binary("Add", x, attention(norm(x)), node, record)
+            return self._binary("Add", x, feed_forward(norm(x)), node, record)
+        x = norm(self._binary("Add", x, attention(x), node, record))
+        return norm(self._binary("Add", x, feed_forward(x), node, record))
+
+    def _multihead_attention(self, module: _Module, values: list, node, record: bool, need: object = None) -> list:
         """nn.MultiheadAttention's forward as PyTorch runs it outside its inference fast path: the
         packed input projection, the [B*H, L, L] scores, their softmax, the product with the values,
         the output projection, and with need_weights (the default) the weights averaged over the
@@ -1520,7 +1566,7 @@ class _Evaluator:
         assert isinstance(E, int) and isinstance(heads, int)
         B, L = (q.shape[0], q.shape[1]) if module.attrs["batch_first"] else (q.shape[1], q.shape[0])
         d = E // heads
-        need = _keyword(node, "need_weights", True)
+        need = _keyword(node, "need_weights", True) if need is None else need
         flat = Tensor((L * B, E), q.dtype, origin=q.origin)
         packed = self._matmul(flat, Tensor((E, 3 * E), q.dtype), node, record, note="nn.MultiheadAttention")
         per_head = Tensor((B * heads, L, d), q.dtype, origin=packed.origin)
@@ -1658,6 +1704,13 @@ class _Evaluator:
             return self._as_instance(cls, instance, forward, values, {}, node, record)
         if module.kind == "MultiheadAttention" and values and isinstance(values[0], Tensor):
             return self._multihead_attention(module, values, node, record)
+        if module.kind == "TransformerEncoderLayer" and values and isinstance(values[0], Tensor):
+            return self._encoder_layer(module, values[0], node, record)
+        if module.kind == "TransformerEncoder" and values and isinstance(values[0], Tensor):
+            x = values[0]
+            for layer in module.attrs["layers"]:
+                x = self._encoder_layer(layer, x, node, record)
+            return x
         if module.kind == "Sequential":
             x = values[0]
             self._layers += 1
@@ -1759,6 +1812,13 @@ class _Evaluator:
             "unflatten",
         ):
             return self._reshape(base, method, values, node)
+        if method == "unfold" and len(values) == 3 and all(isinstance(v, int) for v in values):
+            # A sliding-window view (patches): `dim` becomes the window count, a last dimension of `size`.
+            dim, size, step = values
+            windows = list(base.shape)
+            dim %= len(windows)
+            windows[dim] = (windows[dim] - size) // step + 1
+            return replace(base, shape=(*windows, size), contiguous=False, exact=False)
         if method in ("size",):
             return list(base.shape) if not values else base.shape[int(values[0])]
         if method in ("dim", "ndimension"):
@@ -2350,6 +2410,11 @@ class _Class:
     @property
     def methods(self) -> dict[str, cst.FunctionDef]:
         return {s.name.value: s for s in self.node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _no_keywords(name: str, default: object = None) -> object:
+    """The `kw` of a module built by the table itself (a layer's own Linear): no keyword arguments."""
+    return default
 
 
 def _keyword(node: object, name: str, default: object) -> object:
