@@ -291,6 +291,12 @@ CHAIN_NORM_MODULES = frozenset(
 )
 
 
+# Pooling layers after a convolution: the tail's one pass reads the conv's output and writes the pooled result.
+CHAIN_POOL_MODULES = frozenset(
+    f"torch.nn.{kind}Pool{dims}d" for kind in ("Max", "Avg", "AdaptiveAvg", "AdaptiveMax") for dims in (1, 2, 3)
+)
+
+
 # Methods that move or re-cast a module and return it.
 MODULE_MOVES = frozenset({"half", "float", "double", "bfloat16", "cuda", "to", "train", "eval", "requires_grad_"})
 
@@ -776,7 +782,9 @@ class EpilogueFacts(HostFlowFacts):
                 if not parent.args or parent.args[0].value is not child:
                     return None
                 return self.code(parent.func), False, CHAIN_COMPOSITE_FUNCTIONS[name]
-            if chain and name in CHAIN_REDUCTION_FUNCTIONS:
+            if chain and (
+                name in CHAIN_REDUCTION_FUNCTIONS or self._self_module(parent, function) in CHAIN_POOL_MODULES
+            ):
                 return self.code(parent.func), False, "reduction"
             return None
         if isinstance(parent, cst.Subscript) and parent.value is child:
@@ -848,7 +856,7 @@ class EpilogueFacts(HostFlowFacts):
     def _holds_other_work(self, expression: cst.CSTNode, function: FunctionInfo, depth: int = 0) -> bool:
         """`expression` computes, or reads a local name bound to, a GEMM, a
         convolution or a call of a module or method this table does not know."""
-        known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES
+        known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES | CHAIN_POOL_MODULES
         for node in _walk_no_scopes(expression):
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
                 return True

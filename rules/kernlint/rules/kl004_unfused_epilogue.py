@@ -23,7 +23,9 @@ class UnfusedEpilogue(Rule):
     (`* scale`), `+ bias`, activations (`torch.relu`, `F.gelu`, `.sigmoid()`,
     an `nn.GELU()` module), dtype casts (`.to(torch.float16)`, `.half()`),
     and, once an elementwise op has run, group and batch norms and the
-    reductions that end the tail (`mean`, `sum`, `amax`, `logsumexp`). The
+    reductions that end the tail (`mean`, `sum`, `amax`, `logsumexp`); after
+    a convolution, pooling layers (`nn.MaxPool2d`, `nn.AvgPool2d`, adaptive
+    pools) too. The
     ops are followed through views (`.view`, `.reshape`, `.t()`), names
     assigned along the way and augmented assignments (`y += bias`).
 
@@ -226,6 +228,24 @@ class UnfusedEpilogue(Rule):
         ),
     ]
     INVALID = [
+        # A conv whose tail opens with a pooling layer (KernelBench level 2's conv + pool + activation problems).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 16, 3)
+                    self.pool = nn.AvgPool2d(2)
+                def forward(self, x):
+                    x = self.conv(x)
+                    x = self.pool(x)
+                    return torch.sigmoid(x).sum(dim=(2, 3))
+            """,
+            line=10,
+            column=13,
+        ),
         # A container's layers (KernelBench level 3's VGG): each conv followed by a ReLU inside nn.Sequential.
         Invalid(
             """
