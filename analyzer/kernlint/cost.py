@@ -140,8 +140,15 @@ def derive_constants(record: dict) -> dict[str, float]:
         constants["bw_program"] = rate(f"triton_stream_programs_{grids[0]}") / grids[0]
     for name in p:
         if name.startswith("conv2d_k"):
-            # A convolution's rate at its GEMM depth K (`_conv_rate` interpolates between them).
-            constants[f"flops_conv_k{p[name]['reduction']}"] = rate(name, "flops")
+            # A convolution's rate at its GEMM depth K (`_conv_rate` interpolates between them). The probes'
+            # nn.Conv2d has a bias, which PyTorch adds in a pass of its own over the output after cuDNN's
+            # convolution: that pass (read and write the output at the streaming rate) is not the conv's.
+            flops, depth = float(p[name]["flops"]), int(p[name]["reduction"])
+            bias_pass = 2 * (4 * flops / (2 * depth)) / constants["bw_stream"]
+            conv_only = best(name) - bias_pass
+            constants[f"flops_conv_k{depth}"] = (
+                flops / conv_only if conv_only > 0.2 * best(name) else rate(name, "flops")
+            )
     if "triton_scalar_programs" in p:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
@@ -378,7 +385,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
             throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
-    return max(floor, op.bytes / c["bw_stream"], compute)
+    # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
+    bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
+    return max(floor, op.bytes / c["bw_stream"], compute) + bias
 
 
 def _numbered(c: dict[str, float], prefix: str, suffix: str = "") -> list[tuple[int, float]]:

@@ -196,6 +196,7 @@ class Op:
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
     reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps)
+    conv_bias: bool = False  # a convolution with a bias: cuDNN's convolution, then a pass that adds it
     layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
 
 
@@ -1359,6 +1360,7 @@ class _Evaluator:
             )
             attrs["weight"] = Tensor(tuple(shape), "float32")
             attrs["spec"] = spec
+            attrs["bias"] = kw("bias", True) is not False
         elif name in ADAPTIVE_POOL_DIMS:
             attrs["output_size"] = kw("output_size", values[0] if values else None)
         elif name in POOL_DIMS:
@@ -1460,6 +1462,7 @@ class _Evaluator:
             inputs=(x.origin,),
             in_bytes=(x.nbytes, weight.nbytes),
             out_bytes=result.nbytes,
+            conv_bias=module.attrs.get("bias", True) is not False,
             elem_bytes=DTYPE_BYTES.get(result.dtype, 4),
             reduction=reduction,
             note=f"nn.{module.kind}",
