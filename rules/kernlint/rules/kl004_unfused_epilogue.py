@@ -533,8 +533,9 @@ class UnfusedEpilogue(Rule):
         called = model.code(node.func) if isinstance(node, cst.Call) else model.code(node)
         names = ", ".join(f"`{layer}`" for layer in layers)
         message = (
-            f"`{called}` in `{function.qualname}` runs {gemms} GEMM/convolution layer{'s' if gemms > 1 else ''} "
-            f"each followed by separate elementwise/normalization layers ({names}) inside the container: each "
+            f"`{called}` in `{function.qualname}` runs "
+            + (f"{gemms} GEMM/convolution layers, each" if gemms > 1 else "a GEMM/convolution layer")
+            + f" followed by separate elementwise/normalization layers ({names}) inside the container: each "
             "of those layers is a kernel that reads and writes the whole output again"
         )
         plan = (
