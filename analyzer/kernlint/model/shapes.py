@@ -33,7 +33,7 @@ from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
-from kernlint.model.syntax import keyword, positional
+from kernlint.model.syntax import keyword, literal_value, positional
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -1604,7 +1604,11 @@ class _Evaluator:
         if len(sizes) != dims or len(x.shape) < dims or not all(s is None or isinstance(s, int) for s in sizes):
             raise _Unknown(f"line {self._line(node)}: {note} with an output size that is not static")
         out = tuple(i if s is None else int(s) for i, s in zip(x.shape[-dims:], sizes))  # type: ignore[call-overload]
-        result = Tensor((*x.shape[:-dims], *out), x.dtype)
+        return self._pooled(x, out, note, node, record)
+
+    def _pooled(self, x: Tensor, out: tuple[int, ...], note: str, node, record: bool) -> Tensor:
+        """A pooling op: x read once, its last len(out) sizes become `out`, the result written once."""
+        result = Tensor((*x.shape[: -len(out)], *out), x.dtype)
         op = Op(
             "reduction",
             self._line(node),
@@ -1624,17 +1628,7 @@ class _Evaluator:
         stride = _tuple(spec["stride"] if spec["stride"] is not None else spec["kernel_size"], dims)
         padding = _tuple(spec["padding"] or 0, dims)
         out = tuple((i + 2 * p - k) // s + 1 for i, k, s, p in zip(x.shape[-dims:], kernel, stride, padding))
-        result = Tensor((*x.shape[:-dims], *out), x.dtype)
-        op = Op(
-            "reduction",
-            self._line(node),
-            bytes=x.nbytes + result.nbytes,
-            inputs=(x.origin,),
-            out_bytes=result.nbytes,
-            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
-            note=f"nn.{module.kind}",
-        )
-        return replace(result, origin=self._record(record, op))
+        return self._pooled(x, out, f"nn.{module.kind}", node, record)
 
     def _module_call(self, module: _Module, values: list, node, record: bool):
         line = self._line(node)
@@ -2421,11 +2415,10 @@ def _no_keywords(name: str, default: object = None) -> object:
 
 
 def _keyword(node: object, name: str, default: object) -> object:
-    """A literal True/False/None keyword argument of a call node (`need_weights=False`), else `default`."""
-    for arg in getattr(node, "args", ()):
-        if arg.keyword is not None and arg.keyword.value == name and isinstance(arg.value, cst.Name):
-            return {"True": True, "False": False, "None": None}.get(arg.value.value, default)
-    return default
+    """A literal keyword argument of a call node (`need_weights=False`), else `default`."""
+    value = keyword(node, name) if isinstance(node, cst.Call) else None
+    literal = literal_value(value) if value is not None else None
+    return default if literal is None else literal
 
 
 def _moved(value: object, method: str, values: list, kw) -> object:

@@ -6,6 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
+from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -346,13 +347,8 @@ class MaterializedAttention(Rule):
 
 def _no_weights(call: cst.Call) -> bool:
     """`need_weights=False` at the call: PyTorch already runs the fused kernel."""
-    return any(
-        a.keyword is not None
-        and a.keyword.value == "need_weights"
-        and isinstance(a.value, cst.Name)
-        and a.value.value == "False"
-        for a in call.args
-    )
+    value = keyword(call, "need_weights")
+    return value is not None and literal_value(value) is False
 
 
 def _shown(model: FileModel, node: cst.CSTNode, limit: int = 48) -> str:
