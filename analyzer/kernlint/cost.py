@@ -166,6 +166,7 @@ def derive_constants(record: dict) -> dict[str, float]:
         constants[f"gpu_floor_{layer}_us"] = per_layer("graph")
         constants[f"eager_host_{layer}_us"] = per_layer("eager")
         constants[f"kb_host_{layer}_us"] = per_layer("kernelbench")
+    constants.update(_library_constants(p, best, constants["bw_stream"]))
     # A model is called through nn.Module.__call__: its ops' host cost is the module probe's.
     kind = "module_ops" if f"module_ops_{hi}" in p else "tiny_ops"
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
@@ -195,10 +196,57 @@ def derive_constants(record: dict) -> dict[str, float]:
             # torch.empty (a kernel's output buffer) launches no fill kernel.
             constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
         constants[f"{key}_sync_us"] = _median(record, "sync", mode) - at("tiny_ops", mode, lo)
+        if any(n.startswith("tiny_triton_args_") for n in p):
+            # A launch's host cost per argument beyond the one of tiny_triton's kernel (Triton binds,
+            # checks and specializes every argument on every call).
+            args = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith("tiny_triton_args_"))
+            many = (at("tiny_triton_args", mode, args[-1]) - at("tiny_triton_args", mode, args[0])) / (
+                args[-1] - args[0]
+            )
+            extra = float(p[f"tiny_triton_args_{args[0]}"]["arguments"]) - float(p[f"tiny_triton_{lo}"]["arguments"])
+            constants[f"{key}_host_triton_arg_us"] = max(0.0, (many - slope("tiny_triton", mode)) / extra)
+            constants["triton_probe_args"] = float(p[f"tiny_triton_{lo}"]["arguments"])
         if "jit_per_call" in p:
             # A kernel defined inside the call: the probe's call less a plain launch's.
             constants[f"{key}_host_jit_us"] = _median(record, "jit_per_call", mode) - at("tiny_triton", mode, lo)
     return {k: float(f"{v:.4g}") for k, v in constants.items()}
+
+
+def _library_constants(p: dict, best, bw: float) -> dict[str, float]:
+    """KL029's constants from the library_* probes: each library kernel's
+    time over the streaming time of the bytes the model counts for it (the
+    `_x` ratios); a pool's time per output and per window tap (two windows
+    each, a line through them); the rate of one LayerNorm row (one block);
+    the Triton pool's time per tap (the fix's rate)."""
+    out: dict[str, float] = {}
+    pools: dict[str, list[tuple[int, float]]] = {}
+    norms: list[tuple[int, float, float]] = []  # LayerNorm: (rows, ratio, bytes per µs of one row)
+    for name, probe in p.items():
+        if not name.startswith("library_"):
+            continue
+        kernel, ratio = probe["kernel"], best(name) / (float(probe["bytes"]) / bw)
+        if "pool" in kernel:
+            pools.setdefault(kernel, []).append((int(probe["taps"]), best(name) / float(probe["outputs"])))
+        elif kernel == "layer_norm":
+            norms.append((int(probe["rows"]), ratio, float(probe["bytes"]) / best(name) / int(probe["rows"])))
+        elif kernel in ("softmax", "log_softmax"):
+            cols = int(float(probe["bytes"]) / 8 / int(probe["rows"]))
+            out[f"lib_{kernel}_cols_{cols}_x"] = ratio
+        else:
+            out[f"lib_{kernel}_x"] = ratio
+    for kernel, points in pools.items():
+        (t0, u0), (t1, u1) = sorted(points)[0], sorted(points)[-1]
+        per_tap = max(0.0, (u1 - u0) / (t1 - t0))
+        out[f"lib_{kernel}_tap_us"] = per_tap
+        out[f"lib_{kernel}_out_us"] = max(0.0, u0 - per_tap * t0)
+    if norms:
+        # Many rows fill the GPU (the ratio of the most rows'); a few rows run one block each, at one row's rate.
+        out["lib_layer_norm_x"] = max(norms)[1]
+        out["lib_layer_norm_row_bw"] = min(norms)[2]
+    if "triton_max_pool2d" in p:
+        probe = p["triton_max_pool2d"]
+        out["triton_pool_tap_us"] = best("triton_max_pool2d") / (float(probe["outputs"]) * int(probe["taps"]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -359,7 +407,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             compute = op.flops / rate
         # Millions of programs cost their scheduling, whatever each one moves.
         scheduling = op.programs * c.get("program_us", 0.0)
-        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share, scheduling)
+        # A fixed window's loads (KL029's index-free pool): the measured Triton pool's time per tap.
+        taps = (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
+        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share, scheduling, taps)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0
@@ -372,6 +422,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
     floor = c.get(f"gpu_floor_{_layer(op)}_us", c["gpu_floor_us"])  # a small conv or norm: its layer's time
+    library = library_us(op, c)
+    if library is not None:
+        return max(floor, library)
     compute = 0.0
     if op.flops:
         throughput = c.get(f"flops_{op.path}", c["flops_fp32"])
@@ -390,6 +443,42 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     return max(floor, op.bytes / c["bw_stream"], compute) + bias
 
 
+def library_us(op: Op, c: dict[str, float]) -> float | None:
+    """A PyTorch library kernel (`op.kernel`) at its own measured rate
+    (calibrate's library_* probes, KL029); None where the op has no such
+    kernel or the record no probe of it."""
+    kernel = op.kernel
+    stream = op.bytes / c["bw_stream"]
+    if kernel.endswith(("pool1d", "pool2d", "pool3d")) and f"lib_{kernel}_out_us" in c:
+        # One thread per output, each reading its window: a time per output and per tap.
+        outputs = op.out_bytes // op.elem_bytes
+        return max(stream, outputs * (c[f"lib_{kernel}_out_us"] + op.reduction * c[f"lib_{kernel}_tap_us"]))
+    if kernel == "layer_norm" and "lib_layer_norm_x" in c:
+        # One block per row: fewer rows than SMs run at that many rows' rate.
+        few = op.bytes / (op.rows * c["lib_layer_norm_row_bw"]) if 0 < op.rows < c["sm_count"] else 0.0
+        return max(stream * c["lib_layer_norm_x"], few)
+    if kernel in ("softmax", "log_softmax") and op.rows:
+        # The measured ratio at the row length, interpolated in log length between the probes.
+        points = _numbered(c, f"lib_{kernel}_cols_", "_x")
+        if not points:
+            return None
+        cols = max(1, op.out_bytes // op.elem_bytes // op.rows)
+        return stream * _interpolated(points, cols)
+    if f"lib_{kernel}_x" in c:
+        return stream * c[f"lib_{kernel}_x"]
+    return None
+
+
+def _interpolated(points: list[tuple[int, float]], at: int) -> float:
+    """A measured curve's value at `at`, linear in log(at) between its points, held at its ends."""
+    if at <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if at <= x1:
+            return y0 + (y1 - y0) * math.log(at / x0) / math.log(x1 / x0)
+    return points[-1][1]
+
+
 def _numbered(c: dict[str, float], prefix: str, suffix: str = "") -> list[tuple[int, float]]:
     """The constants `{prefix}{N}{suffix}` as sorted (N, value): a measured curve's points."""
     return sorted(
@@ -404,14 +493,7 @@ def _conv_rate(c: dict[str, float], depth: int) -> float | None:
     in log K between the calibration's conv probes and held at the nearest
     one outside them; None for a record without them."""
     points = _numbered(c, "flops_conv_k")
-    if not points:
-        return None
-    if depth <= points[0][0]:
-        return points[0][1]
-    for (k0, r0), (k1, r1) in zip(points, points[1:]):
-        if depth <= k1:
-            return r0 + (r1 - r0) * math.log(depth / k0) / math.log(k1 / k0)
-    return points[-1][1]
+    return _interpolated(points, depth) if points else None
 
 
 def _layer(op: Op) -> str | None:
@@ -440,6 +522,10 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
         return 0.0
     if op.kind == "triton" and op.autotuned and f"{key}_host_autotuned_us" in c:
         return c[f"{key}_host_autotuned_us"]
+    if op.kind == "triton" and f"{key}_host_triton_arg_us" in c:
+        # Triton binds and specializes every argument of a launch on every call.
+        extra = max(0.0, op.arguments - c["triton_probe_args"]) if op.arguments else 0.0
+        return c[f"{key}_host_triton_us"] + extra * c[f"{key}_host_triton_arg_us"]
     if op.kind == "triton" or op.kind == "rnn":
         return c[f"{key}_host_triton_us"]
     if op.kind == "alloc":
@@ -1118,7 +1204,65 @@ def capture_graph(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     return (copy_in, replay, *(replace(op, library=True) for op in ops), copy_out)
 
 
+# The bytes of one row (or plane) a Triton program keeps on chip between its
+# statistics and its normalizing step (in registers and shared memory); a
+# longer row is read twice. A design bound of the fix, not a measured rate.
+ONCHIP_ROW_BYTES = 64 * 1024
+# Library kernels KL029 knows a Triton replacement for.
+LIBRARY_KERNELS = frozenset(
+    {"max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_norm",
+     "group_norm", "instance_norm", "layer_norm", "softmax", "log_softmax", "scan"}
+)  # fmt: skip
+
+
+# Elements per program of a replacement kernel's grid (it fills the GPU).
+REPLACEMENT_BLOCK = 1024
+
+
+def library_replacement(op: Op) -> tuple[Op, ...]:
+    """The Triton kernels that replace library kernel `op` (KL029's fix):
+    an index-free pool; a norm or softmax that keeps a row on chip; a longer
+    row read twice (statistics, then normalizing), a LayerNorm's split
+    across programs (a statistics kernel, then the normalizing one); a
+    train-mode BatchNorm as a statistics kernel and a normalizing one; a row
+    scan. The first op takes `op`'s place."""
+    read = op.in_bytes[0] if op.in_bytes else op.bytes // 2
+    rows = max(1, op.rows)
+    twice = op.kernel in ("group_norm", "instance_norm") or read // rows > ONCHIP_ROW_BYTES
+    split = op.kernel == "layer_norm" and twice
+    nbytes = op.bytes + read if twice and op.kernel not in ("batch_norm", "scan") else op.bytes
+    main = replace(
+        op,
+        kind="triton",
+        kernel="",
+        rows=0,
+        bytes=nbytes,
+        programs=max(1, op.out_bytes // op.elem_bytes // REPLACEMENT_BLOCK),
+        reduction=op.reduction if "pool" in op.kernel else 0,
+        note=f"Triton {op.kernel}",
+    )
+    if op.kernel == "batch_norm" or split:
+        return main, replace(main, bytes=0, reduction=0, note=f"Triton {op.kernel} statistics")
+    return (main,)
+
+
+def replace_library_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The library kernels at `first..last` replaced by their Triton kernels
+    (`library_replacement`); a second kernel of a replacement is appended,
+    so no op's inputs move."""
+    found = [i for i, op in enumerate(ops) if op.kernel in LIBRARY_KERNELS and _at(op, first, last)]
+    if not found:
+        return None
+    out, extra = list(ops), []
+    for i in found:
+        main, *rest = library_replacement(ops[i])
+        out[i] = main
+        extra.extend(rest)
+    return tuple(out + extra)
+
+
 EFFECTS: dict[str, Effect] = {
+    "replace_library_kernel": replace_library_kernel,
     "capture_graph": capture_graph,
     "tensor_cores": tensor_cores,
     "fill_the_gpu": fill_the_gpu,

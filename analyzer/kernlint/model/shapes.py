@@ -105,6 +105,8 @@ SCANS = {"cumsum", "cumprod", "logcumsumexp"}
 SAME_SHAPE = {"flip", "tril", "triu", "roll", "nan_to_num", "masked_fill", "clamp_min", "clamp_max", "softsign"}
 # Row normalizations: statistics and the normalized values in one kernel
 # (in and out once each), like a softmax.
+# The library kernels of the norm modules (nn.BatchNorm2d -> "batch_norm"), whose measured rates price them.
+NORM_KERNELS = {"BatchNorm": "batch_norm", "GroupNorm": "group_norm", "InstanceNorm": "instance_norm", "LayerNorm": "layer_norm"}
 ROW_NORMS = {"normalize", "layer_norm", "rms_norm", "instance_norm", "group_norm"}
 # Losses: read their inputs once, write a scalar (reduction="mean"/"batchmean").
 LOSSES = {
@@ -129,6 +131,8 @@ ADAPTIVE_POOL_DIMS = {
     "AdaptiveAvgPool1d": 1, "AdaptiveAvgPool2d": 2, "AdaptiveAvgPool3d": 3,
     "AdaptiveMaxPool1d": 1, "AdaptiveMaxPool2d": 2, "AdaptiveMaxPool3d": 3,
 }  # fmt: skip
+# The leading arguments of nn.MaxPool*d/F.max_pool*d and nn.AvgPool*d/F.avg_pool*d (an average pool has no dilation).
+POOL_ARGUMENTS = {"Max": ("kernel_size", "stride", "padding", "dilation"), "Avg": ("kernel_size", "stride", "padding")}
 POOL_DIMS = {"MaxPool1d": 1, "MaxPool2d": 2, "MaxPool3d": 3, "AvgPool1d": 1, "AvgPool2d": 2, "AvgPool3d": 3}
 NORMS = {
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -195,9 +199,14 @@ class Op:
     returned: bool = False  # forward returns its result (or a view of it)
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
-    reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps)
+    reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps
     conv_bias: bool = False  # a convolution with a bias: cuDNN's convolution, then a pass that adds it
     layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
+    # The library kernel that runs it, where the calibration measured that kernel's own rate (KL029): a pool
+    # ("max_pool2d"), a norm ("batch_norm", "layer_norm", ...), a softmax, a scan along the last dimension.
+    kernel: str = ""
+    rows: int = 0  # a row-wise library kernel (layer_norm, softmax, scan): the rows it normalizes or scans
+    arguments: int = 0  # Triton launches: arguments in the call, constexpr keywords included (host cost per call)
 
 
 @dataclass(frozen=True)
@@ -1194,7 +1203,7 @@ class _Evaluator:
             values = args()
             if values and isinstance(values[0], Tensor):
                 kind = ("MaxPool" if name.startswith("max") else "AvgPool") + name[-2:]
-                pool = _Module(kind, {"spec": _spec(values[1:], kw, ("kernel_size", "stride", "padding"))})
+                pool = _Module(kind, {"spec": _spec(values[1:], kw, POOL_ARGUMENTS[kind[:3]])})
                 return self._pool(pool, values[0], node, record)
         if name.startswith("adaptive_") and name[-2:] in ("1d", "2d", "3d"):
             values = args()
@@ -1296,7 +1305,9 @@ class _Evaluator:
                 record,
                 fn=name,
             )
-        if name in SCANS or name in SAME_SHAPE or name in ROW_NORMS:
+        if name in SCANS:
+            return self._scan(tensors[0], kw("dim", values[1] if len(values) > 1 else None), name, node, record)
+        if name in SAME_SHAPE or name in ROW_NORMS:
             kind = "elementwise" if name in SAME_SHAPE else "reduction"
             return self._elementwise(tensors[:1], node, record, kind=kind, note=name)
         if name == "diag" and tensors and len(tensors[0].shape) == 1:
@@ -1364,7 +1375,7 @@ class _Evaluator:
         elif name in ADAPTIVE_POOL_DIMS:
             attrs["output_size"] = kw("output_size", values[0] if values else None)
         elif name in POOL_DIMS:
-            attrs["spec"] = _spec(values, kw, ("kernel_size", "stride", "padding"))
+            attrs["spec"] = _spec(values, kw, POOL_ARGUMENTS[name[:3]])
         elif name in RNN_GATES:
             rnn_args = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional")
             spec = _spec(values, kw, rnn_args)
@@ -1606,8 +1617,11 @@ class _Evaluator:
         out = tuple(i if s is None else int(s) for i, s in zip(x.shape[-dims:], sizes))  # type: ignore[call-overload]
         return self._pooled(x, out, note, node, record)
 
-    def _pooled(self, x: Tensor, out: tuple[int, ...], note: str, node, record: bool) -> Tensor:
-        """A pooling op: x read once, its last len(out) sizes become `out`, the result written once."""
+    def _pooled(
+        self, x: Tensor, out: tuple[int, ...], note: str, node, record: bool, kernel: str = "", taps: int = 0
+    ) -> Tensor:
+        """A pooling op: x read once, its last len(out) sizes become `out`, the result written once;
+        `kernel` and `taps`: a fixed window's library kernel (max_pool2d, ...) and its taps."""
         result = Tensor((*x.shape[: -len(out)], *out), x.dtype)
         op = Op(
             "reduction",
@@ -1617,6 +1631,8 @@ class _Evaluator:
             out_bytes=result.nbytes,
             elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
             note=note,
+            kernel=kernel,
+            reduction=taps,
         )
         return replace(result, origin=self._record(record, op))
 
@@ -1627,8 +1643,13 @@ class _Evaluator:
         kernel = _tuple(spec["kernel_size"], dims)
         stride = _tuple(spec["stride"] if spec["stride"] is not None else spec["kernel_size"], dims)
         padding = _tuple(spec["padding"] or 0, dims)
-        out = tuple((i + 2 * p - k) // s + 1 for i, k, s, p in zip(x.shape[-dims:], kernel, stride, padding))
-        return self._pooled(x, out, f"nn.{module.kind}", node, record)
+        dilation = _tuple(spec.get("dilation") or 1, dims)
+        out = tuple(
+            (i + 2 * p - d * (k - 1) - 1) // s + 1
+            for i, k, s, p, d in zip(x.shape[-dims:], kernel, stride, padding, dilation)
+        )
+        library = ("max_pool" if module.kind.startswith("Max") else "avg_pool") + f"{dims}d"
+        return self._pooled(x, out, f"nn.{module.kind}", node, record, kernel=library, taps=math.prod(kernel))
 
     def _module_call(self, module: _Module, values: list, node, record: bool):
         line = self._line(node)
@@ -1680,7 +1701,9 @@ class _Evaluator:
                 # the input and normalizing a second, as ATen and cuDNN run it (three passes in all).
                 stats = self.ops[out.origin]
                 self.ops[out.origin] = replace(stats, bytes=stats.bytes + values[0].nbytes)
-            return out
+            normalized = module.attrs.get("normalized")
+            rows = out.numel // normalized if module.kind == "LayerNorm" and isinstance(normalized, int) else 0
+            return self._library_kernel(out, NORM_KERNELS.get(module.kind.rstrip("123d"), ""), rows)
         if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
             return self._conv(module, values[0], node, record)
         if module.kind in RNN_GATES and isinstance(values[0], Tensor):
@@ -1824,9 +1847,10 @@ class _Evaluator:
             return base.numel
         if method in SOFTMAX:
             return self._softmax(method, base, kw("dim", values[0] if values else None), node, record)
-        if method in SCANS or method in SAME_SHAPE and method != "masked_fill":
-            kind = "elementwise" if method in SAME_SHAPE else "reduction"
-            return self._elementwise([base], node, record, kind=kind, note=method)
+        if method in SCANS:
+            return self._scan(base, kw("dim", values[0] if values else None), method, node, record)
+        if method in SAME_SHAPE and method != "masked_fill":
+            return self._elementwise([base], node, record, note=method)
         if method == "gather":
             return self._gather(base, values[-1], node, record)
         if method == "copy_" and values and isinstance(values[0], Tensor):
@@ -1945,7 +1969,26 @@ class _Evaluator:
             value = 1.0 if name == "softmax" else 0.0
             why = f"a {name} over dimension {dim}, of size 1 (its input is [{', '.join(map(str, base.shape))}])"
             return self._elementwise([base], node, record, kind="reduction", value=value, why=why)
-        return self._elementwise([base], node, record, kind="reduction", fn="softmax" if name == "softmax" else "")
+        out = self._elementwise([base], node, record, kind="reduction", fn="softmax" if name == "softmax" else "")
+        if isinstance(dim, int) and base.shape and -len(base.shape) <= dim < len(base.shape):
+            out = self._library_kernel(out, name, base.numel // base.shape[dim])
+        return out
+
+    def _scan(self, base: Tensor, dim, name: str, node, record: bool) -> Tensor:
+        """A cumulative sum or product: one kernel, one pass; along the last
+        dimension, PyTorch's row scan kernel (KL029 prices it)."""
+        out = self._elementwise([base], node, record, kind="reduction", note=name)
+        if isinstance(dim, int) and base.shape and dim in (-1, len(base.shape) - 1):
+            out = self._library_kernel(out, "scan", base.numel // base.shape[-1])
+        return out
+
+    def _library_kernel(self, out: Tensor, kernel: str, rows: int = 0) -> Tensor:
+        """Name the library kernel that ran the op which made `out` (the cost
+        model prices it at that kernel's measured rate: KL029) and, for a
+        row-wise kernel, its rows."""
+        if kernel and 0 <= out.origin < len(self.ops):
+            self.ops[out.origin] = replace(self.ops[out.origin], kernel=kernel, rows=rows)
+        return out
 
     def _reduce(self, base: Tensor, dim, keepdim, node, record: bool, fn: str = ""):
         if dim is None:
@@ -2178,6 +2221,7 @@ class _Evaluator:
                 kernel_lines=kernel_lines,
                 streams=streams,
                 autotuned=kernel is not None and kernel.autotune is not None,
+                arguments=len(node.args),
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2513,7 +2557,10 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
         affine = spec["affine"] if isinstance(spec["affine"], bool) else default
         bias = True
     out: dict[str, object] = {"eps": spec["eps"] if isinstance(spec["eps"], float) else 1e-5}
-    if isinstance(shape, (list, tuple)) and shape and all(isinstance(d, int) for d in shape) and affine:
+    static = isinstance(shape, (list, tuple)) and shape and all(isinstance(d, int) for d in shape)
+    if static and name in ("LayerNorm", "RMSNorm"):
+        out["normalized"] = math.prod(shape)  # elements per normalized row
+    if static and affine:
         out["weight"] = Tensor(tuple(shape), "float32")
         if bias:
             out["bias"] = Tensor(tuple(shape), "float32")

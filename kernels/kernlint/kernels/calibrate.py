@@ -58,6 +58,22 @@ Probes (each name is a key of the record's "probes"):
     network's per-layer GPU time (graph) and host cost (eager, KernelBench),
     both above a one-element op's (cuDNN's and the norm's several kernels,
     their Python and dispatch);
+  * ``tiny_triton_args_N``: N launches of a Triton kernel of ``LAUNCH_ARGS``
+    arguments (pointers, sizes, a float): a launch's host cost grows with its
+    arguments (Triton checks and specializes each one on every call);
+  * ``library_*`` (KL029): PyTorch's own CUDA kernels where they run far from
+    the bytes they must move: ``library_{max,avg}_pool{1,2,3}d_kK_sS`` (one
+    thread per output with generic index arithmetic; a max pool finds the
+    argmax too), at two windows each, so that a pool's time is fitted per
+    output and per tap; ``library_batch_norm`` (train mode),
+    ``library_group_norm``, ``library_instance_norm``, ``library_layer_norm_rows_R``
+    (R rows, one block each: 32768 rows of 4096, and 8 huge rows that leave most SMs idle),
+    ``library_{softmax,log_softmax}_cols_C`` (rows of C elements: several
+    passes where a row does not stay on chip), ``library_scan`` (cumsum along
+    the last dimension); each probe's ``bytes`` is what the cost model counts
+    for the op, so its time over them is the kernel's own rate;
+  * ``triton_max_pool2d``: the KL029 pair's index-free Triton 3x3 max pool:
+    what a fixed window costs per tap in a Triton kernel (the fix's rate);
   * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
 
 torch and triton are imported only in `main`, on the GPU machine.
@@ -94,6 +110,17 @@ LAYER_BATCH = 2
 LAYER_CHANNELS = 32
 LAYER_SIDE = 56
 LAYER_FEATURES = 256
+# library_* probes (KL029): 512 MiB fp32 inputs; pools at a non-overlapping and an overlapping window.
+LIBRARY_POOL_INPUTS = {1: (32, 64, 65536), 2: (32, 64, 256, 256), 3: (8, 32, 64, 64, 64)}
+LIBRARY_POOL_WINDOWS = ((2, 2), (3, 1))  # (kernel size, stride) on every pooled dimension
+LIBRARY_NORM_INPUT = (32, 64, 256, 256)
+LIBRARY_LAYER_NORM_ROWS = 8  # rows of 64 x 256 x 256 elements (16 MiB each)
+LIBRARY_SOFTMAX_COLS = (4096, 262144)  # 128 MiB of rows of either length
+LIBRARY_SCAN_INPUT = (16384, 16384)
+# Arguments in a launch's call, constexpr keywords included: tiny_triton_args_N (10 pointers, 8 ints, a float,
+# a size, BLOCK) and tiny_triton_N (a pointer, BLOCK).
+LAUNCH_ARGS = 21
+TINY_LAUNCH_ARGS = 2
 SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
@@ -397,7 +424,7 @@ def _probes(torch, triton, tl):
         module = Ops()
         add(f"tiny_ops_{count}", ops, ops=count, bytes=8 * count)
         add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
-        add(f"tiny_triton_{count}", launches, triton_launches=count, bytes=8 * count)
+        add(f"tiny_triton_{count}", launches, triton_launches=count, arguments=TINY_LAUNCH_ARGS, bytes=8 * count)
         add(f"tiny_autotuned_{count}", autotuned, triton_launches=count, bytes=8 * count)
         add(f"tiny_alloc_{count}", allocs, allocs=count, bytes=64 * count)
         add(
@@ -434,8 +461,103 @@ def _probes(torch, triton, tl):
 
             stack = Stack()
             add(f"layer_{name}_{count}", lambda stack=stack, x=inputs[name]: stack(x), ops=count, layer=name)
+    @triton.jit
+    def _many_args(a, b, c, d, e, f, g, h, i, j, s0, s1, s2, s3, s4, s5, s6, s7, eps, n, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+        offs = tl.arange(0, BLOCK)
+        tl.store(b + offs, tl.load(a + offs, mask=offs < n) + eps, mask=offs < n)
+
+    buffers = [torch.ones(16, device=dev) for _ in range(10)]
+    for count in LAYER_COUNTS:
+
+        def many_args(count=count):
+            for _ in range(count):
+                _many_args[(1,)](*buffers, 1, 2, 3, 4, 5, 6, 7, 8, 1e-5, 16, BLOCK=16)
+            return buffers[1]
+
+        add(f"tiny_triton_args_{count}", many_args, triton_launches=count, arguments=LAUNCH_ARGS, bytes=128 * count)
+    _library_probes(torch, add)
     add("sync", lambda: (t + 1.0).item(), ops=1, syncs=1, bytes=8)
     return probes
+
+
+def _library_probes(torch, add):
+    """The library_* probes and triton_max_pool2d (KL029): each probe's facts
+    are the bytes, outputs, taps and rows the cost model counts for the op."""
+    from kernlint.kernels.kl029_slow_library_kernel.after import max_pool2d
+
+    functional = torch.nn.functional
+    dev = "cuda"
+    for dims, shape in LIBRARY_POOL_INPUTS.items():
+        x = torch.randn(*shape, device=dev)
+        for kind in ("max", "avg"):
+            pool = getattr(functional, f"{kind}_pool{dims}d")
+            for size, stride in LIBRARY_POOL_WINDOWS:
+                outputs = pool(x, size, stride).numel()
+                add(
+                    f"library_{kind}_pool{dims}d_k{size}_s{stride}",
+                    lambda pool=pool, x=x, size=size, stride=stride: pool(x, size, stride),
+                    bytes=4 * (x.numel() + outputs),
+                    outputs=outputs,
+                    taps=size**dims,
+                    kernel=f"{kind}_pool{dims}d",
+                    ops=1,
+                )
+        if dims == 2:
+            outputs = max_pool2d(x).numel()
+            add(
+                "triton_max_pool2d",
+                lambda x=x: max_pool2d(x),
+                bytes=4 * (x.numel() + outputs),
+                outputs=outputs,
+                taps=9,
+                ops=1,
+                triton_launches=1,
+            )
+    x = torch.randn(*LIBRARY_NORM_INPUT, device=dev)
+    channels = LIBRARY_NORM_INPUT[1]
+    norms = {
+        # Train mode: statistics read the input, then normalizing reads and writes it (three passes).
+        "batch_norm": (torch.nn.BatchNorm2d(channels), 3),
+        "group_norm": (torch.nn.GroupNorm(8, channels), 2),
+        "instance_norm": (torch.nn.InstanceNorm2d(channels), 2),
+    }
+    for name, (norm, passes) in norms.items():
+        norm.to(dev)
+        add(f"library_{name}", lambda norm=norm: norm(x), bytes=4 * passes * x.numel(), kernel=name, ops=1)
+    rows = x[:LIBRARY_LAYER_NORM_ROWS].contiguous()
+    layer_norm = torch.nn.LayerNorm(tuple(rows.shape[1:])).to(dev)
+    wide = x.view(-1, x.shape[-1] * x.shape[-2] // 16)  # rows of 4096 elements: one block each, every SM busy
+    layer_norm_wide = torch.nn.LayerNorm(wide.shape[-1]).to(dev)
+    add(
+        f"library_layer_norm_rows_{wide.shape[0]}",
+        lambda: layer_norm_wide(wide),
+        bytes=4 * 2 * wide.numel(),
+        rows=wide.shape[0],
+        kernel="layer_norm",
+        ops=1,
+    )
+    add(
+        f"library_layer_norm_rows_{LIBRARY_LAYER_NORM_ROWS}",
+        lambda: layer_norm(rows),
+        bytes=4 * 2 * rows.numel(),
+        rows=LIBRARY_LAYER_NORM_ROWS,
+        kernel="layer_norm",
+        ops=1,
+    )
+    for cols in LIBRARY_SOFTMAX_COLS:
+        z = torch.randn((1 << 25) // cols, cols, device=dev)
+        for name in ("softmax", "log_softmax"):
+            fn = getattr(torch, name)
+            add(
+                f"library_{name}_cols_{cols}",
+                lambda fn=fn, z=z: fn(z, 1),
+                bytes=4 * 2 * z.numel(),
+                rows=z.shape[0],
+                kernel=name,
+                ops=1,
+            )
+    s = torch.randn(*LIBRARY_SCAN_INPUT, device=dev)
+    add("library_scan", lambda: torch.cumsum(s, 1), bytes=4 * 2 * s.numel(), rows=s.shape[0], kernel="scan", ops=1)
 
 
 def _measure(torch, fn, facts):
