@@ -1701,8 +1701,14 @@ class _Evaluator:
                 # the input and normalizing a second, as ATen and cuDNN run it (three passes in all).
                 stats = self.ops[out.origin]
                 self.ops[out.origin] = replace(stats, bytes=stats.bytes + values[0].nbytes)
-            normalized = module.attrs.get("normalized")
-            rows = out.numel // normalized if module.kind == "LayerNorm" and isinstance(normalized, int) else 0
+            normalized, groups, x = module.attrs.get("normalized"), module.attrs.get("groups"), values[0]
+            rows = 0  # what one block normalizes: a LayerNorm's row, an InstanceNorm's plane, a GroupNorm's group
+            if module.kind == "LayerNorm" and isinstance(normalized, int):
+                rows = out.numel // normalized
+            elif module.kind.startswith("InstanceNorm") and isinstance(x, Tensor) and len(x.shape) > 2:
+                rows = x.shape[0] * x.shape[1]
+            elif module.kind == "GroupNorm" and isinstance(groups, int) and isinstance(x, Tensor) and x.shape:
+                rows = x.shape[0] * groups
             return self._library_kernel(out, NORM_KERNELS.get(module.kind.rstrip("123d"), ""), rows)
         if module.kind in CONV_DIMS and isinstance(values[0], Tensor):
             return self._conv(module, values[0], node, record)
@@ -2542,6 +2548,7 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
     """A normalization module's `eps` and its affine `weight`/`bias` (what a
     solution's kernel is handed: `self.ln.weight`, `self.bn.eps`), with
     torch's defaults; nothing where the sizes are not static."""
+    groups = None
     if name in ("LayerNorm", "RMSNorm"):
         spec = _spec(values, kw, ("normalized_shape", "eps", "elementwise_affine"))
         shape = spec["normalized_shape"]
@@ -2550,6 +2557,7 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
     elif name == "GroupNorm":
         spec = _spec(values, kw, ("num_groups", "num_channels", "eps", "affine"))
         shape, affine, bias = (spec["num_channels"],), spec["affine"] is not False, True
+        groups = spec["num_groups"]
     else:  # BatchNorm*d, InstanceNorm*d (affine off by default)
         spec = _spec(values, kw, ("num_features", "eps", "momentum", "affine"))
         default = name.startswith("BatchNorm")
@@ -2560,6 +2568,8 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
     static = isinstance(shape, (list, tuple)) and shape and all(isinstance(d, int) for d in shape)
     if static and name in ("LayerNorm", "RMSNorm"):
         out["normalized"] = math.prod(shape)  # elements per normalized row
+    if name == "GroupNorm" and isinstance(groups, int):
+        out["groups"] = groups
     if static and affine:
         out["weight"] = Tensor(tuple(shape), "float32")
         if bias:

@@ -26,7 +26,7 @@ def max_pool2d_kernel(x_ptr, out_ptr, H, W, OH, OW, K: tl.constexpr, BLOCK_W: tl
         base = x_ptr + plane * H * W + (oh + kh) * W
         for kw in tl.static_range(K):
             acc = tl.maximum(acc, tl.load(base + ow + kw, mask=mask, other=float("-inf")))
-    tl.store(out_ptr + (plane * OH + oh) * OW + ow, acc, mask=mask)
+    tl.store(out_ptr + (plane * OH + oh) * OW + ow, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def max_pool2d(x: torch.Tensor, k: int = 3) -> torch.Tensor:
