@@ -46,9 +46,12 @@ UNKNOWN = {
 # seq4k 3190 vs 2191); the fused after is on the mark.
 BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
 HOST_LEASE = "host cost measured in another lease than the calibration"
+FLUSH_FIT = "KernelBench mode: the newest lease's fit hides no host time behind the flush"
+MODES = ("kernelbench", "eager", "graph")
 MISSES = (
     {("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
-    | {("kl007_materialized_attention", "seq4k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate.
+    | {("kl007_materialized_attention", "seq4k", "kernelbench"): BEFORE_SLOWER}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
@@ -67,7 +70,7 @@ MISSES = (
         ("kl004_unfused_epilogue", s, m): "int8 probe's layout"
         for s in ("large", "seed")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"), ("large", "graph"))
+        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"))
     }
     | {
         # gemm_int8 probes torch._int_mm with a row-major B (132 TOPS); the pair's after is a Triton
@@ -82,7 +85,7 @@ MISSES = (
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) != ("wide", "eager")
+        if (s, m) in (("kernelbench", "eager"), ("kernelbench", "graph"), ("wide", "graph"))
     }
     | {
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
@@ -110,10 +113,6 @@ MISSES = (
         # The after's torch new_ones: 7.2 us eager measured, 13.2 from the newest lease's probes.
         ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
         ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
-        ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_LEASE,
-        # The flush hides a lease's own amount of host work in KernelBench mode (13.7 us in one calibration
-        # lease, 89.3 in the newest): a chain of small ops is modelled host-bound or not by it.
-        ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
     }
     | {
         # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) costs 2.7 ms
@@ -129,16 +128,31 @@ MISSES = (
         ("kl019_scalar_programs", "small", "graph"): "the after's 1.9 us graph time above its bytes' 1.4",
     }
     | {
-        # Measured in the calibration's lease: the before measures 1753 us in KernelBench mode where the model
-        # gives 2061 (its eager time, 2300 measured and 2055 modelled, is on the mark): the flush in front of
-        # the call hides more of the issue than the probes' fit.
-        ("kl028_host_bound_forward", "kernelbench", "kernelbench"): "KernelBench mode: the before below its model",
-    }
-    | {
         # The 128x4096x4096 fp16 GEMM measures 22.7 us in a graph where the tensor-core rate gives 15.4 (one
         # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9.
         ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
         for m in ("eager", "graph")
+    }
+    | {
+        # KernelBench mode: in the newest calibration lease the harness's L2 flush hides 0 us of host work in
+        # the least-squares fit of the tiny probes (38 us in the lease before), so the after's launches and
+        # allocations, which run behind the flush in these pairs' measurements, are charged in full.
+        (pair, s, "kernelbench"): FLUSH_FIT
+        for pair, s in (
+            ("kl019_scalar_programs", "large"),
+            ("kl020_gemm_without_dot", "square"),
+            ("kl020_gemm_without_dot", "standard"),
+            ("kl021_too_few_programs", "kernelbench"),
+            ("kl021_too_few_programs", "wide"),
+            ("kl027_dead_or_constant_result", "kernelbench"),
+            ("kl027_dead_or_constant_result", "m128"),
+        )
+    }
+    | {
+        # KL029 stays silent at the launch-bound shape (PyTorch's pool and the Triton one both at the GPU's
+        # floor in the model): it claims 1.0x where the fix measured 1.35x KernelBench, 0.39x eager (a
+        # Triton launch costs the host more than torch's op) and 1.90x graph.
+        ("kl029_slow_library_kernel", "small", m): "silent at a launch-bound shape" for m in MODES
     }
     | {
         # The pair's after sums the weight in fp32 and runs an fp32 GEMV on x.float(): slower than the model's GEMV.

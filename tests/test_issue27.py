@@ -96,7 +96,8 @@ def test_cross_entropy_is_two_kernels_that_one_pass_over_the_logits_replaces() -
     fused = cost.fuse_chain(ep.ops, ep.ops[0].line, ep.ops[0].line)
     assert fused is not None and len(fused) == 1 and fused[0].bytes < logits * 1.01
     e = estimate(CROSS_ENTROPY, "KL023")
-    assert e["status"] == "estimated" and 1.8 < e["graph"] < 2.2
+    # torch's log_softmax over rows of 4096 runs at 1.23x its two passes (the calibration's probe).
+    assert e["status"] == "estimated" and 2.2 < e["graph"] < 2.8
 
 
 def test_a_whole_tensor_reduction_splits_the_fused_chain() -> None:

@@ -73,7 +73,7 @@ def test_a_claim_says_when_its_pair_changed_since_it_was_measured() -> None:
     stale_claim = claims._claim("record.json", stale, pair)
     assert fresh_claim is not None and stale_claim is not None
     assert fresh_claim["current"] is True and stale_claim["current"] is False
-    prefix = f"measured on an earlier version of the pair (its code changed since; `kernlint verify --pair {pair}`"
+    prefix = f"(on an earlier version of the pair: its code changed since; `kernlint verify --pair {pair}`"
     assert stale_claim["summary"].startswith(prefix)
     assert stale_claim["summary"].endswith(fresh_claim["summary"])
     assert changed_since_measured(current) == []

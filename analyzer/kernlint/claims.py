@@ -152,8 +152,8 @@ def _claim(path: str, record: dict, pair: str) -> dict | None:
     axes = " as MxKxN" if all(s["mxkxn"] for s in shapes) else ""
     summary = (
         (
-            f"measured on an earlier version of the pair (its code changed since; "
-            f"`kernlint verify --pair {pair}` measures it again): "
+            f"(on an earlier version of the pair: its code changed since; "
+            f"`kernlint verify --pair {pair}` measures it again) "
             if stale
             else ""
         )

@@ -42,3 +42,17 @@ def max_pool2d(x: torch.Tensor, k: int = 3) -> torch.Tensor:
 class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return max_pool2d(x)
+
+
+# The pair's "large" shape.
+batch_size = 16
+channels = 64
+height = width = 512
+
+
+def get_inputs():
+    return [torch.randn(batch_size, channels, height, width, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []

@@ -16,3 +16,17 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.pool(x)
+
+
+# The pair's "large" shape.
+batch_size = 16
+channels = 64
+height = width = 512
+
+
+def get_inputs():
+    return [torch.randn(batch_size, channels, height, width, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []
