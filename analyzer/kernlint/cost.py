@@ -408,7 +408,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         # Millions of programs cost their scheduling, whatever each one moves.
         scheduling = op.programs * c.get("program_us", 0.0)
         # A fixed window's loads (KL029's index-free pool): the measured Triton pool's time per tap.
-        taps = (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
+        taps = (
+            (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
+        )
         return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share, scheduling, taps)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:

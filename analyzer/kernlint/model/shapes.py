@@ -106,7 +106,12 @@ SAME_SHAPE = {"flip", "tril", "triu", "roll", "nan_to_num", "masked_fill", "clam
 # Row normalizations: statistics and the normalized values in one kernel
 # (in and out once each), like a softmax.
 # The library kernels of the norm modules (nn.BatchNorm2d -> "batch_norm"), whose measured rates price them.
-NORM_KERNELS = {"BatchNorm": "batch_norm", "GroupNorm": "group_norm", "InstanceNorm": "instance_norm", "LayerNorm": "layer_norm"}
+NORM_KERNELS = {
+    "BatchNorm": "batch_norm",
+    "GroupNorm": "group_norm",
+    "InstanceNorm": "instance_norm",
+    "LayerNorm": "layer_norm",
+}
 ROW_NORMS = {"normalize", "layer_norm", "rms_norm", "instance_norm", "group_norm"}
 # Losses: read their inputs once, write a scalar (reduction="mean"/"batchmean").
 LOSSES = {
@@ -199,7 +204,9 @@ class Op:
     returned: bool = False  # forward returns its result (or a view of it)
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
-    reduction: int = 0  # a convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps
+    reduction: int = (
+        0  # a convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps
+    )
     conv_bias: bool = False  # a convolution with a bias: cuDNN's convolution, then a pass that adds it
     layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
     # The library kernel that runs it, where the calibration measured that kernel's own rate (KL029): a pool

@@ -461,6 +461,7 @@ def _probes(torch, triton, tl):
 
             stack = Stack()
             add(f"layer_{name}_{count}", lambda stack=stack, x=inputs[name]: stack(x), ops=count, layer=name)
+
     @triton.jit
     def _many_args(a, b, c, d, e, f, g, h, i, j, s0, s1, s2, s3, s4, s5, s6, s7, eps, n, BLOCK: tl.constexpr):  # type: ignore[name-defined]
         offs = tl.arange(0, BLOCK)
