@@ -1232,9 +1232,11 @@ def library_replacement(op: Op) -> tuple[Op, ...]:
     scan. The first op takes `op`'s place."""
     read = op.in_bytes[0] if op.in_bytes else op.bytes // 2
     rows = max(1, op.rows)
-    twice = op.kernel in ("group_norm", "instance_norm") or read // rows > ONCHIP_ROW_BYTES
+    # Only a norm or softmax reads a row again; a pool, a scan and BatchNorm's passes (already counted) do not.
+    row_kernel = op.kernel in ("group_norm", "instance_norm", "layer_norm", "softmax", "log_softmax")
+    twice = row_kernel and (op.kernel in ("group_norm", "instance_norm") or read // rows > ONCHIP_ROW_BYTES)
     split = op.kernel == "layer_norm" and twice
-    nbytes = op.bytes + read if twice and op.kernel not in ("batch_norm", "scan") else op.bytes
+    nbytes = op.bytes + read if twice else op.bytes
     main = replace(
         op,
         kind="triton",
