@@ -100,6 +100,76 @@ def test_cross_entropy_is_two_kernels_that_one_pass_over_the_logits_replaces() -
     assert e["status"] == "estimated" and 2.2 < e["graph"] < 2.8
 
 
+SMOOTH_L1 = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, predictions, targets):
+            return torch.nn.functional.smooth_l1_loss(predictions, targets)
+
+    def get_inputs():
+        return [torch.rand(8192, 8192), torch.rand(8192, 8192)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_pointwise_loss_is_written_in_full_then_reduced_and_one_fused_read_replaces_both() -> None:
+    """ATen writes smooth_l1_loss's elementwise loss in full, then means it:
+    two kernels, which KL023 reports as a chain of the loss's first input."""
+    ep = entry(SMOOTH_L1)
+    operand = 8192 * 8192 * 4
+    assert [(op.kind, op.bytes) for op in ep.ops] == [("elementwise", 3 * operand), ("reduction", operand + 4)]
+    found = [f for f in lint_source("problem.py", textwrap.dedent(SMOOTH_L1)).findings if f.code == "KL023"]
+    assert [(f.span.line, f.span.column) for f in found] == [(7, 16)]
+    assert "(pointwise loss)" in found[0].message and "(mean)" in found[0].message
+    e = estimate(SMOOTH_L1, "KL023")
+    # 3 operand-sizes written and read plus 1 read back, against 2 read once: 2x.
+    assert e["status"] == "estimated" and 1.9 < e["graph"] < 2.1
+
+
+def test_a_loss_with_reduction_none_is_one_kernel_and_no_chain() -> None:
+    source = SMOOTH_L1.replace("(predictions, targets)", "(predictions, targets, reduction='none')")
+    assert [op.kind for op in entry(source).ops] == ["elementwise"]
+    assert [f.code for f in lint_source("problem.py", textwrap.dedent(source)).findings if f.code == "KL023"] == []
+
+
+TRIPLET = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.loss_fn = nn.TripletMarginLoss(margin=1.0)
+
+        def forward(self, anchor, positive, negative):
+            return self.loss_fn(anchor, positive, negative)
+
+    def get_inputs():
+        return [torch.rand(4096, 4096), torch.rand(4096, 4096), torch.rand(4096, 4096)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_triplet_margin_loss_module_is_two_pairwise_distances_of_three_kernels_each() -> None:
+    ep = entry(TRIPLET)
+    assert [op.kind for op in ep.ops] == ["elementwise", "elementwise", "reduction"] * 2 + [
+        "elementwise",
+        "elementwise",
+        "reduction",
+    ]
+    found = [f for f in lint_source("problem.py", textwrap.dedent(TRIPLET)).findings if f.code == "KL023"]
+    assert [(f.span.line, f.span.column) for f in found] == [(11, 16)]
+    e = estimate(TRIPLET, "KL023")
+    # Per distance: x1 - x2 (3 operand-sizes), + eps (2), the norm (1); fused: 3 operands read once.
+    assert e["status"] == "estimated" and 3.5 < e["graph"] < 4.1
+
+
 def test_a_whole_tensor_reduction_splits_the_fused_chain() -> None:
     source = L1_NORM.replace(
         "return x / torch.mean(torch.abs(x), dim=1, keepdim=True)",

@@ -259,7 +259,28 @@ CHAIN_REDUCTION_FUNCTIONS = frozenset(
 )
 # One call that torch runs as several kernels, with what each does: a chain
 # of its own (F.cross_entropy is log_softmax, written in full, then nll_loss).
-CHAIN_COMPOSITE_FUNCTIONS = {"torch.nn.functional.cross_entropy": (("log_softmax", "norm"), ("nll_loss", "reduction"))}
+# A pointwise loss is written in full, then reduced (ATen's loss kernels, then
+# the mean); a triplet margin loss is two pairwise distances (x1 - x2, + eps,
+# a norm over the last dimension), then its margin, clamp and mean.
+_POINTWISE_LOSS = (("pointwise loss", "elementwise"), ("mean", "reduction"))
+_TRIPLET_LOSS = (("x1 - x2", "elementwise"), ("+ eps", "elementwise"), ("norm", "reduction"), ("mean", "reduction"))
+CHAIN_COMPOSITE_FUNCTIONS = {
+    "torch.nn.functional.cross_entropy": (("log_softmax", "norm"), ("nll_loss", "reduction")),
+    **{
+        f"torch.nn.functional.{name}": _POINTWISE_LOSS
+        for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")
+    },
+    "torch.nn.functional.triplet_margin_loss": _TRIPLET_LOSS,
+}
+# The loss modules that run those functions.
+CHAIN_COMPOSITE_MODULES = {
+    "torch.nn.CrossEntropyLoss": CHAIN_COMPOSITE_FUNCTIONS["torch.nn.functional.cross_entropy"],
+    **{
+        f"torch.nn.{name}": _POINTWISE_LOSS
+        for name in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCEWithLogitsLoss")
+    },
+    "torch.nn.TripletMarginLoss": _TRIPLET_LOSS,
+}
 CHAIN_NORM_METHODS = frozenset({"softmax", "log_softmax", "cumsum", "cumprod", "flip", "gather", "tril", "triu"})
 CHAIN_REDUCTION_METHODS = frozenset({"norm", "var", "std", "prod"})
 CHAIN_ELEMENTWISE_FUNCTIONS = frozenset(
@@ -777,11 +798,22 @@ class EpilogueFacts(HostFlowFacts):
                 return self.code(parent.func), False
             if chain and (name in CHAIN_NORM_FUNCTIONS or self._self_module(parent, function) in CHAIN_NORM_MODULES):
                 return self.code(parent.func), False, "norm"
-            if chain and name in CHAIN_COMPOSITE_FUNCTIONS:
+            composite = CHAIN_COMPOSITE_FUNCTIONS.get(name) or CHAIN_COMPOSITE_MODULES.get(
+                self._self_module(parent, function) or ""
+            )
+            if chain and composite:
                 # Only its input goes through the kernels (a target's indices are read, not normalized).
                 if not parent.args or parent.args[0].value is not child:
                     return None
-                return self.code(parent.func), False, CHAIN_COMPOSITE_FUNCTIONS[name]
+                if any(
+                    a.keyword
+                    and a.keyword.value == "reduction"
+                    and isinstance(a.value, cst.SimpleString)
+                    and a.value.evaluated_value == "none"
+                    for a in parent.args
+                ):
+                    return None  # reduction="none": the pointwise loss alone, one kernel
+                return self.code(parent.func), False, composite
             if chain and (
                 name in CHAIN_REDUCTION_FUNCTIONS or self._self_module(parent, function) in CHAIN_POOL_MODULES
             ):
@@ -856,7 +888,14 @@ class EpilogueFacts(HostFlowFacts):
     def _holds_other_work(self, expression: cst.CSTNode, function: FunctionInfo, depth: int = 0) -> bool:
         """`expression` computes, or reads a local name bound to, a GEMM, a
         convolution or a call of a module or method this table does not know."""
-        known = ACTIVATION_MODULES | NORM_MODULES | CHAIN_NORM_MODULES | CHAIN_ELEMENTWISE_MODULES | CHAIN_POOL_MODULES
+        known = (
+            ACTIVATION_MODULES
+            | NORM_MODULES
+            | CHAIN_NORM_MODULES
+            | CHAIN_ELEMENTWISE_MODULES
+            | CHAIN_POOL_MODULES
+            | CHAIN_COMPOSITE_MODULES.keys()
+        )
         for node in _walk_no_scopes(expression):
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
                 return True

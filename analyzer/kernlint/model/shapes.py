@@ -117,7 +117,21 @@ ROW_NORMS = {"normalize", "layer_norm", "rms_norm", "instance_norm", "group_norm
 LOSSES = {
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "nll_loss", "cross_entropy",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "triplet_margin_loss", "hinge_embedding_loss",
-    "margin_ranking_loss", "cosine_embedding_loss",
+    "margin_ranking_loss", "cosine_embedding_loss", "soft_margin_loss",
+}  # fmt: skip
+# Losses torch computes elementwise into a tensor of the inputs' size and then
+# reduces (ATen's pointwise loss kernels, then the mean or sum): two kernels.
+POINTWISE_LOSSES = {
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "soft_margin_loss",
+}  # fmt: skip
+# The loss modules, by the function they run.
+LOSS_MODULES = {
+    "MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss", "HuberLoss": "huber_loss",
+    "KLDivLoss": "kl_div", "NLLLoss": "nll_loss", "CrossEntropyLoss": "cross_entropy", "BCELoss": "binary_cross_entropy",
+    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "TripletMarginLoss": "triplet_margin_loss",
+    "HingeEmbeddingLoss": "hinge_embedding_loss", "MarginRankingLoss": "margin_ranking_loss",
+    "CosineEmbeddingLoss": "cosine_embedding_loss", "SoftMarginLoss": "soft_margin_loss",
 }  # fmt: skip
 RNN_GATES = {"GRU": 3, "LSTM": 4, "RNN": 1}
 CASTS = {
@@ -1322,7 +1336,7 @@ class _Evaluator:
         if name == "gather":
             return self._gather(tensors[0], tensors[-1], node, record)
         if name in LOSSES:
-            return self._loss(tensors, node, record, name)
+            return self._loss(tensors, node, record, name, kw("reduction", "mean"))
         if name in ("split", "chunk"):
             return self._split(tensors[0], name, values[1:], kw, node)
         if name in ("cat", "stack"):
@@ -1430,6 +1444,8 @@ class _Evaluator:
             attrs.update(_norm_parameters(name, values, kw))
         elif name in ("Softmax", "LogSoftmax"):
             attrs["dim"] = kw("dim", values[0] if values else None)
+        elif name in LOSS_MODULES:
+            attrs["reduction"] = kw("reduction", "mean")
         attrs["inplace"] = kw("inplace", False) is True
         attrs["parametrized"] = bool(node.args)
         return _Module(name, attrs)
@@ -1695,6 +1711,8 @@ class _Evaluator:
                 parametrized=bool(module.attrs.get("parametrized")),
                 note=f"nn.{module.kind}",
             )
+        if module.kind in LOSS_MODULES and all(isinstance(v, Tensor) for v in values):
+            return self._loss(values, node, record, LOSS_MODULES[module.kind], module.attrs["reduction"])
         if module.kind in ("Softmax", "LogSoftmax") and isinstance(values[0], Tensor):
             name = "softmax" if module.kind == "Softmax" else "log_softmax"
             return self._softmax(name, values[0], module.attrs.get("dim"), node, record)
@@ -2068,9 +2086,11 @@ class _Evaluator:
         )
         return replace(out, origin=self._record(record, op))
 
-    def _loss(self, tensors: list, node, record: bool, name: str) -> Tensor:
+    def _loss(self, tensors: list, node, record: bool, name: str, reduction="mean") -> Tensor:
         if not tensors:
             raise _Unknown(f"line {self._line(node)}: a loss with no tensor operand")
+        if name in POINTWISE_LOSSES or name == "triplet_margin_loss":
+            return self._composite_loss(tensors, node, record, name, reduction)
         if name == "cross_entropy" and len(tensors[0].shape) >= 2:
             # torch computes it as two kernels: log_softmax over the classes,
             # its log-probabilities written in full, then nll_loss reading one
@@ -2092,6 +2112,27 @@ class _Evaluator:
             note=name,
         )
         return replace(out, origin=self._record(record, op))
+
+    def _composite_loss(self, tensors: list, node, record: bool, name: str, reduction) -> Tensor:
+        """A loss torch runs as several kernels, as ATen writes it: a pointwise
+        loss into a tensor of the inputs' size, then its mean or sum (none:
+        the tensor itself); a triplet margin loss as two pairwise distances
+        (x1 - x2, + eps, a norm over the last dimension: three kernels each),
+        then the margin, clamp and mean on the per-row distances."""
+        if name != "triplet_margin_loss":
+            loss = self._elementwise(tensors, node, record, kind="elementwise", note=name)
+            return loss if reduction == "none" else self._reduce(loss, None, False, node, record, fn="mean")
+        if len(tensors) < 3:
+            raise _Unknown(f"line {self._line(node)}: a triplet margin loss without three tensors")
+        anchor, positive, negative = tensors[:3]
+        distances = []
+        for other in (positive, negative):
+            diff = self._elementwise([anchor, other], node, record, fn="sub", note="pairwise_distance")
+            diff = self._elementwise([diff], node, record, note="pairwise_distance")  # + eps
+            distances.append(self._reduce(diff, -1, False, node, record, fn="norm"))
+        margin = self._elementwise(distances, node, record, fn="sub", note=name)  # margin + d(a, p) - d(a, n)
+        loss = self._elementwise([margin], node, record, fn="clamp_min", note=name)
+        return loss if reduction == "none" else self._reduce(loss, None, False, node, record, fn="mean")
 
     def _split(self, base: Tensor, method: str, values: list, kw, node) -> list:
         """Views: `x.split(size, dim)` and `x.chunk(n, dim)` copy nothing."""
