@@ -225,7 +225,7 @@ def _library_constants(p: dict, best, bw: float) -> dict[str, float]:
         if not name.startswith("library_"):
             continue
         kernel, ratio = probe["kernel"], best(name) / (float(probe["bytes"]) / bw)
-        if "pool" in kernel:
+        if "taps" in probe:  # a window per output: a pool, a depthwise convolution
             pools.setdefault(kernel, []).append((int(probe["taps"]), best(name) / float(probe["outputs"])))
         elif kernel == "layer_norm":
             norms.append((int(probe["rows"]), ratio, float(probe["bytes"]) / best(name) / int(probe["rows"])))
@@ -451,8 +451,8 @@ def library_us(op: Op, c: dict[str, float]) -> float | None:
     kernel or the record no probe of it."""
     kernel = op.kernel
     stream = op.bytes / c["bw_stream"]
-    if kernel.endswith(("pool1d", "pool2d", "pool3d")) and f"lib_{kernel}_out_us" in c:
-        # One thread per output, each reading its window: a time per output and per tap.
+    if f"lib_{kernel}_out_us" in c:
+        # A pool or a depthwise convolution, each output reading its window: a time per output and per tap.
         outputs = op.out_bytes // op.elem_bytes
         return max(stream, outputs * (c[f"lib_{kernel}_out_us"] + op.reduction * c[f"lib_{kernel}_tap_us"]))
     if kernel == "layer_norm" and "lib_layer_norm_x" in c:
@@ -1215,7 +1215,8 @@ ONCHIP_ROW_BYTES = 64 * 1024
 # Library kernels KL029 knows a Triton replacement for.
 LIBRARY_KERNELS = frozenset(
     {"max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_norm",
-     "group_norm", "instance_norm", "layer_norm", "softmax", "log_softmax", "scan"}
+     "group_norm", "instance_norm", "layer_norm", "softmax", "log_softmax", "scan", "depthwise_conv1d",
+     "depthwise_conv2d", "depthwise_conv3d"}
 )  # fmt: skip
 
 
@@ -1225,7 +1226,7 @@ REPLACEMENT_BLOCK = 1024
 
 def library_replacement(op: Op) -> tuple[Op, ...]:
     """The Triton kernels that replace library kernel `op` (KL029's fix):
-    an index-free pool; a norm or softmax that keeps a row on chip; a longer
+    an index-free pool, a depthwise convolution as a window sum; a norm or softmax that keeps a row on chip; a longer
     row read twice (statistics, then normalizing), a LayerNorm's split
     across programs (a statistics kernel, then the normalizing one); a
     train-mode BatchNorm as a statistics kernel and a normalizing one; a row
@@ -1244,7 +1245,10 @@ def library_replacement(op: Op) -> tuple[Op, ...]:
         rows=0,
         bytes=nbytes,
         programs=max(1, op.out_bytes // op.elem_bytes // REPLACEMENT_BLOCK),
-        reduction=op.reduction if "pool" in op.kernel else 0,
+        reduction=op.reduction if "pool" in op.kernel or "depthwise" in op.kernel else 0,
+        flops=0,
+        path="",
+        conv_bias=False,  # added in the kernel, before its store
         note=f"Triton {op.kernel}",
     )
     if op.kernel == "batch_norm" or split:

@@ -1485,6 +1485,11 @@ class _Evaluator:
         batch = math.prod(x.shape[: -dims - 1])
         reduction = (spec["in_channels"] // groups) * math.prod(kernel)
         flops = 2 * batch * positions * c_out * reduction
+        # A depthwise convolution (one input channel per group) is a window reduction per channel, which
+        # PyTorch runs in a depthwise kernel of its own, not as a GEMM (KL029 prices it).
+        depthwise = (
+            not module.kind.startswith("ConvTranspose") and 1 < groups == spec["in_channels"] and c_out % groups == 0
+        )
         op = Op(
             "gemm",
             self._line(node),
@@ -1500,6 +1505,7 @@ class _Evaluator:
             elem_bytes=DTYPE_BYTES.get(result.dtype, 4),
             reduction=reduction,
             note=f"nn.{module.kind}",
+            kernel=f"depthwise_conv{dims}d" if depthwise else "",
         )
         return replace(result, origin=self._record(record, op))
 

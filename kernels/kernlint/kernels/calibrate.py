@@ -70,7 +70,8 @@ Probes (each name is a key of the record's "probes"):
     (R rows, one block each: 32768 rows of 4096, and 8 huge rows that leave most SMs idle),
     ``library_{softmax,log_softmax}_cols_C`` (rows of C elements: several
     passes where a row does not stay on chip), ``library_scan`` (cumsum along
-    the last dimension); each probe's ``bytes`` is what the cost model counts
+    the last dimension), ``library_depthwise_conv2d_kK`` (a K x K depthwise
+    nn.Conv2d with its bias, at K = 3 and 5: a time per output and per tap); each probe's ``bytes`` is what the cost model counts
     for the op, so its time over them is the kernel's own rate;
   * ``triton_max_pool2d``: the KL029 pair's index-free Triton 3x3 max pool:
     what a fixed window costs per tap in a Triton kernel (the fix's rate);
@@ -113,7 +114,8 @@ LAYER_FEATURES = 256
 # library_* probes (KL029): 512 MiB fp32 inputs; pools at a non-overlapping and an overlapping window.
 LIBRARY_POOL_INPUTS = {1: (32, 64, 65536), 2: (32, 64, 256, 256), 3: (8, 32, 64, 64, 64)}
 LIBRARY_POOL_WINDOWS = ((2, 2), (3, 1))  # (kernel size, stride) on every pooled dimension
-LIBRARY_NORM_INPUT = (32, 64, 256, 256)
+LIBRARY_NORM_INPUT = (32, 64, 256, 256)  # also the depthwise convolutions' input
+LIBRARY_DEPTHWISE_KERNELS = (3, 5)  # kernel sizes of the library_depthwise_conv2d_kK probes (padding K // 2)
 LIBRARY_LAYER_NORM_ROWS = 8  # rows of 64 x 256 x 256 elements (16 MiB each)
 LIBRARY_SOFTMAX_COLS = (4096, 262144)  # 128 MiB of rows of either length
 LIBRARY_SCAN_INPUT = (16384, 16384)
@@ -516,6 +518,19 @@ def _library_probes(torch, add):
             )
     x = torch.randn(*LIBRARY_NORM_INPUT, device=dev)
     channels = LIBRARY_NORM_INPUT[1]
+    for size in LIBRARY_DEPTHWISE_KERNELS:
+        # nn.Conv2d(groups=channels) with its bias, as a model builds it.
+        depthwise = torch.nn.Conv2d(channels, channels, size, padding=size // 2, groups=channels).to(dev)
+        outputs = x.numel()
+        add(
+            f"library_depthwise_conv2d_k{size}",
+            lambda depthwise=depthwise: depthwise(x),
+            bytes=4 * (x.numel() + outputs + depthwise.weight.numel() + channels),
+            outputs=outputs,
+            taps=size * size,
+            kernel="depthwise_conv2d",
+            ops=1,
+        )
     norms = {
         # Train mode: statistics read the input, then normalizing reads and writes it (three passes).
         "batch_norm": (torch.nn.BatchNorm2d(channels), 3),

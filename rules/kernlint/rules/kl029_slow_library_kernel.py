@@ -21,6 +21,7 @@ KERNELS = {
     "softmax": ("PyTorch's softmax (several passes over a row that does not stay on chip)", "softmax"),
     "log_softmax": ("PyTorch's log-softmax (several passes over a row that does not stay on chip)", "softmax"),
     "scan": ("PyTorch's row scan", "scan"),
+    "depthwise_conv": ("PyTorch's depthwise convolution (groups = channels, NCHW)", "depthwise"),
 }
 PLANS = {
     "pool": (
@@ -47,6 +48,12 @@ PLANS = {
         "exponentials per row, a second writes exp(x - max) / sum (its log for a log-softmax); a row that fits on "
         "chip is read once."
     ),
+    "depthwise": (
+        "Write the depthwise convolution as a Triton window sum: each program takes a block of one output row "
+        "of one (batch, channel) plane, loads the channel's K x K weights and bias once, and accumulates the "
+        "shifted input loads times the weights in fp32 (a pool's kernel with a weight per tap): the input is "
+        "read about once and the output written once."
+    ),
     "scan": (
         "Scan each row in a Triton kernel: one program per row (or block of rows) loads a block at a time, "
         "`tl.cumsum` (`tl.associative_scan` for a product) over it plus the carry of the blocks before, and "
@@ -63,6 +70,7 @@ class SlowLibraryKernel(Rule):
     that moves the same bytes: the cost model prices both from calibration
     probes of those very kernels on the GPU. The kernels it knows:
     `max_pool*d`/`avg_pool*d` (nn.MaxPool*d, nn.AvgPool*d, F.*), a
+    depthwise convolution (nn.Conv2d with groups = in_channels), a
     train-mode BatchNorm, GroupNorm, InstanceNorm, LayerNorm (a few huge rows:
     one block each), softmax and log-softmax over long rows, and cumsum or
     cumprod along the last dimension.
@@ -132,6 +140,23 @@ class SlowLibraryKernel(Rule):
     fix_effect = "replace_library_kernel"
 
     VALID = [
+        # A grouped convolution with several input channels per group: cuDNN's GEMM, not a depthwise kernel.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(64, 64, 3, padding=1, groups=8)
+                def forward(self, x):
+                    return self.conv(x)
+            def get_inputs():
+                return [torch.randn(16, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # A non-overlapping pool on a small tensor: a launch, close to its bytes.
         Valid(
             """
@@ -231,6 +256,25 @@ class SlowLibraryKernel(Rule):
         ),
     ]
     INVALID = [
+        # A depthwise 3x3 convolution over a large activation.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, c):
+                    super().__init__()
+                    self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+                def forward(self, x):
+                    return self.dw(x)
+            def get_inputs():
+                return [torch.randn(16, 128, 256, 256)]
+            def get_init_inputs():
+                return [128]
+            """,
+            line=9,
+            column=16,
+        ),
         # An overlapping 3x3 max pool over a large tensor.
         Invalid(
             """
