@@ -49,13 +49,19 @@ HOST_LEASE = "host cost measured in another lease than the calibration"
 FLUSH_FIT = "KernelBench mode: the newest lease's fit hides no host time behind the flush"
 MODES = ("kernelbench", "eager", "graph")
 MISSES = (
-    {("kl007_masked_attention", "seq1k", m): BEFORE_SLOWER for m in ("kernelbench", "eager", "graph")}
+    # seq1k: in eager and graph mode within 1.3x since the newest calibration's record.
+    {("kl007_masked_attention", "seq1k", "kernelbench"): BEFORE_SLOWER}
     # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate.
     | {("kl007_materialized_attention", "seq4k", "kernelbench"): BEFORE_SLOWER}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
         ("kl007_materialized_attention", "seq512", "eager"): "fused attention at S=512 below the SDPA probe's rate",
+        (
+            "kl007_materialized_attention",
+            "seq512",
+            "kernelbench",
+        ): "fused attention at S=512 below the SDPA probe's rate",
         # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
         ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
     }
@@ -85,7 +91,7 @@ MISSES = (
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) in (("kernelbench", "eager"), ("kernelbench", "graph"), ("wide", "graph"))
+        if (s, m) != ("wide", "kernelbench")
     }
     | {
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
@@ -110,8 +116,12 @@ MISSES = (
         ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
-        # The after's torch new_ones: 7.2 us eager measured, 13.2 from the newest lease's probes.
-        ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
+        # The flush hides a lease's own amount of host work in KernelBench mode: a chain of small ops is
+        # modelled host-bound or not by it.
+        ("kl023_unfused_op_chain", "kb16", "kernelbench"): HOST_LEASE,
+        ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
+        # The before's eager time (2,297 us in its lease) is below what the newest probes give.
+        ("kl028_host_bound_forward", "kernelbench", "eager"): HOST_LEASE,
         ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
     }
     | {
@@ -120,11 +130,12 @@ MISSES = (
         # The newest lease's probe: 2.9 ms in KernelBench mode where the pair's lease measured 2.1.
         **{
             ("kl017_jit_in_hot_path", s, m): "the jit probe's reload above the pair's (2.9 vs 2.1 ms)"
-            for s, m in (("decode", "kernelbench"), ("decode", "eager"), ("prefill", "kernelbench"))
+            for s, m in (("decode", "kernelbench"), ("prefill", "eager"))
         },
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
         # (5.5 us KernelBench, 26.9 eager, 1.9 graph) is off the probes' host cost and the bytes' time.
         ("kl019_scalar_programs", "small", "kernelbench"): "the after's one launch below the probes' host cost",
+        ("kl019_scalar_programs", "small", "eager"): "the after's one launch below the probes' host cost",
         ("kl019_scalar_programs", "small", "graph"): "the after's 1.9 us graph time above its bytes' 1.4",
     }
     | {
@@ -134,18 +145,14 @@ MISSES = (
         for m in ("eager", "graph")
     }
     | {
-        # KernelBench mode: in the newest calibration lease the harness's L2 flush hides 0 us of host work in
-        # the least-squares fit of the tiny probes (38 us in the lease before), so the after's launches and
-        # allocations, which run behind the flush in these pairs' measurements, are charged in full.
+        # KernelBench mode: in the newest calibration lease the harness's L2 flush hides 5.5 us of host work
+        # in the least-squares fit of the tiny probes (38 us two leases before), so the after's launches and
+        # allocations, which run behind the flush in these pairs' measurements, are charged nearly in full.
         (pair, s, "kernelbench"): FLUSH_FIT
         for pair, s in (
-            ("kl019_scalar_programs", "large"),
             ("kl020_gemm_without_dot", "square"),
             ("kl020_gemm_without_dot", "standard"),
-            ("kl021_too_few_programs", "kernelbench"),
-            ("kl021_too_few_programs", "wide"),
             ("kl027_dead_or_constant_result", "kernelbench"),
-            ("kl027_dead_or_constant_result", "m128"),
         )
     }
     | {

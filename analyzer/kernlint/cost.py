@@ -172,8 +172,10 @@ def derive_constants(record: dict) -> dict[str, float]:
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
         host, intercept = fit(kind, mode)
         if mode == "eager":
-            # t(N) = base + N * host at every count: the line's intercept is the call's own cost.
-            base = max(0.0, intercept)
+            # t(N) = base + N * host at every count: the line's intercept is the call's own cost, and no more
+            # than the one-op call measured leaves beside its op (one noisy count can lift the line's
+            # intercept far above it: 25 us in one lease, where the one-op call took 8.4).
+            base = max(0.0, min(intercept, at(kind, mode, lo) - lo * host))
         else:
             # One op is GPU-bound behind the flush: t(1) = base + gpu_floor.
             base = at(kind, mode, lo) - lo * gpu_floor
