@@ -394,6 +394,8 @@ class SlowLibraryKernel(Rule):
             node = entry.nodes[i] if i < len(entry.nodes) else None
             if op.kernel not in cost.LIBRARY_KERNELS or node is None or op.line in reported:
                 continue
+            # The kernel's time at its measured rate, not a small op's launch floor: a finding is about a
+            # kernel slow at its bytes (the verdict weighs the whole forward, floors and host included).
             before = cost.library_us(op, c)
             after = sum(cost.gpu_us(r, c) for r in cost.library_replacement(op))
             if before is None or before < MIN_GAIN * after:
