@@ -438,3 +438,33 @@ def test_a_gemm_summed_through_linear_ops_collapses_to_a_gemv() -> None:
     # 2 M N K flops and an M x N output vs one read of the weight and a GEMV.
     assert e["graph"] > 10
     assert verdict("problem.py", found)["optimisation method"].startswith("Algorithm Replacement")
+
+
+EXCLUSIVE_SCAN = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def forward(self, x):
+            scan = torch.cumsum(x.narrow(dim=1, start=0, length=x.size(1) - 1), dim=1)
+            return torch.cat((torch.zeros_like(x.select(1, 0).unsqueeze(1)), scan), dim=1)
+
+    def get_inputs():
+        return [torch.rand(8192, 8192)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_narrow_and_select_are_views_and_the_row_scan_on_one_is_priced() -> None:
+    ep = entry(EXCLUSIVE_SCAN)
+    assert not ep.unknown
+    assert [(op.kind, op.kernel, op.rows) for op in ep.ops] == [
+        ("reduction", "scan", 8192),
+        ("alloc", "", 0),
+        ("copy", "", 0),
+    ]
+    assert ep.ops[0].bytes == 2 * 8192 * 8191 * 4  # the narrowed rows read and written once: no copy for the view
+    found = [f for f in lint_source("problem.py", textwrap.dedent(EXCLUSIVE_SCAN)).findings if f.code == "KL029"]
+    assert [(f.span.line, f.span.column) for f in found] == [(7, 16)]

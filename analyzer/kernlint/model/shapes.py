@@ -1895,6 +1895,8 @@ class _Evaluator:
             return base
         if method in ("split", "chunk"):
             return self._split(base, method, values, kw, node)
+        if method in ("narrow", "select"):
+            return self._slice_view(base, method, values, kw, node)
         if method in ("max", "min") and values and isinstance(values[0], Tensor):
             return self._elementwise([base, values[0]], node, record, fn="maximum" if method == "max" else "minimum")
         if method in REDUCTIONS:
@@ -2139,6 +2141,20 @@ class _Evaluator:
         margin = self._elementwise(distances, node, record, fn="sub", note=name)  # margin + d(a, p) - d(a, n)
         loss = self._elementwise([margin], node, record, fn="clamp_min", note=name)
         return loss if reduction == "none" else self._reduce(loss, None, False, node, record, fn="mean")
+
+    def _slice_view(self, base: Tensor, method: str, values: list, kw, node) -> Tensor:
+        """Views that copy nothing: `x.narrow(dim, start, length)` keeps
+        `length` of dimension `dim`; `x.select(dim, index)` drops it."""
+        dim = kw("dim", values[0] if values else None)
+        length = kw("length", values[2] if len(values) > 2 else None)
+        if not isinstance(dim, int) or not base.shape or method == "narrow" and not isinstance(length, int):
+            raise _Unknown(f"line {self._line(node)}: .{method}() with sizes that are not static")
+        shape = list(base.shape)
+        if method == "narrow":
+            shape[dim] = length
+        else:
+            del shape[dim]
+        return Tensor(tuple(shape), base.dtype, contiguous=False, origin=base.origin, exact=False)
 
     def _split(self, base: Tensor, method: str, values: list, kw, node) -> list:
         """Views: `x.split(size, dim)` and `x.chunk(n, dim)` copy nothing."""
