@@ -480,10 +480,11 @@ class EpilogueFacts(HostFlowFacts):
         attribute; a nonlinearity, or another tensor, keeps the product."""
         if not self._weight_gemm(producer, function):
             return None
-        tail = self.epilogue(producer, function)
+        tail = self.epilogue(producer, function, chain=True)
         for op, kind, node in zip(tail.ops, tail.kinds, tail.nodes):
             if kind == "reduction":
-                if op.strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
+                summed = op.strip(".()").rsplit(".", 1)[-1].strip("()") in ("sum", "mean")
+                if not summed and not (isinstance(node, cst.Call) and self._window_average(node, function)):
                     return None
                 if self._passed_on_before(producer, node, tail, function):
                     return None
@@ -499,6 +500,40 @@ class EpilogueFacts(HostFlowFacts):
             if not self._affine_step(node):
                 return None
         return None
+
+    def _window_average(self, call: cst.Call, function: FunctionInfo) -> bool:
+        """`self.pool(y)` where `self.pool = nn.AvgPool1d(k)` with no stride
+        other than k and no padding: the mean of disjoint windows of y's last
+        dimension (a GEMM's output features), linear in y (KL026)."""
+        if self._self_module(call, function) != "torch.nn.AvgPool1d":
+            return False
+        func, cls = call.func, self.class_of(function)
+        assert isinstance(func, cst.Attribute)
+        built = self._module_constructors(cls).get(func.attr.value) if cls is not None else None
+        if built is None:
+            return False
+        args = {a.keyword.value: a.value for a in built.args if a.keyword is not None}
+        for position, a in enumerate(a for a in built.args if a.keyword is None):
+            args.setdefault(("kernel_size", "stride", "padding")[position] if position < 3 else "", a.value)
+        kernel, stride, padding = args.get("kernel_size"), args.get("stride"), args.get("padding")
+        same_stride = stride is None or (
+            kernel is not None and self.code(stride) == self.code(kernel) or _is_none_literal(stride)
+        )
+        no_padding = padding is None or self.code(padding) == "0"
+        return kernel is not None and same_stride and no_padding
+
+    def _module_constructors(self, cls: ClassInfo) -> dict[str, cst.Call]:
+        """`self.<name> = nn.X(...)` in `cls.__init__`: the constructor call of each module attribute."""
+        found: dict[str, cst.Call] = {}
+        init = cls.methods.get("__init__")
+        if init is not None and init.node is not None:
+            for node in _walk_no_scopes(init.node.body):
+                if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                    for target in node.targets:
+                        t = target.target
+                        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                            found[t.attr.value] = node.value
+        return found
 
     def _passed_on_before(
         self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo
@@ -991,3 +1026,7 @@ class EpilogueFacts(HostFlowFacts):
             if sibling is statement:
                 return siblings[position + 1 :]
         return []
+
+
+def _is_none_literal(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

@@ -18,7 +18,10 @@ class CollapsibleGemm(Rule):
     `+ self.bias`), into a sum or mean over one of its dimensions
     (`torch.sum(x, dim=1)`, `.mean(-1)`). The sum commutes with the
     product: sum_j (x W^T)_j = x (W^T 1), so the whole GEMM is a GEMV with
-    the weight summed once.
+    the weight summed once. An average pool over disjoint windows of the
+    output features (`nn.AvgPool1d(k)`, stride k, no padding) is the same
+    kind of reduction: the GEMM narrows to N/k outputs with the weight's rows
+    averaged in the windows.
 
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
@@ -79,6 +82,24 @@ class CollapsibleGemm(Rule):
     fix_effect = "collapse_gemm"
 
     VALID = [
+        # Overlapping windows (stride 1): not an average of disjoint groups of the weight's rows.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8192, 8192)
+                    self.pool = nn.AvgPool1d(16, stride=1)
+                def forward(self, x):
+                    return self.pool(self.fc(x).unsqueeze(1)).squeeze(1)
+            def get_inputs():
+                return [torch.randn(1024, 8192)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # A nonlinearity before the sum keeps the product.
         Valid(
             """
@@ -163,6 +184,27 @@ class CollapsibleGemm(Rule):
         ),
     ]
     INVALID = [
+        # An average pool over disjoint windows of a Linear's output features (nn.AvgPool1d(k), stride k).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8192, 8192)
+                    self.pool = nn.AvgPool1d(16)
+                def forward(self, x):
+                    y = self.pool(self.fc(x).unsqueeze(1)).squeeze(1)
+                    return torch.max(y * 2.0, dim=1).values
+            def get_inputs():
+                return [torch.randn(1024, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=10,
+            column=23,
+        ),
         # KernelBench level 2 problem 14.
         Invalid(
             """
@@ -277,6 +319,19 @@ class CollapsibleGemm(Rule):
     def _report(self, model: FileModel, function: FunctionInfo, producer: cst.CSTNode, tail: Epilogue) -> Report:
         gemm = " ".join(model.code(producer).split())
         ops = ", ".join(f"`{op}`" for op in tail.ops)
+        if tail.ops[-1].strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
+            # An average pool over disjoint windows of the output features (nn.AvgPool1d(k)).
+            message = (
+                f"`{gemm}` in `{function.qualname}` is averaged over disjoint windows of its output features "
+                f"through linear ops only ({ops}): the average commutes with the GEMM, so k output features are "
+                "computed for every one kept"
+            )
+            plan = (
+                f"Replace `{gemm}` and {ops} with a narrower GEMM: average the weight's rows (and the bias) once "
+                "in the pool's windows, giving an N/k x K weight, multiply the input by it and apply the scales "
+                "and shifts to the M x N/k results; keep the averaged weight in step with the weight."
+            )
+            return Report(node=producer, message=message, plan=plan)
         message = (
             f"`{gemm}` in `{function.qualname}` is summed over a dimension through linear ops only ({ops}): "
             "the sum commutes with the GEMM, so the M x N product is computed to be reduced away"
