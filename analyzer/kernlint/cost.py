@@ -1145,6 +1145,9 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
             path=gemm.path,
             inputs=gemm.inputs,
             note="collapsed GEMV",
+            kernel="",  # a GEMM now, not the pool's library kernel it replaces
+            rows=0,
+            reduction=0,
         )
         drop.update([i, *between])
     if not drop:
