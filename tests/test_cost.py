@@ -7,12 +7,14 @@ from __future__ import annotations
 import copy
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from kernlint import cost
 from kernlint.engine import lint_source
 from kernlint.model import build_model
+from kernlint.model.shapes import Op
 from kernlint.source import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -730,3 +732,43 @@ def test_a_transformer_encoder_runs_its_layers_and_attention_as_pytorch_does() -
     # 16 patches of 48 values; batch_first=False: the 2 images are the sequence, the 16 patches the batch.
     assert ops[0].flops == 2 * 2 * 16 * 48 * 32
     assert ops[2].flops == 4 * 16 * 4 * 2 * 2 * 8
+
+
+def test_the_eager_calls_own_cost_is_no_more_than_the_one_op_call_leaves() -> None:
+    """One noisy count can lift the least-squares line's intercept far above
+    the measured one-op call; the call's own cost is held to what that call
+    leaves beside its op."""
+    record = json.loads(CALIBRATION.read_text())
+    counts = sorted(int(n.rsplit("_", 1)[1]) for n in record["probes"] if n.startswith("module_ops_"))
+    for n in counts:
+        # 2 us of the call's own plus 8 us per op, the middle count 100 us slow.
+        slow = 100.0 if n == counts[len(counts) // 2] else 0.0
+        record["probes"][f"module_ops_{n}"]["modes"]["eager"]["median_us"] = 2.0 + 8.0 * n + slow
+    c = cost.derive_constants(record)
+    one_op_leaves = 2.0 + 8.0 * counts[0] - counts[0] * c["eager_host_op_us"]
+    assert c["eager_base_us"] == pytest.approx(max(0.0, one_op_leaves), abs=0.01)
+
+
+def test_library_kernels_are_priced_from_their_probes_per_output_tap_and_row() -> None:
+    """calibrate's library_* probes: a pool's time per output and per tap from
+    its two windows, LayerNorm's one-row rate from its fewest rows, a
+    softmax's ratio interpolated in log row length."""
+    record = json.loads(CALIBRATION.read_text())
+    c = cost.derive_constants(record)
+    p = record["probes"]
+
+    def best(name: str) -> float:
+        return min(p[name]["modes"][m]["median_us"] for m in ("graph", "kernelbench"))
+
+    small, large = p["library_max_pool2d_k2_s2"], p["library_max_pool2d_k3_s1"]
+    u0, u1 = best("library_max_pool2d_k2_s2") / small["outputs"], best("library_max_pool2d_k3_s1") / large["outputs"]
+    assert c["lib_max_pool2d_tap_us"] == pytest.approx((u1 - u0) / (9 - 4), rel=1e-3)
+    pool = Op("reduction", 1, bytes=4 * (large["outputs"] + large["outputs"]), out_bytes=4 * large["outputs"])
+    pool = replace(pool, kernel="max_pool2d", reduction=9, elem_bytes=4)
+    assert cost.library_us(pool, c) == pytest.approx(best("library_max_pool2d_k3_s1"), rel=1e-2)
+    rows8 = p["library_layer_norm_rows_8"]
+    norm = Op("reduction", 1, bytes=rows8["bytes"], kernel="layer_norm", rows=8)
+    assert cost.library_us(norm, c) == pytest.approx(best("library_layer_norm_rows_8"), rel=1e-2)
+    wide = Op("reduction", 1, bytes=8 << 20, out_bytes=4 << 20, kernel="softmax", rows=16)  # rows of 65536
+    low, high = c["lib_softmax_cols_4096_x"], c["lib_softmax_cols_262144_x"]
+    assert low < cost.library_us(wide, c) / ((8 << 20) / c["bw_stream"]) < high
