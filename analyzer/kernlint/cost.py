@@ -167,6 +167,10 @@ def derive_constants(record: dict) -> dict[str, float]:
         constants[f"eager_host_{layer}_us"] = per_layer("eager")
         constants[f"kb_host_{layer}_us"] = per_layer("kernelbench")
     constants.update(_library_constants(p, best, constants["bw_stream"]))
+    # Counts of the many-argument launch probe, and the arguments of tiny_triton's launch they are set against.
+    launch_counts = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith("tiny_triton_args_"))
+    if launch_counts:
+        constants["triton_probe_args"] = float(p[f"tiny_triton_{lo}"]["arguments"])
     # A model is called through nn.Module.__call__: its ops' host cost is the module probe's.
     kind = "module_ops" if f"module_ops_{hi}" in p else "tiny_ops"
     for mode, key in (("eager", "eager"), ("kernelbench", "kb")):
@@ -198,16 +202,13 @@ def derive_constants(record: dict) -> dict[str, float]:
             # torch.empty (a kernel's output buffer) launches no fill kernel.
             constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
         constants[f"{key}_sync_us"] = _median(record, "sync", mode) - at("tiny_ops", mode, lo)
-        if any(n.startswith("tiny_triton_args_") for n in p):
+        if launch_counts:
             # A launch's host cost per argument beyond the one of tiny_triton's kernel (Triton binds,
             # checks and specializes every argument on every call).
-            args = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith("tiny_triton_args_"))
-            many = (at("tiny_triton_args", mode, args[-1]) - at("tiny_triton_args", mode, args[0])) / (
-                args[-1] - args[0]
-            )
-            extra = float(p[f"tiny_triton_args_{args[0]}"]["arguments"]) - float(p[f"tiny_triton_{lo}"]["arguments"])
+            first, last = launch_counts[0], launch_counts[-1]
+            many = (at("tiny_triton_args", mode, last) - at("tiny_triton_args", mode, first)) / (last - first)
+            extra = float(p[f"tiny_triton_args_{first}"]["arguments"]) - constants["triton_probe_args"]
             constants[f"{key}_host_triton_arg_us"] = max(0.0, (many - slope("tiny_triton", mode)) / extra)
-            constants["triton_probe_args"] = float(p[f"tiny_triton_{lo}"]["arguments"])
         if "jit_per_call" in p:
             # A kernel defined inside the call: the probe's call less a plain launch's.
             constants[f"{key}_host_jit_us"] = _median(record, "jit_per_call", mode) - at("tiny_triton", mode, lo)
@@ -232,7 +233,7 @@ def _library_constants(p: dict, best, bw: float) -> dict[str, float]:
         elif kernel == "layer_norm":
             norms.append((int(probe["rows"]), ratio, float(probe["bytes"]) / best(name) / int(probe["rows"])))
         elif kernel in ("softmax", "log_softmax"):
-            cols = int(float(probe["bytes"]) / 8 / int(probe["rows"]))
+            cols = int(float(probe["bytes"]) / 8 / int(probe["rows"]))  # fp32 rows read and written once
             out[f"lib_{kernel}_cols_{cols}_x"] = ratio
         else:
             out[f"lib_{kernel}_x"] = ratio
@@ -448,6 +449,12 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
     bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
     return max(floor, op.bytes / c["bw_stream"], compute) + bias
+
+
+# The bytes of one row (or plane) a Triton program keeps on chip between its
+# statistics and its normalizing step (in registers and shared memory); a
+# longer row is read twice. A design bound of the fix, not a measured rate.
+ONCHIP_ROW_BYTES = 64 * 1024
 
 
 def library_us(op: Op, c: dict[str, float]) -> float | None:
@@ -1216,29 +1223,24 @@ def capture_graph(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     return (copy_in, replay, *(replace(op, library=True) for op in ops), copy_out)
 
 
-# The bytes of one row (or plane) a Triton program keeps on chip between its
-# statistics and its normalizing step (in registers and shared memory); a
-# longer row is read twice. A design bound of the fix, not a measured rate.
-ONCHIP_ROW_BYTES = 64 * 1024
 # Library kernels KL029 knows a Triton replacement for.
 LIBRARY_KERNELS = frozenset(
     {"max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_norm",
      "group_norm", "instance_norm", "layer_norm", "softmax", "log_softmax", "scan", "depthwise_conv1d",
      "depthwise_conv2d", "depthwise_conv3d"}
 )  # fmt: skip
-
-
 # Elements per program of a replacement kernel's grid (it fills the GPU).
 REPLACEMENT_BLOCK = 1024
 
 
 def library_replacement(op: Op) -> tuple[Op, ...]:
     """The Triton kernels that replace library kernel `op` (KL029's fix):
-    an index-free pool, a depthwise convolution as a window sum; a norm or softmax that keeps a row on chip; a longer
-    row read twice (statistics, then normalizing), a LayerNorm's split
-    across programs (a statistics kernel, then the normalizing one); a
-    train-mode BatchNorm as a statistics kernel and a normalizing one; a row
-    scan. The first op takes `op`'s place."""
+    an index-free pool; a depthwise convolution as a window sum; a norm or
+    softmax that keeps a row on chip; a longer row read twice (statistics,
+    then normalizing), a LayerNorm's split across programs (a statistics
+    kernel, then the normalizing one); a train-mode BatchNorm as a
+    statistics kernel and a normalizing one; a row scan. The first op takes
+    `op`'s place."""
     read = op.in_bytes[0] if op.in_bytes else op.bytes // 2
     rows = max(1, op.rows)
     # Only a norm or softmax reads a row again; a pool, a scan and BatchNorm's passes (already counted) do not.

@@ -13,7 +13,7 @@ import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
 from kernlint.model.host_syntax import _assigned_name, _rebound, _short, _walk_no_scopes
-from kernlint.model.syntax import call_name
+from kernlint.model.syntax import call_name, keyword, literal_value, positional
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
 
 MATMUL_FUNCTIONS = frozenset(
@@ -505,35 +505,26 @@ class EpilogueFacts(HostFlowFacts):
         """`self.pool(y)` where `self.pool = nn.AvgPool1d(k)` with no stride
         other than k and no padding: the mean of disjoint windows of y's last
         dimension (a GEMM's output features), linear in y (KL026)."""
-        if self._self_module(call, function) != "torch.nn.AvgPool1d":
+        cls = self.class_of(function)
+        if cls is None or self._self_module(call, function) != "torch.nn.AvgPool1d":
             return False
-        func, cls = call.func, self.class_of(function)
-        assert isinstance(func, cst.Attribute)
-        built = self._module_constructors(cls).get(func.attr.value) if cls is not None else None
-        if built is None:
-            return False
-        args = {a.keyword.value: a.value for a in built.args if a.keyword is not None}
-        for position, a in enumerate(a for a in built.args if a.keyword is None):
-            args.setdefault(("kernel_size", "stride", "padding")[position] if position < 3 else "", a.value)
-        kernel, stride, padding = args.get("kernel_size"), args.get("stride"), args.get("padding")
-        same_stride = stride is None or (
-            kernel is not None and self.code(stride) == self.code(kernel) or _is_none_literal(stride)
-        )
-        no_padding = padding is None or self.code(padding) == "0"
-        return kernel is not None and same_stride and no_padding
+        assert isinstance(call.func, cst.Attribute)
+        built = self._module_constructors(cls)[call.func.attr.value]
+        leading = positional(built)
 
-    def _module_constructors(self, cls: ClassInfo) -> dict[str, cst.Call]:
-        """`self.<name> = nn.X(...)` in `cls.__init__`: the constructor call of each module attribute."""
-        found: dict[str, cst.Call] = {}
-        init = cls.methods.get("__init__")
-        if init is not None and init.node is not None:
-            for node in _walk_no_scopes(init.node.body):
-                if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-                    for target in node.targets:
-                        t = target.target
-                        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                            found[t.attr.value] = node.value
-        return found
+        def argument(position: int, name: str) -> cst.BaseExpression | None:
+            value = keyword(built, name)
+            return value if value is not None or position >= len(leading) else leading[position]
+
+        kernel, stride, padding = argument(0, "kernel_size"), argument(1, "stride"), argument(2, "padding")
+        if kernel is None:
+            return False
+        same_stride = (
+            stride is None
+            or (isinstance(stride, cst.Name) and stride.value == "None")
+            or self.code(stride) == self.code(kernel)
+        )
+        return same_stride and (padding is None or literal_value(padding) == 0)
 
     def _passed_on_before(
         self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo
@@ -840,13 +831,8 @@ class EpilogueFacts(HostFlowFacts):
                 # Only its input goes through the kernels (a target's indices are read, not normalized).
                 if not parent.args or parent.args[0].value is not child:
                     return None
-                if any(
-                    a.keyword
-                    and a.keyword.value == "reduction"
-                    and isinstance(a.value, cst.SimpleString)
-                    and a.value.evaluated_value == "none"
-                    for a in parent.args
-                ):
+                reduction = keyword(parent, "reduction")
+                if reduction is not None and literal_value(reduction) == "none":
                     return None  # reduction="none": the pointwise loss alone, one kernel
                 return self.code(parent.func), False, composite
             if chain and (
@@ -957,7 +943,17 @@ class EpilogueFacts(HostFlowFacts):
         return self._module_attributes(cls).get(attribute)
 
     def _module_attributes(self, cls: ClassInfo) -> dict[str, str]:
+        """The class of each module attribute `cls.__init__` builds (`_module_constructors`)."""
         found = self._module_attr_cache.get(id(cls))
+        if found is None:
+            found = {name: self.qualname(built.func) or "" for name, built in self._module_constructors(cls).items()}
+            self._module_attr_cache[id(cls)] = found
+        return found
+
+    def _module_constructors(self, cls: ClassInfo) -> dict[str, cst.Call]:
+        """`self.<name> = nn.X(...)` in `cls.__init__` (or a local base
+        class's): the call that builds each module attribute."""
+        found = self._module_call_cache.get(id(cls))
         if found is None:
             found = {}
             init = cls.methods.get("__init__")
@@ -979,18 +975,22 @@ class EpilogueFacts(HostFlowFacts):
                                 and isinstance(t.value, cst.Name)
                                 and t.value.value == "self"
                             ):
-                                found[t.attr.value] = self.qualname(built.func) or ""
-            self._module_attr_cache[id(cls)] = found
+                                found[t.attr.value] = built
+            self._module_call_cache[id(cls)] = found
             for base in cls.bases:
                 # Attributes a local base class built in its own __init__.
                 parent = self.classes.get(base)
                 if parent is not None and parent is not cls:
-                    for attribute, kind in self._module_attributes(parent).items():
-                        found.setdefault(attribute, kind)
+                    for attribute, built in self._module_constructors(parent).items():
+                        found.setdefault(attribute, built)
         return found
 
     @cached_property
     def _module_attr_cache(self) -> dict[int, dict[str, str]]:
+        return {}
+
+    @cached_property
+    def _module_call_cache(self) -> dict[int, dict[str, cst.Call]]:
         return {}
 
     def _is_dtype_literal(self, node: cst.BaseExpression) -> bool:
@@ -1026,7 +1026,3 @@ class EpilogueFacts(HostFlowFacts):
             if sibling is statement:
                 return siblings[position + 1 :]
         return []
-
-
-def _is_none_literal(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"

@@ -103,8 +103,6 @@ REDUCTIONS = {
 # scans, reversals, triangular masks (issue 27's GEMM-free chains).
 SCANS = {"cumsum", "cumprod", "logcumsumexp"}
 SAME_SHAPE = {"flip", "tril", "triu", "roll", "nan_to_num", "masked_fill", "clamp_min", "clamp_max", "softsign"}
-# Row normalizations: statistics and the normalized values in one kernel
-# (in and out once each), like a softmax.
 # The library kernels of the norm modules (nn.BatchNorm2d -> "batch_norm"), whose measured rates price them.
 NORM_KERNELS = {
     "BatchNorm": "batch_norm",
@@ -112,6 +110,8 @@ NORM_KERNELS = {
     "InstanceNorm": "instance_norm",
     "LayerNorm": "layer_norm",
 }
+# Row normalizations: statistics and the normalized values in one kernel
+# (in and out once each), like a softmax.
 ROW_NORMS = {"normalize", "layer_norm", "rms_norm", "instance_norm", "group_norm"}
 # Losses: read their inputs once, write a scalar (reduction="mean"/"batchmean").
 LOSSES = {
@@ -218,9 +218,8 @@ class Op:
     returned: bool = False  # forward returns its result (or a view of it)
     autotuned: bool = False  # Triton launches: of an @triton.autotune kernel (the autotuner's host work per call)
     recurrent: bool = False  # in a loop whose steps feed the next one's matrix product (an RNN cell)
-    reduction: int = (
-        0  # a convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps
-    )
+    # A convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps.
+    reduction: int = 0
     conv_bias: bool = False  # a convolution with a bias: cuDNN's convolution, then a pass that adds it
     layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
     # The library kernel that runs it, where the calibration measured that kernel's own rate (KL029): a pool
