@@ -661,7 +661,17 @@ def _on_lines(ops: tuple[Op, ...], first: int, last: int, kinds: set[str]) -> li
 
 
 def _without(ops: tuple[Op, ...], drop: set[int]) -> tuple[Op, ...]:
-    return tuple(op for i, op in enumerate(ops) if i not in drop)
+    """`ops` less `drop`, indices renumbered: a reader of a dropped op reads what that op read (a
+    GEMM whose upcasts go reads their narrow inputs), so a later effect follows the same def-use."""
+    keep = [i for i in range(len(ops)) if i not in drop]
+    renumber = {old: new for new, old in enumerate(keep)}
+
+    def source(j: int) -> int:
+        while j in drop:
+            j = next(iter(ops[j].inputs), -1)
+        return renumber.get(j, j)
+
+    return tuple(replace(ops[i], inputs=tuple(source(j) for j in ops[i].inputs)) for i in keep)
 
 
 def _consumers(ops: tuple[Op, ...], sources: set[int], kinds: set[str]) -> set[int]:
@@ -888,6 +898,18 @@ def narrow_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
         shrink = sum(ops[j].bytes for j in casts) // 3  # a cast's input is a third of its traffic (1 in, 4 out)
         out[i] = replace(gemm, path=path, bytes=max(gemm.out_bytes, gemm.bytes - sum(gemm.in_bytes) + shrink))
     return _without(tuple(out), drop) if drop else None
+
+
+def narrow_fused_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """An upcast GEMM on its narrow inputs; an int8 one with the elementwise ops after it
+    (the dequantizing scales, a bias, the output cast) in its epilogue: one int8 Triton
+    kernel, as KL016's plan and its reference pair write it."""
+    narrowed = narrow_gemm(ops, first, last)
+    if narrowed is None:
+        return None
+    if not any(op.kind == "gemm" and op.path == "int8" and _at(op, first, last) for op in narrowed):
+        return narrowed  # fp16/bf16 operands go to cuBLAS unconverted; its tail stays as it is
+    return fuse_epilogue(narrowed, first, last) or narrowed
 
 
 def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -1294,6 +1316,7 @@ EFFECTS: dict[str, Effect] = {
     "fuse_epilogue": fuse_epilogue,
     "flash_attention": flash_attention,
     "narrow_gemm": narrow_gemm,
+    "narrow_fused_gemm": narrow_fused_gemm,
     "fuse_chain": fuse_chain,
     "persistent_rnn": persistent_rnn,
     "structured_gemm": structured_gemm,

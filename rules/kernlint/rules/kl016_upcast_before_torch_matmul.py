@@ -71,8 +71,10 @@ class UpcastBeforeTorchMatmul(Rule):
         return out.float() * self.scale
     ```
     `torch._int_mm` needs 2-D int8 operands with more than 16 rows and K, N
-    multiples of 8 on CUDA; otherwise, an int8 Triton kernel
-    (`tl.dot(a, b, out_dtype=tl.int32)`) with the scales in its epilogue.
+    multiples of 8 on CUDA. Faster still, and for any shape: one int8 Triton
+    kernel (`tl.dot(a, b, out_dtype=tl.int32)`) with the scales in its
+    epilogue, no int32 result written and read back. The estimate for the
+    file prices that kernel, as the rule's reference pair measures it.
     For fp16/bf16 operands, multiply them as they are (cuBLAS accumulates in
     fp32) and convert the result if fp32 is needed.
 
@@ -91,11 +93,11 @@ class UpcastBeforeTorchMatmul(Rule):
         "kernels and memory traffic, and a fraction of the narrow tensor-core throughput."
     )
     method = (
-        "Multiply in the stored dtype: torch._int_mm for int8 x int8 -> int32 (or an int8 Triton kernel) "
-        "with the scales applied once after it; fp16/bf16 operands go to the GEMM unconverted."
+        "Multiply in the stored dtype: int8 operands in one int8 Triton GEMM with the scales in its epilogue "
+        "(or torch._int_mm, then the scales in one pass); fp16/bf16 operands go to the GEMM unconverted."
     )
     priority = 12
-    fix_effect = "narrow_gemm"
+    fix_effect = "narrow_fused_gemm"
 
     VALID = [
         # Sources already fp32: the conversions are no-ops.
@@ -384,12 +386,14 @@ def _plan(
     owner = model.class_of(scope)
     if owner is not None:
         scales += [f"self.{name}" for name in owner.tensors if "scale" in name.lower()]
-    rescale = (
-        f"convert it once and apply the scales ({', '.join(f'`{s}`' for s in scales)}) fused (one elementwise pass, or the "
-        "epilogue of an int8 Triton kernel: `tl.dot(a, b, out_dtype=tl.int32)` then the scales after the K loop)"
+    fused = (
+        f"apply the scales ({', '.join(f'`{s}`' for s in scales)}) to the accumulator before its one store"
         if scales
-        else "convert the int32 result once and apply any scale after it, fused into one elementwise pass "
-        "(or use an int8 Triton kernel with the dequantization in its epilogue)"
+        else "apply any scale, bias and output cast to the accumulator before its one store"
+    )
+    kernel = (
+        f"one int8 Triton kernel: `tl.dot(a, b, out_dtype=tl.int32)` over the int8 tiles, then {fused} "
+        "(what the estimate prices and the reference pair measures)"
     )
     if dtypes <= {"int8"} and known and function != "torch.einsum" and len(upcasts) == 2:
         a, b = plain
@@ -402,14 +406,15 @@ def _plan(
             else ""
         )
         return (
-            f"Multiply in int8: `torch._int_mm({a}, {b})` returns the exact int32 product{batched}; then {rescale}. "
-            f"On CUDA `torch._int_mm` needs more than 16 rows and K, N multiples of 8{layout}."
+            f"Multiply in int8 in {kernel}. The library route is `torch._int_mm({a}, {b})`, the exact int32 "
+            f"product{batched}, then one fused elementwise pass for the scales; on CUDA it needs more than 16 rows "
+            f"and K, N multiples of 8{layout}."
         )
     if dtypes & {"int8", "uint8"}:
         return (
-            f"Keep the int8 data out of fp32: quantize both operands to int8 and use `torch._int_mm` (int32 result) "
-            f"or an int8 Triton kernel, and {rescale}; if one side must stay floating point, convert the int8 "
-            "side to fp16/bf16, not fp32."
+            f"Keep the int8 data out of fp32: quantize both operands to int8 and multiply them in {kernel} "
+            "(or `torch._int_mm`, int32 result, then one fused pass for the scales); if one side must stay "
+            "floating point, convert the int8 side to fp16/bf16, not fp32."
         )
     listed = ", ".join(f"`{p}`" for p in plain)
     if any(dtype.startswith("float8") for dtype in dtypes):
