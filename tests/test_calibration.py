@@ -46,7 +46,6 @@ UNKNOWN = {
 # seq4k 3190 vs 2191); the fused after is on the mark.
 BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
 HOST_LEASE = "host cost measured in another lease than the calibration"
-FLUSH_FIT = "KernelBench mode: the newest lease's fit hides no host time behind the flush"
 MODES = ("kernelbench", "eager", "graph")
 MISSES = (
     # seq1k: in eager and graph mode within 1.3x since the newest calibration's record.
@@ -90,13 +89,15 @@ MISSES = (
             ("kl016_upcast_before_torch_matmul", "large", m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
             for m in MODES
         },
+        # KernelBench mode at the seed shape: the fused after measures 9.0 us (5.7 in a graph), the model 7.2:
+        # its one launch behind the flush is GPU-bound, and its GEMM is priced above the GPU's floor by little.
+        ("kl016_upcast_before_torch_matmul", "seed", "kernelbench"): "the after's small GEMM above its modelled time",
     }
     | {
         # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) != ("wide", "kernelbench")
     }
     | {
         # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
@@ -121,22 +122,15 @@ MISSES = (
         ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
-        # The flush hides a lease's own amount of host work in KernelBench mode: a chain of small ops is
-        # modelled host-bound or not by it.
-        ("kl023_unfused_op_chain", "kb16", "kernelbench"): HOST_LEASE,
+        # A chain of small ops whose eager time is the host's: 36.5 us measured in its lease, 23.9 modelled.
         ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
         # The before's eager time (2,297 us in its lease) is below what the newest probes give.
         ("kl028_host_bound_forward", "kernelbench", "eager"): HOST_LEASE,
-        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
     }
     | {
         # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) costs 2.7 ms
         # a call in eager mode, where the pair's before measured 2.1 ms.
-        # The newest lease's probe: 2.9 ms in KernelBench mode where the pair's lease measured 2.1.
-        **{
-            ("kl017_jit_in_hot_path", s, m): "the jit probe's reload above the pair's (2.9 vs 2.1 ms)"
-            for s, m in (("decode", "kernelbench"), ("prefill", "eager"))
-        },
+        ("kl017_jit_in_hot_path", "prefill", "eager"): "the jit probe's reload above the pair's (2.7 vs 2.1 ms)",
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
         # (5.5 us KernelBench, 26.9 eager, 1.9 graph) is off the probes' host cost and the bytes' time.
         ("kl019_scalar_programs", "small", "kernelbench"): "the after's one launch below the probes' host cost",
@@ -145,20 +139,10 @@ MISSES = (
     }
     | {
         # The 128x4096x4096 fp16 GEMM measures 22.7 us in a graph where the tensor-core rate gives 15.4 (one
-        # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9.
+        # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9; in
+        # KernelBench mode the before's GEMM is GPU time the flush does not hide.
         ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
-        for m in ("eager", "graph")
-    }
-    | {
-        # KernelBench mode: in the newest calibration lease the harness's L2 flush hides 5.5 us of host work
-        # in the least-squares fit of the tiny probes (38 us two leases before), so the after's launches and
-        # allocations, which run behind the flush in these pairs' measurements, are charged nearly in full.
-        (pair, s, "kernelbench"): FLUSH_FIT
-        for pair, s in (
-            ("kl020_gemm_without_dot", "square"),
-            ("kl020_gemm_without_dot", "standard"),
-            ("kl027_dead_or_constant_result", "kernelbench"),
-        )
+        for m in MODES
     }
     | {
         # KL029 stays silent at the launch-bound shape (PyTorch's pool and the Triton one both at the GPU's

@@ -183,21 +183,21 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     # - kl004_convbn: its fix's four Triton launches of up to 12 arguments measured 0.50x in KernelBench
     #   mode and 0.69x eager (1.50x and 1.28x in the lease before; 1.56x in a graph in both), against 1.48x
     #   estimated: the host's cost of those launches varies from one machine to the next.
-    # - kl005_scan: 2,048 steps of per-op host cost (2,521x KernelBench, 2,505x eager measured; 1,087x and
-    #   1,220x estimated), and graph mode.
-    # - kl006_small: a sync beside a microsecond op, priced at the sync probe's cost, below what the file
-    #   measures in KernelBench mode (the sync waits for the harness's L2 flush: 7.5x measured, 3.8x
-    #   estimated); kl011_tiny in eager mode (a host tensor's copy per call: 10.7x measured, 4.6x).
+    # - kl005_scan: 2,048 steps of per-op host cost (2,505x eager measured, 1,220x estimated; in a graph
+    #   557.6x measured, 318.4x estimated: its strided per-step kernels run slower than the probes' floor).
+    # - kl011_tiny: two pageable host-to-device copies a call beside a microsecond op (KernelBench: 7.6x
+    #   measured, 14.2x estimated, the after's one op at 5.3 us measured where the flush leaves the GPU's
+    #   floor; eager: 10.7x measured, 4.6x estimated).
     # - kl029_dwsmall: KL029 stays silent at 1x32x28x28 (both kernels at the GPU's floor in the model: it
     #   claims 1.0x); the Triton kernel measured 1.31x KernelBench, 0.99x eager and 1.26x in a graph.
     assert missed == {
-        "kernelbench": {"kl004_convbn", "kl005_scan", "kl006_small", "kl029_dwsmall"},
+        "kernelbench": {"kl004_convbn", "kl011_tiny", "kl029_dwsmall"},
         "eager": {"kl004_convbn", "kl005_scan", "kl011_tiny", "kl029_dwsmall"},
         "graph": {"kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The issue's bar, 10 of 12 (83%): graph holds it (16 of 18); KernelBench and eager mode are at 18 of 22
-    # (82%), just under it.
-    assert len(names - missed["kernelbench"]) == 18 and len(names - missed["eager"]) == 18
+    # The issue's bar, 10 of 12 (83%): graph holds it (16 of 18) and KernelBench mode (19 of 22, 86%); eager
+    # mode is at 18 of 22 (82%), just under it.
+    assert len(names - missed["kernelbench"]) == 19 and len(names - missed["eager"]) == 18
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
     assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl004_convbn", "kl029_dwsmall"]
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files
