@@ -48,10 +48,9 @@ BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time
 HOST_LEASE = "host cost measured in another lease than the calibration"
 MODES = ("kernelbench", "eager", "graph")
 MISSES = (
-    # seq1k: in eager and graph mode within 1.3x since the newest calibration's record.
-    {("kl007_masked_attention", "seq1k", "kernelbench"): BEFORE_SLOWER}
-    # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate.
-    | {("kl007_materialized_attention", "seq4k", "kernelbench"): BEFORE_SLOWER}
+    # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate (the masked
+    # pair's seq1k since its broadcast mask is priced at the broadcast probe's).
+    {("kl007_materialized_attention", "seq4k", "kernelbench"): BEFORE_SLOWER}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",
@@ -100,11 +99,21 @@ MISSES = (
         for m in ("kernelbench", "eager", "graph")
     }
     | {
-        # The after's broadcast multiply `a.unsqueeze(1) * b` runs at ~1.5 TB/s, not the streaming rate.
-        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "broadcast multiply below the streaming rate",
-        ("kl025_structure_blind_gemm", "kernelbench", "eager"): "broadcast multiply below the streaming rate",
-        ("kl025_structure_blind_gemm", "kernelbench", "graph"): "broadcast multiply below the streaming rate",
-        ("kl025_structure_blind_gemm", "n1k", "eager"): "eager: before 27 us measured, 21 modelled; after 6.4, 10.9",
+        # The before's 8192^2 fp16 GEMM measures 156 us where the tensor-core probe's rate gives 203 (the after's
+        # broadcast multiply is priced at its probe's rate since and lands within 1.1x).
+        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "the before's GEMM above the probe's rate",
+        # At n=1024 the before's torch.diag runs as an allocation, a fill and a copy (one op in the model):
+        # 11.5 us graph and 27 eager measured, 4.3 and 21 modelled.
+        **{
+            ("kl025_structure_blind_gemm", "n1k", m): "torch.diag's three kernels modelled as one op"
+            for m in ("kernelbench", "eager", "graph")
+        },
+    }
+    | {
+        # The fused chain's Triton kernel measures 130 us where its bytes take 89 at the streaming rate (the
+        # before's chain of torch ops, with its broadcast operands at their probe's rate, is within 1.1x).
+        ("kl023_unfused_op_chain", "rows4k", m): "the after's fused kernel is slower than its bytes"
+        for m in ("kernelbench", "eager", "graph")
     }
     | {
         # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step in a graph, 12.6 in

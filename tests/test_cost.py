@@ -188,16 +188,19 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     # - kl011_tiny: two pageable host-to-device copies a call beside a microsecond op (KernelBench: 7.6x
     #   measured, 14.2x estimated, the after's one op at 5.3 us measured where the flush leaves the GPU's
     #   floor; eager: 10.7x measured, 4.6x estimated).
+    # - kl004_skinnyk: the before is on the mark (617 us graph measured, 610 estimated, its broadcast scale and
+    #   bias at their probe's rate); the after's Triton GEMM, bound by writing its 128 MiB output, measures
+    #   86 us where its bytes take 45 at the streaming rate (7.1x measured, 13.4x estimated).
     # - kl029_dwsmall: KL029 stays silent at 1x32x28x28 (both kernels at the GPU's floor in the model: it
     #   claims 1.0x); the Triton kernel measured 1.31x KernelBench, 0.99x eager and 1.26x in a graph.
     assert missed == {
-        "kernelbench": {"kl004_convbn", "kl011_tiny", "kl029_dwsmall"},
-        "eager": {"kl004_convbn", "kl005_scan", "kl011_tiny", "kl029_dwsmall"},
-        "graph": {"kl005_scan", "kl029_dwsmall"} | no_graph,
+        "kernelbench": {"kl004_convbn", "kl004_skinnyk", "kl011_tiny", "kl029_dwsmall"},
+        "eager": {"kl004_convbn", "kl004_skinnyk", "kl005_scan", "kl011_tiny", "kl029_dwsmall"},
+        "graph": {"kl004_skinnyk", "kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The bar, 10 of 12 (83%): graph holds it (16 of 18) and KernelBench mode (19 of 22, 86%); eager
-    # mode is at 18 of 22 (82%), just under it.
-    assert len(names - missed["kernelbench"]) == 19 and len(names - missed["eager"]) == 18
+    # The bar, 10 of 12 (83%): graph mode is at 15 of 18, KernelBench mode at 18 of 22 (82%) and
+    # eager mode at 17 of 22 (77%), under it.
+    assert len(names - missed["kernelbench"]) == 18 and len(names - missed["eager"]) == 17
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
     assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl004_convbn", "kl029_dwsmall"]
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files

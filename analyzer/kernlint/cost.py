@@ -128,6 +128,9 @@ def derive_constants(record: dict) -> dict[str, float]:
         # An int8 GEMM on a weight stored [N, K] (a linear layer's) runs on
         # cuBLASLt's fast path; gemm_int8's row-major B is a slower one.
         constants["flops_int8"] = rate("gemm_int8_tn", "flops")
+    if "broadcast_mul_fp16" in p:
+        # An elementwise op with a broadcast operand, 2-byte elements (PyTorch's unvectorized kernel).
+        constants["bw_broadcast_2byte"] = rate("broadcast_mul_fp16")
     if "triton_fma_gemm" in p:
         constants["flops_fma"] = rate("triton_fma_gemm", "flops")
     for path in ("fp16", "tf32", "fp32"):
@@ -460,7 +463,10 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         compute = op.flops / throughput
     # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
     bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
-    return max(floor, op.bytes / c["bw_stream"], compute) + bias
+    # A broadcast operand of 2-byte elements: the measured rate of that kernel (~half the stream's). The
+    # probe is fp16; 4-byte elements are held to the streaming rate (no probe of theirs).
+    bandwidth = c.get("bw_broadcast_2byte", c["bw_stream"]) if op.broadcast and op.elem_bytes <= 2 else c["bw_stream"]
+    return max(floor, op.bytes / bandwidth, compute) + bias
 
 
 # The bytes of one row (or plane) a Triton program keeps on chip between its
@@ -1135,6 +1141,7 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
                 bytes=vector + other + gemm.out_bytes,
                 inputs=(*d.inputs, *(j for j in gemm.inputs if j != diagonal[0])),
                 note="row scaling",
+                broadcast=True,  # the vector against the other operand's rows or columns
             )
             drop.add(diagonal[0])
             changed = True
@@ -1146,18 +1153,8 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
             changed = True
     if not changed:
         return None
-    # The readers of a dropped mask read the GEMM itself.
-    for j in drop:
-        if ops[j].note in ("tril", "triu"):
-            source = ops[j].inputs[0]
-            for k, op in enumerate(out):
-                if j in op.inputs:
-                    out[k] = replace(op, inputs=tuple(source if x == j else x for x in op.inputs))
-    kept = [i for i in range(len(out)) if i not in drop]
-    renumber = {old: new for new, old in enumerate(kept)}
-    return tuple(
-        replace(out[i], inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in out[i].inputs)) for i in kept
-    )
+    # The readers of a dropped mask read the GEMM itself (`_without`: a dropped op's readers read its input).
+    return _without(tuple(out), drop)
 
 
 def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -227,6 +227,9 @@ class Op:
     kernel: str = ""
     rows: int = 0  # a row-wise library kernel (layer_norm, softmax, scan): the rows it normalizes or scans
     arguments: int = 0  # Triton launches: arguments in the call, constexpr keywords included (host cost per call)
+    # An elementwise op with an operand broadcast against it (a bias row, a column of scales): PyTorch's
+    # kernel then indexes every operand and does not vectorize its loads.
+    broadcast: bool = False
 
 
 @dataclass(frozen=True)
@@ -1994,6 +1997,7 @@ class _Evaluator:
             elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
             note=note,
             value=value,
+            broadcast=any(t.numel not in (1, out.numel) for t in tensors),
         )
         index = self._record(record, op)
         if why and value is not None and any(t.value is None for t in tensors):

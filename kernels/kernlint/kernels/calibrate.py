@@ -28,8 +28,8 @@ Probes (each name is a key of the record's "probes"):
     as TF32; fp32 with ``input_precision="ieee"``): what a kernel's own
     product runs at, well below cuBLAS's rate for the same path;
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
-    add): a broadcast operand; not read by the model yet (the KL025 pair's
-    after, this op, measured ~1.5 TB/s where a plain stream runs 3);
+    add): an elementwise op with a broadcast operand, which PyTorch runs
+    unvectorized (~1.6 TB/s where a plain stream runs 3);
   * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
     streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
     the bandwidth one program reaches, for grids that leave SMs idle;
