@@ -102,11 +102,11 @@ MISSES = (
         # The before's 8192^2 fp16 GEMM measures 156 us where the tensor-core probe's rate gives 203 (the after's
         # broadcast multiply is priced at its probe's rate since and lands within 1.1x).
         ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "the before's GEMM above the probe's rate",
-        # At n=1024 the before's torch.diag runs as an allocation, a fill and a copy (one op in the model):
-        # 11.5 us graph and 27 eager measured, 4.3 and 21 modelled.
+        # At n=1024 the before measures 16.4 us KernelBench and 26.9 eager where the model (torch.diag as the
+        # allocation, fill and copy torch runs) gives 8.1 and 24.7; its after 7.6 and 6.4 against 5.2 and 8.4.
         **{
-            ("kl025_structure_blind_gemm", "n1k", m): "torch.diag's three kernels modelled as one op"
-            for m in ("kernelbench", "eager", "graph")
+            ("kl025_structure_blind_gemm", "n1k", m): "small before and after off the probes' host costs"
+            for m in ("kernelbench", "eager")
         },
     }
     | {

@@ -106,6 +106,45 @@ def test_a_normalization_modules_weight_bias_and_eps_are_known() -> None:
     assert e.ops[1].bytes == 2 * 8 * 32 * 64 * 4  # x viewed as [8, 2048] (n = 32 * 64), read and written
 
 
+DIAG_AND_BIAS = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, a, b, bias):
+        return torch.diag(a) @ b + bias
+
+
+def get_inputs():
+    return [torch.randn(64), torch.randn(64, 32), torch.randn(32)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_torch_diag_is_a_filled_matrix_then_a_diagonal_copy_and_a_bias_add_is_broadcast() -> None:
+    e = entry(DIAG_AND_BIAS)
+    assert [(op.kind, op.note, op.bytes, op.inputs) for op in e.ops] == [
+        ("alloc", "torch.diag zeros", 64 * 64 * 4, ()),  # the N x N zeros, filled by a kernel
+        ("elementwise", "diag", 2 * 64 * 4, (-2, 0)),  # the vector read, the diagonal written
+        ("gemm", "", (64 * 64 + 64 * 32 + 64 * 32) * 4, (1, -3)),
+        ("elementwise", "", (64 * 32 + 32 + 64 * 32) * 4, (2, -4)),
+    ]
+    assert [op.broadcast for op in e.ops] == [False, False, False, True]
+
+
+def test_the_row_scaling_fix_drops_the_diagonal_and_its_zeros() -> None:
+    ops = entry(DIAG_AND_BIAS).ops
+    fixed = cost.structured_gemm(ops, 8, 8)
+    assert [(op.kind, op.note, op.inputs, op.broadcast) for op in fixed] == [
+        ("elementwise", "row scaling", (-2, -3), True),
+        ("elementwise", "", (0, -4), True),
+    ]
+
+
 def test_a_loop_records_its_body_once_with_its_trip_count() -> None:
     source = KERNELBENCH.replace(
         "        w = self.linear.weight.t().contiguous()\n",

@@ -1139,11 +1139,13 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
                 kind="elementwise",
                 flops=0,
                 bytes=vector + other + gemm.out_bytes,
-                inputs=(*d.inputs, *(j for j in gemm.inputs if j != diagonal[0])),
+                inputs=(d.inputs[0], *(j for j in gemm.inputs if j != diagonal[0])),
                 note="row scaling",
                 broadcast=True,  # the vector against the other operand's rows or columns
             )
+            # The diagonal's copy goes, and the matrix of zeros it was copied into.
             drop.add(diagonal[0])
+            drop.update(j for j in d.inputs if j >= 0 and ops[j].note == "torch.diag zeros")
             changed = True
             continue
         masks = [j for j, op in enumerate(ops) if i in op.inputs and op.note in ("tril", "triu")]

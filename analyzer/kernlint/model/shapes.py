@@ -2067,16 +2067,23 @@ class _Evaluator:
         return out
 
     def _diag(self, vector: Tensor, node, record: bool) -> Tensor:
-        """torch.diag of a vector: a kernel that writes the whole N x N matrix, zeros and all."""
+        """torch.diag of a vector, as torch runs it: an N x N matrix of zeros
+        allocated and filled (a kernel writing all of it), then the vector
+        copied onto its diagonal (a second, small kernel)."""
         out = Tensor((vector.shape[0], vector.shape[0]), vector.dtype)
+        line, elem = self._line(node), DTYPE_BYTES.get(out.dtype, 4)
+        zeros = self._record(
+            record,
+            Op("alloc", line, bytes=out.nbytes, out_bytes=out.nbytes, elem_bytes=elem, note="torch.diag zeros"),
+        )
         op = Op(
             "elementwise",
-            self._line(node),
-            bytes=vector.nbytes + out.nbytes,
-            inputs=(vector.origin,),
-            in_bytes=(vector.nbytes,),
+            line,
+            bytes=2 * vector.nbytes,  # the vector read, the diagonal written
+            inputs=(vector.origin, zeros),
+            in_bytes=(vector.nbytes, 0),
             out_bytes=out.nbytes,
-            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+            elem_bytes=elem,
             note="diag",
         )
         return replace(out, origin=self._record(record, op))
