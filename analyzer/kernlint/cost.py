@@ -128,9 +128,16 @@ def derive_constants(record: dict) -> dict[str, float]:
         # An int8 GEMM on a weight stored [N, K] (a linear layer's) runs on
         # cuBLASLt's fast path; gemm_int8's row-major B is a slower one.
         constants["flops_int8"] = rate("gemm_int8_tn", "flops")
-    if "broadcast_mul_fp16" in p:
-        # An elementwise op with a broadcast operand, 2-byte elements (PyTorch's unvectorized kernel).
-        constants["bw_broadcast_2byte"] = rate("broadcast_mul_fp16")
+    for size, path in ((2, "fp16"), (4, "fp32")):
+        if f"broadcast_mul_{path}" in p:
+            # An elementwise op with a broadcast operand (PyTorch's unvectorized kernel).
+            constants[f"bw_broadcast_{size}byte"] = rate(f"broadcast_mul_{path}")
+        if f"triton_stream_{path}" in p:
+            # A Triton elementwise kernel over a full grid, one block per program.
+            constants[f"bw_triton_{size}byte"] = rate(f"triton_stream_{path}")
+        if f"gemm_skinny_{path}" in p:
+            # A GEMM of few rows, bound by reading its other operand.
+            constants[f"bw_gemm_skinny_{path}"] = rate(f"gemm_skinny_{path}")
     if "triton_fma_gemm" in p:
         constants["flops_fma"] = rate("triton_fma_gemm", "flops")
     for path in ("fp16", "tf32", "fp32"):
@@ -407,7 +414,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         # measured rate (a CTA keeps only so many loads in flight: Little's
         # law), far below an SM's share of the bandwidth.
         share = min(1.0, op.programs / c["sm_count"]) if op.programs else 1.0
-        bandwidth = c["bw_stream"] * share
+        bandwidth = c.get(f"bw_triton_{_size(op)}byte", c["bw_stream"]) * share
         if op.programs and share < 1.0 and op.streams and "bw_program" in c:
             bandwidth = min(bandwidth, op.programs * c["bw_program"])
         compute = 0.0
@@ -463,10 +470,25 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         compute = op.flops / throughput
     # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
     bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
-    # A broadcast operand of 2-byte elements: the measured rate of that kernel (~half the stream's). The
-    # probe is fp16; 4-byte elements are held to the streaming rate (no probe of theirs).
-    bandwidth = c.get("bw_broadcast_2byte", c["bw_stream"]) if op.broadcast and op.elem_bytes <= 2 else c["bw_stream"]
-    return max(floor, op.bytes / bandwidth, compute) + bias
+    return max(floor, op.bytes / _bandwidth(op, c), compute) + bias
+
+
+def _size(op: Op) -> int:
+    """The element size of the probes whose rates `op` takes: 2 bytes or less, or 4."""
+    return 2 if op.elem_bytes <= 2 else 4
+
+
+def _bandwidth(op: Op, c: dict[str, float]) -> float:
+    """The rate a torch op moves its bytes at: an elementwise op with a broadcast operand at that
+    kernel's measured rate (PyTorch does not vectorize it: about half the stream's); a GEMM bound by
+    reading one operand (a few rows against a weight) at the measured rate of such a GEMM on its path;
+    anything else at the streaming rate."""
+    if op.broadcast and f"bw_broadcast_{_size(op)}byte" in c:
+        return c[f"bw_broadcast_{_size(op)}byte"]
+    skinny = f"bw_gemm_skinny_{'fp16' if op.path in ('fp16', 'bf16') else op.path}"
+    if op.kind == "gemm" and not op.reduction and skinny in c and 2 * max(op.in_bytes, default=0) >= op.bytes:
+        return c[skinny]
+    return c["bw_stream"]
 
 
 # The bytes of one row (or plane) a Triton program keeps on chip between its
@@ -838,6 +860,7 @@ def _tail_pass(ops: tuple[Op, ...], producer: int, tail: set[int]) -> Op:
         out_bytes=written,
         site_line=ops[min(tail)].site_line,
         returned=any(ops[j].returned for j in tail),
+        elem_bytes=ops[max(tail)].elem_bytes,
         note="fused tail",
     )
 

@@ -17,6 +17,9 @@ Probes (each name is a key of the record's "probes"):
     (``w.t().contiguous()``), which reads or writes with a stride;
   * ``gemm_*``: a large GEMM per execution path (fp32 FMA, tf32, fp16, bf16
     tensor cores, int8 ``torch._int_mm``); ``sdpa_fp16``: fused attention;
+  * ``gemm_skinny_fp32``, ``gemm_skinny_fp16``: a GEMM of ``SKINNY_M`` rows
+    against an 8192 x 8192 operand (a decode step), bound by reading that
+    operand: the rate cuBLAS's kernels for so few rows reach;
   * ``gemm_int8_tn``: ``torch._int_mm`` on a weight stored [N, K] and passed
     as its ``.t()``, the layout cuBLASLt's int8 kernels take (an int8 linear
     layer's; ``gemm_int8``'s row-major B runs on a path ~6x slower);
@@ -30,6 +33,10 @@ Probes (each name is a key of the record's "probes"):
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
     add): an elementwise op with a broadcast operand, which PyTorch runs
     unvectorized (~1.6 TB/s where a plain stream runs 3);
+  * ``broadcast_mul_fp32``: the same broadcast op in fp32;
+  * ``triton_stream_fp32``, ``triton_stream_fp16``: a Triton copy of 1 GiB,
+    one ``STREAM_BLOCK``-element block per program: the rate of a Triton
+    elementwise (fused) kernel over a full grid;
   * ``triton_stream_programs_N``: a Triton grid of N programs (N < SMs), each
     streaming its own row in ``STREAM_BLOCK``-element steps (load, store):
     the bandwidth one program reaches, for grids that leave SMs idle;
@@ -100,6 +107,7 @@ TINY_COUNTS = (1, 8, 16, 32, 64)
 REPEATS = 2
 # Grids of fewer programs than the H100's 132 SMs, and the step each program streams its row in.
 STREAM_PROGRAMS = (16, 64)
+SKINNY_M = 16  # rows of the gemm_skinny_* probes
 STREAM_BLOCK = 1024
 # conv2d_kK probes: (input channels, output channels, input side), 3x3 kernels, batch CONV_BATCH.
 CONV_PROBES = ((3, 64, 256), (16, 64, 256), (64, 128, 128))
@@ -227,6 +235,9 @@ def _probes(torch, triton, tl):
     col16 = torch.randn(bm, device=dev, dtype=torch.float16)
     mat16 = torch.randn(bm, bm, device=dev, dtype=torch.float16)
     add("broadcast_mul_fp16", lambda: col16[:, None] * mat16, bytes=2 * (2 * bm * bm + bm), ops=1)
+    col32 = torch.randn(bm, device=dev, dtype=torch.float32)
+    mat32 = torch.randn(bm, bm, device=dev, dtype=torch.float32)
+    add("broadcast_mul_fp32", lambda: col32[:, None] * mat32, bytes=4 * (2 * bm * bm + bm), ops=1)
 
     # Transposed copies.
     w16 = torch.randn(8192, 8192, device=dev, dtype=torch.float16)
@@ -243,18 +254,33 @@ def _probes(torch, triton, tl):
     xf = torch.randn(s // 2, s // 2, device=dev)
     yf = torch.randn(s // 2, s // 2, device=dev)
 
-    def fp32_gemm(tf32):
+    def fp32_gemm(tf32, a=xf, b=yf):
         def run():
             old = torch.backends.cuda.matmul.allow_tf32
             torch.backends.cuda.matmul.allow_tf32 = tf32
             try:
-                return xf @ yf
+                return a @ b
             finally:
                 torch.backends.cuda.matmul.allow_tf32 = old
 
         return run
 
     add("gemm_fp32", fp32_gemm(False), flops=2 * (s // 2) ** 3, bytes=3 * 4 * (s // 2) ** 2, ops=1, path="fp32")
+    # A GEMM of SKINNY_M rows (a decode step): bound by reading its [K, N] operand, at the rate the
+    # library's kernel for so few rows reaches (fp32 without TF32, torch's default; fp16).
+    for name, dtype in (("fp32", torch.float32), ("fp16", torch.float16)):
+        xs = torch.randn(SKINNY_M, s, device=dev, dtype=dtype)
+        ws = torch.randn(s, s, device=dev, dtype=dtype)
+        size = xs.element_size()
+        add(
+            f"gemm_skinny_{name}",
+            (lambda xs=xs, ws=ws: xs @ ws) if name == "fp16" else fp32_gemm(False, xs, ws),
+            flops=2 * SKINNY_M * s * s,
+            bytes=size * (2 * SKINNY_M * s + s * s),
+            rows=SKINNY_M,
+            ops=1,
+            path=name,
+        )
     add("gemm_tf32", fp32_gemm(True), flops=2 * (s // 2) ** 3, bytes=3 * 4 * (s // 2) ** 2, ops=1, path="tf32")
     # cuDNN fp32 convolutions (TF32 allowed, torch's default) at three GEMM depths
     # K = input channels x kernel taps: their rate falls far below a GEMM's as K shrinks.
@@ -329,6 +355,20 @@ def _probes(torch, triton, tl):
         path="fma",
         triton_launches=1,
     )
+    # A Triton elementwise kernel as one is usually written: one block of STREAM_BLOCK elements per
+    # program over a 1 GiB copy (read and write), fp32 and fp16: a fused kernel's streaming rate.
+    for name, dtype in (("fp32", torch.float32), ("fp16", torch.float16)):
+        tx = torch.randn((1 << 29) // torch.tensor([], dtype=dtype).element_size(), device=dev, dtype=dtype)
+        ty = torch.empty_like(tx)
+        add(
+            f"triton_stream_{name}",
+            lambda tx=tx, ty=ty: stream(tx, ty, tx.numel() // STREAM_BLOCK),
+            bytes=2 * tx.numel() * tx.element_size(),
+            programs=tx.numel() // STREAM_BLOCK,
+            block=STREAM_BLOCK,
+            ops=1,
+            triton_launches=1,
+        )
     for programs in STREAM_PROGRAMS:
         sx = torch.randn(programs * STREAM_ROW, device=dev, dtype=torch.float16)
         sy = torch.empty_like(sx)
