@@ -83,7 +83,22 @@ def markdown(table: list[dict]) -> int:
             f"| {row['name']} ({row['rule']}) | {cell(row['measured'])} | {cell(est)} "
             f"| {yes(row['measured']['kernelbench'])} / {yes(est.get('kernelbench'))} |"
         )
+    print()
+    for line in summary(table):
+        print(f"- {line}")
     return 0
+
+
+def summary(table: list[dict]) -> list[str]:
+    """How many estimates land within WITHIN of the measurement, per mode, and how many verdicts agree."""
+    counted = {mode: sum(row["measured"].get(mode) is not None for row in table) for mode in MODES}
+    lines = [
+        f"{mode}: estimate within {WITHIN}x of the measurement on {len(close(table, mode))} of {counted[mode]}"
+        for mode in MODES
+    ]
+    verdicts = sum(verdict_agrees(row) for row in table)
+    lines.append(f"worth optimizing (>= 1.2x KernelBench) agrees with the measurement on {verdicts} of {len(table)}")
+    return lines
 
 
 def main() -> int:
@@ -107,11 +122,9 @@ def main() -> int:
         if est.get("status") != "estimated":
             print(f"| {row['name']} | – | – | {est.get('reason', 'no finding')} | – |")
     print()
+    print("\n".join(summary(table)))
     counted = {mode: sum(row["measured"].get(mode) is not None for row in table) for mode in MODES}
-    for mode in MODES:
-        print(f"{mode}: estimate within {WITHIN}x of the measurement on {len(close(table, mode))} of {counted[mode]}")
     verdicts = sum(verdict_agrees(row) for row in table)
-    print(f"worth optimizing (>= 1.2x KernelBench) agrees with the measurement on {verdicts} of {len(table)}")
     ok = all(len(close(table, m)) >= counted[m] - 2 for m in MODES) and verdicts == len(table)
     return 0 if ok or not args.check else 1
 

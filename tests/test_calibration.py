@@ -72,21 +72,19 @@ MISSES = (
         # The Triton int8 GEMM runs at gemm_int8_tn's cuBLAS rate (~910 TOPS) in the model; the pair's fused
         # kernel measures ~1,130 at 4096^3 (and at the seed shape the epilogue's eager host cost, as above).
         ("kl004_unfused_epilogue", s, m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
-        for s in ("large", "seed")
-        for m in ("kernelbench", "eager", "graph")
-        if (s, m) not in (("seed", "graph"), ("seed", "kernelbench"))
+        for s, m in (("large", "kernelbench"), ("seed", "eager"))
     }
     | {
-        # At decode the before measures ~2x its modelled time (119 vs 58 us graph: an fp32 GEMM of 16 rows
-        # runs below the streaming rate of its weight); at 4096^3 the fused int8 after runs at ~1,130 TOPS,
-        # above the cuBLAS int8 probe's ~910 (121 vs 151 us).
+        # At decode the before measures ~1.5x its modelled time in a graph (119 vs 79 us, with the fp32 GEMM
+        # of 16 rows at the gemm_skinny_fp32 probe's 1.9 TB/s); at 4096^3 the fused int8 after runs at
+        # ~1,130 TOPS, above the cuBLAS int8 probe's (121 vs 151 us; within 1.3x in a graph).
         **{
-            ("kl016_upcast_before_torch_matmul", "decode", m): "an fp32 GEMM of 16 rows below the streaming rate"
-            for m in MODES
+            ("kl016_upcast_before_torch_matmul", "decode", m): "the before's fp32 path below its modelled time"
+            for m in ("kernelbench", "graph")
         },
         **{
             ("kl016_upcast_before_torch_matmul", "large", m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
-            for m in MODES
+            for m in ("kernelbench", "eager")
         },
         # KernelBench mode at the seed shape: the fused after measures 9.0 us (5.7 in a graph), the model 7.2:
         # its one launch behind the flush is GPU-bound, and its GEMM is priced above the GPU's floor by little.
@@ -97,11 +95,9 @@ MISSES = (
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
+        if (s, m) != ("wide", "eager")
     }
     | {
-        # The before's 8192^2 fp16 GEMM measures 156 us where the tensor-core probe's rate gives 203 (the after's
-        # broadcast multiply is priced at its probe's rate since and lands within 1.1x).
-        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "the before's GEMM above the probe's rate",
         # At n=1024 the before measures 16.4 us KernelBench and 26.9 eager where the model (torch.diag as the
         # allocation, fill and copy torch runs) gives 8.1 and 24.7; its after 7.6 and 6.4 against 5.2 and 8.4.
         **{
@@ -126,24 +122,30 @@ MISSES = (
     }
     | {
         # Host costs of pairs measured in other leases than the calibration record's: the per-op host cost
-        # fitted 12, 7 and 14 us in three leases (the machine's CPU differs), and these rows' gains are host
-        # time. The validation files, measured in the calibration's lease, hold (tests/test_cost.py).
+        # fitted 12, 7, 14 and 9.6 us in four leases, a Triton launch 19 us in the newest (the machine's CPU
+        # differs), and these rows' gains are host time. The validation files, measured in the calibration's
+        # lease, hold (tests/test_cost.py).
         ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_LEASE,
         ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
         # A chain of small ops whose eager time is the host's: 36.5 us measured in its lease, 23.9 modelled.
         ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
-        # The before's eager time (2,297 us in its lease) is below what the newest probes give.
-        ("kl028_host_bound_forward", "kernelbench", "eager"): HOST_LEASE,
+        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
+        ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_LEASE,
+        ("kl020_gemm_without_dot", "square", "eager"): HOST_LEASE,
+        ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
     }
     | {
-        # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) costs 2.7 ms
-        # a call in eager mode, where the pair's before measured 2.1 ms.
-        ("kl017_jit_in_hot_path", "prefill", "eager"): "the jit probe's reload above the pair's (2.7 vs 2.1 ms)",
+        # A kernel defined in forward: the newest calibration's jit_per_call probe (a one-line kernel) costs
+        # 2.7 ms a call, where the pair's before measured 2.1 ms in its lease; at decode the after's launch
+        # measures 14.6 us eager where the newest probes' launch and allocation give 33.
+        **{
+            ("kl017_jit_in_hot_path", s, m): "the jit probe's reload above the pair's (2.7 vs 2.1 ms)"
+            for s, m in (("decode", "kernelbench"), ("prefill", "kernelbench"), ("decode", "eager"))
+        },
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
         # (5.5 us KernelBench, 26.9 eager, 1.9 graph) is off the probes' host cost and the bytes' time.
         ("kl019_scalar_programs", "small", "kernelbench"): "the after's one launch below the probes' host cost",
-        ("kl019_scalar_programs", "small", "eager"): "the after's one launch below the probes' host cost",
         ("kl019_scalar_programs", "small", "graph"): "the after's 1.9 us graph time above its bytes' 1.4",
     }
     | {
@@ -272,7 +274,7 @@ def test_the_newer_probes_give_their_constants_when_a_record_has_them() -> None:
     from kernlint.model.shapes import Op
 
     record = json.loads((ROOT / "kernels/kernlint/kernels/measurements/calibration_h100.json").read_text())
-    newer_probes = ("gemm_int8_tn", "triton_fma_gemm", "triton_stream_programs_", "tiny_empty_")
+    newer_probes = ("gemm_int8_tn", "triton_fma_gemm", "triton_stream_", "tiny_empty_")
     for name in [n for n in record["probes"] if n.startswith(newer_probes)]:
         del record["probes"][name]  # the committed record as an older calibration run made it
     old = cost.derive_constants(record)
