@@ -438,6 +438,17 @@ def test_a_gemm_summed_through_linear_ops_collapses_to_a_gemv() -> None:
     # 2 M N K flops and an M x N output vs one read of the weight and a GEMV.
     assert e["graph"] > 10
     assert verdict("problem.py", found)["optimisation method"].startswith("Algorithm Replacement")
+    # The fix as the plan writes it in forward: the weight summed (one read of it), the GEMV, the division on
+    # the M results; the sum over the GEMM's outputs is gone.
+    ops = entry(source).ops
+    x, weight = ops[0].inputs
+    fixed = cost.collapse_gemm(ops, ops[0].line, ops[0].line)
+    m, k, n = 1024, 8192, 8192
+    assert [(op.kind, op.note, op.bytes, op.flops, op.inputs) for op in fixed] == [
+        ("reduction", "weight reduced", 4 * (n * k + k), 0, (weight,)),
+        ("gemm", "collapsed GEMV", 4 * (m * k + k + m), 2 * m * k, (x, 0)),
+        ("elementwise", "", 4 * 2 * m, 0, (1,)),
+    ]
 
 
 EXCLUSIVE_SCAN = """

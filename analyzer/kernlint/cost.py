@@ -1183,43 +1183,84 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
 
 
 def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """A GEMM summed over a dimension through linear ops as a GEMV: the weight
-    reduced once (one read of it), the input times that vector; the
-    elementwise ops and the reduction over the product go."""
-    gemms = _on_lines(ops, first, last, {"gemm"})
-    if not gemms:
-        return None
-    out = list(ops)
-    drop: set[int] = set()
+    """A GEMM summed (or averaged over disjoint windows) through linear ops,
+    as the plan writes it in forward: the weight reduced first (one read of
+    it), then the input times that vector (a GEMV, or a GEMM narrowed by the
+    window); the elementwise ops between the GEMM and its reduction run on
+    the reduced result, and the reduction itself goes."""
+    gemms = [i for i in _on_lines(ops, first, last, {"gemm"}) if len(ops[i].in_bytes) >= 2]
+    plans: dict[int, tuple[int, list[int]]] = {}  # GEMM -> (its reduction, the ops between them)
     for i in gemms:
-        gemm = ops[i]
         chain = sorted(_consumers(ops, {i}, {"elementwise", "reduction"}))
         reduction = next((j for j in chain if ops[j].kind == "reduction"), None)
-        if reduction is None or len(gemm.in_bytes) < 2:
-            continue
-        between = [j for j in chain if j < reduction]
-        x_bytes, w_bytes = gemm.in_bytes[0], gemm.in_bytes[1]
-        out[reduction] = replace(
-            ops[reduction],
-            kind="gemm",
-            # x [M, K] times the summed weight [K]: 2 M K flops, x and W read once.
-            flops=gemm.flops // max(1, gemm.out_bytes // max(1, ops[reduction].out_bytes)),
-            bytes=x_bytes + w_bytes + ops[reduction].out_bytes,
-            path=gemm.path,
-            inputs=gemm.inputs,
-            note="collapsed GEMV",
-            kernel="",  # a GEMM now, not the pool's library kernel it replaces
-            rows=0,
-            reduction=0,
-        )
-        drop.update([i, *between])
-    if not drop:
+        if reduction is not None and ops[reduction].out_bytes:
+            plans[i] = (reduction, [j for j in chain if j < reduction])
+    if not plans:
         return None
-    kept = [i for i in range(len(out)) if i not in drop]
-    renumber = {old: new for new, old in enumerate(kept)}
-    return tuple(
-        replace(out[i], inputs=tuple(renumber.get(j, -1) if j >= 0 else j for j in out[i].inputs)) for i in kept
-    )
+    reductions = {r: i for i, (r, _) in plans.items()}
+    scaled = {j: i for i, (_, between) in plans.items() for j in between}
+    out: list[Op] = []
+    moved: dict[int, int] = {}  # old index -> new index of the op that now holds its result
+
+    def inputs(op: Op) -> tuple[int, ...]:
+        return tuple(moved.get(j, j) if j >= 0 else j for j in op.inputs)
+
+    for k, op in enumerate(ops):
+        if k in plans:
+            reduction = ops[plans[k][0]]
+            factor = max(1, op.out_bytes // reduction.out_bytes)  # N for a sum over the outputs, k for a window
+            x_bytes, w_bytes = op.in_bytes[0], op.in_bytes[1]
+            weight = op.inputs[1] if len(op.inputs) > 1 else -1
+            out.append(
+                replace(
+                    op,
+                    kind="reduction",
+                    flops=0,
+                    path="",
+                    bytes=w_bytes + w_bytes // factor,
+                    inputs=(weight,),
+                    in_bytes=(w_bytes,),
+                    out_bytes=w_bytes // factor,
+                    note="weight reduced",
+                    broadcast=False,
+                )
+            )
+            out.append(
+                replace(
+                    op,
+                    flops=op.flops // factor,
+                    bytes=x_bytes + w_bytes // factor + reduction.out_bytes,
+                    inputs=(*inputs(op)[:1], len(out) - 1),
+                    in_bytes=(x_bytes, w_bytes // factor),
+                    out_bytes=reduction.out_bytes,
+                    note="collapsed GEMV",
+                    kernel="",  # a GEMM now, not the pool's library kernel it replaces
+                    rows=0,
+                    reduction=0,
+                )
+            )
+            moved[k] = len(out) - 1
+        elif k in scaled:
+            # On the reduced result: its bytes shrink by the GEMM's output over the reduction's.
+            gemm, reduction = ops[scaled[k]], ops[plans[scaled[k]][0]]
+            shrink = reduction.out_bytes / gemm.out_bytes
+            out.append(
+                replace(
+                    op,
+                    bytes=int(op.bytes * shrink),
+                    in_bytes=tuple(int(b * shrink) for b in op.in_bytes),
+                    out_bytes=int(op.out_bytes * shrink),
+                    inputs=inputs(op),
+                )
+            )
+            moved[k] = len(out) - 1
+        elif k in reductions:
+            # Gone: its readers read the last op on the reduced result (or the GEMV).
+            moved[k] = moved[(plans[reductions[k]][1] or [reductions[k]])[-1]]
+        else:
+            out.append(replace(op, inputs=inputs(op)))
+            moved[k] = len(out) - 1
+    return tuple(out)
 
 
 def remove_dead_work(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
