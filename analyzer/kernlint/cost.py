@@ -1005,7 +1005,8 @@ def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
         for i, op in enumerate(ops)
         if op.kind == "triton"
         and op.programs
-        and not op.streams  # a program looping over scalar loads is bound by its loop, not by its scheduling
+        # A program looping over scalar loads is bound by its loop's latency, which the model has no term for.
+        and not op.streams
         and (first <= op.site_line <= last or op.kernel_lines[0] <= last and first <= op.kernel_lines[1])
     ]
     if not found:

@@ -209,6 +209,14 @@ class ModelBase:
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         return [launch for launch in self.launches if launch.kernel is kernel]
 
+    def launch_at_site(self, line: int, kernel_name: str) -> Launch | None:
+        """The launch of `kernel_name` written at `line`: where an entry point's
+        Triton op (its `site_line`, its kernel in `note`) was launched."""
+        for launch in self.launches:
+            if self.line_of(launch.node) == line and launch.kernel.name == kernel_name.rsplit(".", 1)[-1]:
+                return launch
+        return None
+
     def class_of(self, function: FunctionInfo) -> ClassInfo | None:
         return self.classes.get(function.class_name) if function.class_name else None
 

@@ -1,16 +1,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import libcst as cst
+from kernlint import cost
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.offsets import ARANGE
+from kernlint.model.shapes import Op
 from kernlint.model.syntax import positional, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # Grid arithmetic that gives each program a block of elements, not one.
 BLOCKING = ("cdiv", "ceil", "floor")
+# At the file's shapes: a grid of at least this many programs whose scheduling
+# (the calibration's time per program) takes at least this many times what the
+# same launch takes with blocks of cost.PROGRAM_BLOCK elements (the fix).
+MANY_PROGRAMS = 1 << 16
+SCHEDULING_BOUND = 2.0
 
 
 class ScalarPrograms(Rule):
@@ -22,11 +30,19 @@ class ScalarPrograms(Rule):
     grid sized by a tensor's element count (`(x.numel(),)`, or a name
     assigned from it), so each program computes one output element.
 
-    It stays silent when any address of the kernel is a vector (an offsets
-    vector from `tl.arange`, a block pointer), when the grid divides the
-    count by a block (`triton.cdiv(n, BLOCK)`, `n // BLOCK`), when the grid
-    is not sized by a `numel()`, and for kernels that call another
-    `@triton.jit` function (whose addresses it does not see).
+    In a KernelBench-style file (static shapes), it also reports any launch
+    whose grid, at the file's shapes, has so many programs that scheduling
+    them costs at least twice what the launch would take with a block of
+    1024 elements per program: one output per program over a 2-D grid
+    (`(N * C * OH, OW)`), a block of 32 elements over millions of programs,
+    whatever the grid's spelling.
+
+    Without static shapes it stays silent when any address of the kernel is
+    a vector (an offsets vector from `tl.arange`, a block pointer), when the
+    grid divides the count by a block (`triton.cdiv(n, BLOCK)`,
+    `n // BLOCK`), when the grid is not sized by a `numel()`, and for
+    kernels that call another `@triton.jit` function (whose addresses it
+    does not see).
 
     ## Why is this bad?
     A Triton program runs on a whole thread block (4 warps, 128 threads by
@@ -166,6 +182,29 @@ class ScalarPrograms(Rule):
                 copy[(x.numel(),)](x, y)
             """
         ),
+        # A KernelBench file whose kernel gives each program a block of 1024: the grid is not the cost.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, x * tl.sigmoid(1.702 * x), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    n = x.numel()
+                    gelu[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.randn(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
         # One element per program over x.numel().
@@ -271,16 +310,82 @@ class ScalarPrograms(Rule):
             line=11,
             column=5,
         ),
+        # A grid lambda bound to a name, ignoring its blocks.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def relu(x_ptr, y_ptr, n):
+                i = tl.program_id(0)
+                tl.store(y_ptr + i, tl.maximum(tl.load(x_ptr + i), 0.0))
+            def go(x, y):
+                n = x.numel()
+                grid = lambda META: (n,)
+                relu[grid](x, y, n)
+            """,
+            line=11,
+            column=5,
+        ),
+        # At the file's shapes: blocks of 32 elements over 2 M programs (a 2-D grid of one output per program
+        # is reported the same way).
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, x * tl.sigmoid(1.702 * x), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    n = x.numel()
+                    gelu[(triton.cdiv(n, 32),)](x, y, n, BLOCK=32, num_warps=1)
+                    return y
+            def get_inputs():
+                return [torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=14,
+            column=9,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
+        reported: set[int] = set()
         for kernel in model.kernel_list:
             if not _all_scalar(model, kernel):
                 continue
             for launch in model.launches_of(kernel):
                 count = _element_count_axis(model, launch)
                 if count is not None:
+                    reported.add(model.line_of(launch.node))
                     yield _report(model, kernel, launch, count)
+        yield from _scheduling_bound(model, reported)
+
+
+def _scheduling_bound(model: FileModel, reported: set[int]) -> Iterator[Report]:
+    """Launches of the entry point whose grid, at the file's shapes, costs its
+    scheduling rather than its bytes (the cost model's time per program)."""
+    entry, calibration = model.entry_point, cost.calibration()
+    if entry is None or calibration is None:
+        return
+    c = calibration.constants
+    for op in entry.ops:
+        if op.kind != "triton" or op.programs < MANY_PROGRAMS or op.site_line in reported:
+            continue
+        blocked = replace(op, programs=-(-op.programs // cost.PROGRAM_BLOCK))
+        if cost.gpu_us(op, c) < SCHEDULING_BOUND * cost.gpu_us(blocked, c):
+            continue
+        launch = model.launch_at_site(op.site_line, op.note)
+        if launch is None:
+            continue
+        reported.add(op.site_line)
+        yield _report_grid(model, launch, op)
 
 
 def _all_scalar(model: FileModel, kernel: Kernel) -> bool:
@@ -303,11 +408,11 @@ def _all_scalar(model: FileModel, kernel: Kernel) -> bool:
 def _element_count_axis(model: FileModel, launch: Launch) -> cst.BaseExpression | None:
     """The grid axis sized by a `numel()` with no division by a block, or None."""
     grid = launch.grid
-    if isinstance(grid, cst.Lambda):
-        grid = grid.body
     if isinstance(grid, cst.Name):
         value = model.assigned_value(launch.caller, grid.value, before=launch.node)
         grid = value if value is not None else grid
+    if isinstance(grid, cst.Lambda):  # `grid = lambda META: (n,)`: a lambda that ignores its blocks
+        grid = grid.body
     axes = [e.value for e in grid.elements] if isinstance(grid, (cst.Tuple, cst.List)) else [grid]
     for axis in axes:
         expression = axis
@@ -349,5 +454,25 @@ def _report(model: FileModel, kernel: Kernel, launch: Launch, axis: cst.BaseExpr
         f"`offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)` with `mask = offs < n` on every load and store "
         f"(a per-element loop becomes a loop over vectors), and launch with `triton.cdiv({count}, BLOCK)` "
         f"programs, BLOCK=1024 for an elementwise kernel."
+    )
+    return Report(node=launch.node, message=message, plan=plan)
+
+
+def _report_grid(model: FileModel, launch: Launch, op: Op) -> Report:
+    kernel = launch.kernel
+    spelled = launch.grid
+    if isinstance(spelled, cst.Name):
+        spelled = model.assigned_value(launch.caller, spelled.value, before=launch.node) or spelled
+    grid = model.code(spelled).strip()
+    per_program = op.bytes / op.programs
+    message = (
+        f"`{kernel.name}` is launched with {op.programs:,} programs at the file's shapes (grid `{grid}`), "
+        f"each moving {per_program:,.0f} bytes: scheduling that many programs, not memory, sets the launch's time"
+    )
+    plan = (
+        f"Give each program of `{kernel.name}` a block of about {cost.PROGRAM_BLOCK} elements: offsets "
+        f"`pid * BLOCK + tl.arange(0, BLOCK)` with a mask (a per-element loop becomes a loop over vectors, an "
+        f"output per program a row or tile of outputs), BLOCK a power of two such as {cost.PROGRAM_BLOCK} and "
+        f"num_warps 4-8, and launch `triton.cdiv(n, BLOCK)` programs."
     )
     return Report(node=launch.node, message=message, plan=plan)

@@ -474,18 +474,11 @@ class TooFewPrograms(Rule):
             whole = cost.gpu_us(replace(op, programs=0), c)
             if at_grid < SLOWDOWN * whole:
                 continue
-            launch = _launch_at(model, op)
+            launch = model.launch_at_site(op.site_line, op.note)
             if launch is None:
                 continue
             seen.add(op.site_line)
             yield _report(model, launch, op, sm_count, at_grid, whole)
-
-
-def _launch_at(model: FileModel, op: Op) -> Launch | None:
-    for launch in model.launches:
-        if model.line_of(launch.node) == op.site_line and launch.kernel.name == op.note.rsplit(".", 1)[-1]:
-            return launch
-    return None
 
 
 def _report(model: FileModel, launch: Launch, op: Op, sm_count: int, at_grid: float, whole: float) -> Report:
