@@ -1208,8 +1208,8 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
 
     for k, op in enumerate(ops):
         if k in plans:
-            reduction = ops[plans[k][0]]
-            factor = max(1, op.out_bytes // reduction.out_bytes)  # N for a sum over the outputs, k for a window
+            summed = ops[plans[k][0]]
+            factor = max(1, op.out_bytes // summed.out_bytes)  # N for a sum over the outputs, k for a window
             x_bytes, w_bytes = op.in_bytes[0], op.in_bytes[1]
             weight = op.inputs[1] if len(op.inputs) > 1 else -1
             out.append(
@@ -1230,10 +1230,10 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
                 replace(
                     op,
                     flops=op.flops // factor,
-                    bytes=x_bytes + w_bytes // factor + reduction.out_bytes,
+                    bytes=x_bytes + w_bytes // factor + summed.out_bytes,
                     inputs=(*inputs(op)[:1], len(out) - 1),
                     in_bytes=(x_bytes, w_bytes // factor),
-                    out_bytes=reduction.out_bytes,
+                    out_bytes=summed.out_bytes,
                     note="collapsed GEMV",
                     kernel="",  # a GEMM now, not the pool's library kernel it replaces
                     rows=0,
@@ -1243,8 +1243,8 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
             moved[k] = len(out) - 1
         elif k in scaled:
             # On the reduced result: its bytes shrink by the GEMM's output over the reduction's.
-            gemm, reduction = ops[scaled[k]], ops[plans[scaled[k]][0]]
-            shrink = reduction.out_bytes / gemm.out_bytes
+            gemm, summed = ops[scaled[k]], ops[plans[scaled[k]][0]]
+            shrink = summed.out_bytes / gemm.out_bytes
             out.append(
                 replace(
                     op,
