@@ -1374,6 +1374,7 @@ class _Evaluator:
             if not isinstance(in_f, int) or not isinstance(out_f, int):
                 raise _Unknown(f"line {self._line(node)}: nn.Linear with sizes that are not static")
             attrs["weight"] = Tensor((out_f, in_f), "float32")
+            attrs.update(in_features=in_f, out_features=out_f)  # `N = self.gemm.out_features` in a solution
             if kw("bias", True):
                 attrs["bias"] = Tensor((out_f,), "float32")
         elif name == "Parameter":
@@ -1394,6 +1395,8 @@ class _Evaluator:
             )
             attrs["weight"] = Tensor(tuple(shape), "float32")
             attrs["spec"] = spec
+            # What a solution reads back from the module (`self.conv.out_channels`), as torch stores it.
+            attrs.update(in_channels=c_in, out_channels=c_out, groups=groups, kernel_size=kernel)
             attrs["bias"] = kw("bias", True) is not False
         elif name in ADAPTIVE_POOL_DIMS:
             attrs["output_size"] = kw("output_size", values[0] if values else None)

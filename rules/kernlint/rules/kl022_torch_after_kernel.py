@@ -29,14 +29,15 @@ class TorchAfterKernel(Rule):
     In a KernelBench-style file (at its own shapes, through forward and the
     helpers it calls) it also finds a second Triton kernel doing that work:
     an elementwise kernel (no loop, no reduction, no `tl.dot`) whose
-    largest tensor is the output of an earlier kernel without `tl.dot` that
-    nothing else reads (`x = triton_mish(x); x = triton_mish(x)`). Its
-    estimate merges the two launches into one that reads the first one's
-    inputs and writes the second one's output.
+    largest tensor is the output of an earlier kernel that nothing else
+    reads (`x = triton_mish(x); x = triton_mish(x)`, or a Triton GEMM whose
+    output a second kernel activates: its epilogue's work). Its estimate
+    merges the two launches into one that reads the first one's inputs and
+    writes the second one's output.
 
     It stays silent on views and dtype casts alone, on reductions that
-    shrink the tensor (`.sum(dim)`), on kernels with `tl.dot` (KL004 reports
-    a GEMM's epilogue), and on plain launcher functions a library exposes,
+    shrink the tensor (`.sum(dim)`), on torch ops after kernels with
+    `tl.dot` (KL004 reports a GEMM's torch epilogue), and on plain launcher functions a library exposes,
     which no model of the file calls.
 
     ## Why is this bad?
@@ -380,6 +381,40 @@ class TorchAfterKernel(Rule):
             line=18,
             column=35,
         ),
+        # A Triton GEMM whose output a second kernel activates (its epilogue's work), at a shape where the
+        # GEMM is short (K = 64).
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def gemm(a_ptr, b_ptr, c_ptr, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, K)
+                a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+                b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+            @triton.jit
+            def silu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, v * tl.sigmoid(v), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    h = torch.empty(a.shape[0], b.shape[1], device=a.device, dtype=a.dtype)
+                    gemm[(a.shape[0] // 128, b.shape[1] // 128)](a, b, h, b.shape[1], K=64, BM=128, BN=128)
+                    y = torch.empty_like(h)
+                    silu[(triton.cdiv(h.numel(), 1024),)](h, y, h.numel(), BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.randn(8192, 64, dtype=torch.float16), torch.randn(64, 8192, dtype=torch.float16)]
+            def get_init_inputs():
+                return []
+            """,
+            line=22,
+            column=9,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -475,9 +510,9 @@ REDUCING = (
 def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
     """Triton launches of `function` (a KernelBench-style forward, at the
     file's shapes) that read, as their largest tensor, what an earlier
-    Triton launch without tl.dot wrote and nothing else reads, when the
-    second kernel is elementwise (no loop, no reduction): its work belongs
-    before the first kernel's store."""
+    Triton launch wrote and nothing else reads (a GEMM's output included),
+    when the second kernel is elementwise (no loop, no reduction): its work
+    belongs before the first kernel's store."""
     entry = model.entry_point
     if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
         return
@@ -492,7 +527,7 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             if any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue
             first, second = _kernel_of(model, producer), _kernel_of(model, op)
-            if first is None or second is None or model.kernel_uses(first, "dot"):
+            if first is None or second is None:
                 continue
             if model.kernel_uses(second, *REDUCING) or second.function.loops:
                 continue
@@ -514,11 +549,8 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
 
 
 def _kernel_of(model: FileModel, op: Op) -> Kernel | None:
-    name = op.note.rsplit(".", 1)[-1]
-    for launch in model.launches:
-        if launch.kernel.name == name and model.line_of(launch.node) == op.site_line:
-            return launch.kernel
-    return None
+    launch = model.launch_at_site(op.site_line, op.note)
+    return launch.kernel if launch is not None else None
 
 
 def _call_on_line(model: FileModel, function: FunctionInfo, line: int, kernel: Kernel) -> cst.CSTNode | None:
