@@ -22,6 +22,27 @@ TILE_SHAPERS: dict[str, tuple[str, int] | None] = {
 
 
 class KernelFacts(ModelBase):
+    def dot_tf32_off(self, kernel: Kernel, call: cst.Call) -> tuple[cst.Arg, str] | None:
+        """The argument of a `tl.dot` call that runs fp32 operands without TF32
+        (`input_precision="ieee"`, `allow_tf32=False`, or a constexpr flag
+        that every launch and config sets so), with its text; None if none."""
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value not in ("input_precision", "allow_tf32"):
+                continue
+            value: object = literal_value(arg.value)
+            spelled = ""
+            if isinstance(arg.value, cst.Name) and arg.value.value in kernel.constexprs:
+                values = self.constexpr_values(kernel, arg.value.value)
+                if not values.complete or len(values.values) != 1:
+                    continue
+                value = next(iter(values.values))
+                spelled = f" ({arg.value.value}={value!r} at every launch)"
+            if arg.keyword.value == "input_precision" and value == "ieee":
+                return arg, f'input_precision="ieee"{spelled}'
+            if arg.keyword.value == "allow_tf32" and value is False:
+                return arg, f"allow_tf32=False{spelled}"
+        return None
+
     def constexpr_values(self, kernel: Kernel, name: str) -> ConstexprValues:
         """The values constexpr `name` of `kernel` takes: from each autotune
         config that sets it, from each launch's argument (a literal or a

@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
 from kernlint.model.syntax import keyword, literal_value, positional
@@ -2224,9 +2225,7 @@ class _Evaluator:
         for call in kernel.function.calls:
             if not model.is_tl(call.func, "dot"):
                 continue
-            precision, allow = keyword(call, "input_precision"), keyword(call, "allow_tf32")
-            ieee = ieee or (isinstance(precision, cst.SimpleString) and precision.evaluated_value == "ieee")
-            ieee = ieee or (isinstance(allow, cst.Name) and allow.value == "False")
+            ieee = ieee or isinstance(model, KernelFacts) and model.dot_tf32_off(kernel, call) is not None
             for operand in positional(call)[:2]:
                 fact = model.kernel_value_dtype(kernel, operand)
                 if fact is not None and fact.source == "cast":

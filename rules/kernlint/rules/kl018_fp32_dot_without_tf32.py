@@ -241,6 +241,27 @@ class Fp32DotWithoutTf32(Rule):
                 return c
             """
         ),
+        # A constexpr flag the launches set both ways: not off at every launch.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(a_ptr, b_ptr, c_ptr, TF32: tl.constexpr):
+                r = tl.arange(0, 32)
+                a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+                b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+                tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot(a, b, allow_tf32=TF32))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b, c, exact):
+                    if exact:
+                        k[(1,)](a, b, c, TF32=False)
+                    else:
+                        k[(1,)](a, b, c, TF32=True)
+                    return c
+            """
+        ),
     ]
     INVALID = [
         # ieee on fp32 tiles of 64x32 and 32x64, through a wrapper forward calls.
@@ -302,6 +323,26 @@ class Fp32DotWithoutTf32(Rule):
             class ModelNew(torch.nn.Module):
                 def forward(self, a, b, c):
                     k[(1,)](a, b, c)
+                    return c
+            """,
+            line=10,
+            column=65,
+        ),
+        # A constexpr flag that every launch sets to False.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def k(a_ptr, b_ptr, c_ptr, TF32: tl.constexpr):
+                r = tl.arange(0, 32)
+                a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+                b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+                tl.store(c_ptr + r[:, None] * 32 + r[None, :], tl.dot(a, b, allow_tf32=TF32))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b, c):
+                    k[(1,)](a, b, c, TF32=False)
                     return c
             """,
             line=10,
@@ -404,7 +445,7 @@ class Fp32DotWithoutTf32(Rule):
                     continue
                 if not any(launch.caller in model.model_functions for launch in model.launches_of(kernel)):
                     break
-                switch = _tf32_off(call)
+                switch = _tf32_off(model, kernel, call)
                 if switch is None:
                     continue
                 operands = _operands(call)
@@ -419,17 +460,9 @@ class Fp32DotWithoutTf32(Rule):
                 yield _report(model, kernel, call, switch, dims, all(f is not None for f in dtypes))
 
 
-def _tf32_off(call: cst.Call) -> Switch | None:
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        name = arg.keyword.value
-        if name == "input_precision" and isinstance(arg.value, cst.SimpleString):
-            if arg.value.evaluated_value == "ieee":
-                return Switch(arg, 'input_precision="ieee"')
-        if name == "allow_tf32" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
-            return Switch(arg, "allow_tf32=False")
-    return None
+def _tf32_off(model: FileModel, kernel: Kernel, call: cst.Call) -> Switch | None:
+    found = model.dot_tf32_off(kernel, call)
+    return Switch(*found) if found is not None else None
 
 
 def _operands(call: cst.Call) -> list[cst.BaseExpression]:
