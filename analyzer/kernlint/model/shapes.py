@@ -2241,17 +2241,19 @@ class _Evaluator:
         assert isinstance(func, cst.Subscript)
         line = self._line(node)
         grid_node = func.slice[0].slice
+        launched = self.model.kernels.get(self.model.code(func.value).strip())
         programs = 0
         if isinstance(grid_node, cst.Index):
             try:
                 grid = self._eval(grid_node.value, scope, record=False)
                 if isinstance(grid, _Lambda):
-                    grid = self._call_lambda(grid, node, scope)
-                dims: list[Any] = list(grid) if isinstance(grid, (list, tuple)) else [grid]
-                if all(isinstance(d, int) for d in dims):
-                    programs = 1
-                    for d in dims:
-                        programs *= d
+                    # An autotuned kernel's grid is one config's: the most programs any of them gives (the
+                    # autotuner picks among them), so a grid too small under every config is one.
+                    configs = launched.autotune.configs if launched is not None and launched.autotune else None
+                    grids = [self._call_lambda(grid, node, scope, c) for c in configs or [{}]]
+                    programs = max(_programs(g) for g in grids)
+                else:
+                    programs = _programs(grid)
             except _Unknown:
                 programs = 0
         tensors = []
@@ -2263,7 +2265,7 @@ class _Evaluator:
         flops, path = 0, ""
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
-        kernel = self.model.kernels.get(self.model.code(func.value).strip())
+        kernel = launched
         kernel_lines = (0, 0)
         if kernel is not None and (kernel.function.node is None or self.model.home_of(kernel) is not self.model):
             kernel = None  # imported from another module: its body is that module's model's to read
@@ -2328,9 +2330,10 @@ class _Evaluator:
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
 
-    def _call_lambda(self, grid: _Lambda, node: cst.Call, scope: dict):
-        """A grid lambda's value: its one parameter is the launch's keyword arguments (`meta["BLOCK"]`)."""
-        meta = {}
+    def _call_lambda(self, grid: _Lambda, node: cst.Call, scope: dict, config: dict | None = None):
+        """A grid lambda's value: its one parameter is the launch's keyword arguments (`meta["BLOCK"]`),
+        and an autotune config's values."""
+        meta = {k: v for k, v in (config or {}).items() if v is not None}
         for arg in node.args:
             if arg.keyword is not None:
                 value = self._eval_or_none(arg.value, scope, record=False)
@@ -2341,6 +2344,14 @@ class _Evaluator:
         if params:
             inner[params[0].name.value] = meta
         return self._eval(grid.node.body, inner, record=False)
+
+
+def _programs(grid: object) -> int:
+    """The programs of an evaluated grid (a tuple of axes or one number); 0 where not all static."""
+    dims: list[Any] = list(grid) if isinstance(grid, (list, tuple)) else [grid]
+    if not all(isinstance(d, int) for d in dims):
+        return 0
+    return math.prod(dims)
 
 
 class _ValuesIndices(list):

@@ -27,8 +27,13 @@ class TooFewPrograms(Rule):
     4 M elements, a GEMM with 16 output tiles and K = 131,072 and no
     split-K.
 
-    It stays silent when the grid cannot be evaluated statically (an
-    autotuned BLOCK in a grid lambda, a size computed at run time), for
+    An autotuned kernel's grid lambda is evaluated under each of its
+    configs, and the grid is the most programs any config gives (the
+    autotuner picks among them): 4 to 16 tiles under every config is too
+    few whichever it picks.
+
+    It stays silent when the grid cannot be evaluated statically (a size
+    computed at run time, autotune configs built elsewhere), for
     files that are not KernelBench-style (a library's launcher has no
     shapes), and when the kernel is small enough that its launch, not its
     grid, sets its time.
@@ -196,7 +201,7 @@ class TooFewPrograms(Rule):
                 return y
             """
         ),
-        # The grid depends on an autotuned block: not static.
+        # The grid depends on an autotuned block: 16,384 programs under its one config.
         Valid(
             """
             import torch, triton
@@ -261,6 +266,33 @@ class TooFewPrograms(Rule):
         ),
     ]
     INVALID = [
+        # An autotuned row kernel whose grid is too small under each config.
+        Invalid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.autotune(configs=[triton.Config({"ROWS": 1}), triton.Config({"ROWS": 2})], key=["N"])
+            @triton.jit
+            def ln(x_ptr, y_ptr, N, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+                for r in range(ROWS):
+                    row = tl.program_id(0) * ROWS + r
+                    for start in range(0, N, BLOCK):
+                        offs = start + tl.arange(0, BLOCK)
+                        tl.store(y_ptr + row * N + offs, tl.load(x_ptr + row * N + offs, mask=offs < N), mask=offs < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    B = x.shape[0]
+                    ln[lambda meta: (B // meta["ROWS"],)](x, y, x.numel() // B, BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.rand(16, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """,
+            line=16,
+            column=9,
+        ),
         # KernelBench level 1 problem 40's LayerNorm, one program per row of 4 M elements.
         Invalid(
             """
