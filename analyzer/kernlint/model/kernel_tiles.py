@@ -183,7 +183,7 @@ class KernelTileFacts(KernelLoopFacts):
         if loop_in_loop(index.loops, dot_loop.loop) or self._through_loop_target(kernel, tile_names):
             return TileOrder("persistent", feeding, a_set, b_set)
         chain = self.depends_on_names(kernel, tile_names)
-        if any("group" in name.lower() for name in chain):
+        if any("group" in name.lower() for name in chain) or self._swizzled(kernel, a_set, b_set, pid_names):
             return TileOrder("grouped", feeding, a_set, b_set)
         # Only the index arithmetic counts, not the pointers built from it.
         pointers = {p for loop in index.loops for load in loop.loads for p in load.pointers}
@@ -200,6 +200,22 @@ class KernelTileFacts(KernelLoopFacts):
         if not feeding:
             return TileOrder("not-2d", feeding, a_set, b_set)
         return TileOrder("row-major", feeding, a_set, b_set)
+
+    def _swizzled(self, kernel: Kernel, a: frozenset[str], b: frozenset[str], pid_names: frozenset[str]) -> bool:
+        """The grouped order by its arithmetic, whatever its names: both the row
+        and the column tile index come from the program id through a modulo
+        and a floor division (`pm = m0 + (pid % width) % gsz`, `pn = (pid %
+        width) // gsz`). Row-major order divides for the row and takes the
+        modulo for the column; column-major the other way round."""
+
+        def operators(names: frozenset[str]) -> set[type]:
+            found: set[type] = set()
+            for value in self._values_of(kernel, self.depends_on_names(kernel, names & pid_names)):
+                found |= {type(n.operator) for n in walk(value) if isinstance(n, cst.BinaryOperation)}
+            return found
+
+        both = {cst.Modulo, cst.FloorDivide}
+        return both <= operators(a) and both <= operators(b)
 
     def _pid_names(self, kernel: Kernel) -> frozenset[str]:
         """Names whose value depends on `tl.program_id`."""

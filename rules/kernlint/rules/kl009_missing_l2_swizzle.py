@@ -36,7 +36,9 @@ class MissingL2Swizzle(Rule):
 
     It stays silent when:
     - the tile indices are grouped (any name on their way from
-      `tl.program_id` mentions "group", or `tl.swizzle2d` computes them);
+      `tl.program_id` mentions "group", both tile indices come from it
+      through a modulo and a floor division, as the grouped order's
+      arithmetic does under any names, or `tl.swizzle2d` computes them);
     - the kernel is persistent (the K loop is inside a loop over tiles,
       which orders them itself), or a helper function computes the tile
       coordinates;
@@ -143,6 +145,33 @@ class MissingL2Swizzle(Rule):
                 for k in range(0, K, BLOCK_K):
                     a = tl.load(a_ptr + offs_m[:, None] * K + (k + offs_k)[None, :])
                     b = tl.load(b_ptr + (k + offs_k)[:, None] * N + offs_n[None, :])
+                    acc += tl.dot(a, b)
+            """
+        ),
+        # The same grouped order under short names: known by its arithmetic (a modulo and a floor division
+        # on the way to both tile indices).
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def mm(a_ptr, b_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr):
+                pid = tl.program_id(0)
+                n_m = tl.cdiv(M, BM)
+                n_n = tl.cdiv(N, BN)
+                width = GM * n_n
+                m0 = (pid // width) * GM
+                gsz = min(n_m - m0, GM)
+                pm = m0 + (pid % width) % gsz
+                pn = (pid % width) // gsz
+                rm = pm * BM + tl.arange(0, BM)
+                rn = pn * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
                     acc += tl.dot(a, b)
             """
         ),
