@@ -820,3 +820,43 @@ def test_library_kernels_are_priced_from_their_probes_per_output_tap_and_row() -
     wide = Op("reduction", 1, bytes=8 << 20, out_bytes=4 << 20, kernel="softmax", rows=16)  # rows of 65536
     low, high = c["lib_softmax_cols_4096_x"], c["lib_softmax_cols_262144_x"]
     assert low < cost.library_us(wide, c) / ((8 << 20) / c["bw_stream"]) < high
+
+
+SYNC_AND_CONV_BIAS = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, bias=False)
+
+    def forward(self, x):
+        y = self.conv(x)
+        if self.conv.bias is not None:
+            y = y + self.conv.bias.view(1, -1, 1, 1)
+        torch.cuda.synchronize()
+        return y
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 16, 16)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_synchronize_call_is_a_sync_and_a_conv_without_bias_reads_none() -> None:
+    e = entry(SYNC_AND_CONV_BIAS)
+    assert e.unknown == ()
+    # The branch on the absent bias is not taken; torch.cuda.synchronize() waits for the GPU.
+    assert [(op.kind, op.line, op.note) for op in e.ops] == [
+        ("gemm", 12, "nn.Conv2d"),
+        ("sync", 15, "torch.cuda.synchronize"),
+    ]
+    fixed = cost.estimate("remove_sync", e, [(15, 15)])
+    # Not capturable in a CUDA graph with the sync, capturable once it goes.
+    assert fixed["before_us"]["graph"] is None and fixed["after_us"]["graph"] is not None

@@ -966,6 +966,8 @@ class _Evaluator:
                 return base.dtype
             if attr == "device":
                 return "device"
+        if isinstance(base, _Module) and attr == "bias" and "bias_tensor" in base.attrs:
+            return base.attrs["bias_tensor"]  # a convolution's: its tensor or None
         if isinstance(base, _Module) and attr in base.attrs:
             return base.attrs[attr]
         if isinstance(base, _ValuesIndices) and attr in ("values", "indices"):
@@ -1108,6 +1110,10 @@ class _Evaluator:
                 return self._module_call(layer, args(), node, record)  # `self.transitions[i](x)`
             return self._triton_launch(node, scope, record)
         name = qualname.rsplit(".", 1)[-1] if qualname else (func.attr.value if isinstance(func, cst.Attribute) else "")
+        if qualname in ("torch.cuda.synchronize", "torch.cuda.current_stream.synchronize"):
+            # The host waits for every launch so far: a round trip the call cannot overlap.
+            self._record(record, Op("sync", line, note="torch.cuda.synchronize"))
+            return None
         # torch.* factories and functional ops
         if qualname.startswith("torch.nn.functional.") or qualname.startswith("torch.") and "." not in qualname[6:]:
             return self._torch_function(name, qualname, node, args, kw, keywords, scope, record)
@@ -1399,6 +1405,8 @@ class _Evaluator:
             # What a solution reads back from the module (`self.conv.out_channels`), as torch stores it.
             attrs.update(in_channels=c_in, out_channels=c_out, groups=groups, kernel_size=kernel)
             attrs["bias"] = kw("bias", True) is not False
+            # What `self.conv.bias` reads: the bias tensor, or None without one (a solution's `if ... is not None`).
+            attrs["bias_tensor"] = Tensor((c_out,), "float32") if attrs["bias"] else None
         elif name in ADAPTIVE_POOL_DIMS:
             attrs["output_size"] = kw("output_size", values[0] if values else None)
         elif name in POOL_DIMS:
