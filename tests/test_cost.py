@@ -860,3 +860,40 @@ def test_a_synchronize_call_is_a_sync_and_a_conv_without_bias_reads_none() -> No
     fixed = cost.estimate("remove_sync", e, [(15, 15)])
     # Not capturable in a CUDA graph with the sync, capturable once it goes.
     assert fixed["before_us"]["graph"] is None and fixed["after_us"]["graph"] is not None
+
+
+HOST_SIZES_LOOP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        shape = list(x.shape)
+        outer = 1
+        for s in shape[: self.dim]:
+            outer *= s
+        inner = 1
+        for s in shape[self.dim + 1 :]:
+            inner *= s
+        return x.view(outer, shape[self.dim], inner).sum(dim=1)
+
+
+def get_inputs():
+    return [torch.randn(4, 8, 16, 32)]
+
+
+def get_init_inputs():
+    return [1]
+"""
+
+
+def test_a_host_loop_over_a_few_sizes_runs_item_by_item_and_a_list_slices() -> None:
+    e = entry(HOST_SIZES_LOOP)
+    assert e.unknown == ()
+    # outer = 4, inner = 16 * 32: the view [4, 8, 512] summed over its middle dimension.
+    assert [(op.kind, op.bytes, op.repeat) for op in e.ops] == [("reduction", 4 * (4 * 8 * 512 + 4 * 512), 1)]

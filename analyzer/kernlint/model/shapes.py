@@ -34,7 +34,7 @@ from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.products import multiply_add_products
-from kernlint.model.syntax import keyword, literal_value, positional
+from kernlint.model.syntax import keyword, literal_value, positional, walk
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -159,6 +159,8 @@ NORMS = {
     "InstanceNorm3d", "RMSNorm",
 }  # fmt: skip
 LOOP_LIMIT = 1 << 20
+# A host loop over at most this many static sizes (a shape's dimensions) runs item by item.
+HOST_UNROLL = 16
 # Helpers forward calls, and the module classes it builds, are read through
 # (a wrapper that allocates and launches; a stage of blocks of attention and
 # MLP modules); deeper chains are left unknown.
@@ -681,6 +683,19 @@ class _Evaluator:
                 self._assign(node.target, item, scope)
                 self._run_body(node.body.body, scope, record)
             return
+        elif (
+            not _is_range(node.iter)
+            and isinstance(items, (list, tuple))
+            and len(items) <= HOST_UNROLL
+            and all(isinstance(item, int) for item in items)
+            and not _launches_in(node)
+        ):
+            # `for s in shape[:dim]: outer *= s`: host arithmetic over a few sizes, run item by item so the
+            # sizes it computes are known (a loop that launches work is a data loop, timed by its trip count).
+            for item in items:
+                self._assign(node.target, item, scope)
+                self._run_body(node.body.body, scope, record)
+            return
         count = self._trip_count(node.iter, scope)
         if count is None:
             raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
@@ -988,6 +1003,14 @@ class _Evaluator:
             if isinstance(index, int):
                 return base[index]
             raise _Unknown(f"line {self._line(node)}: index is not static")
+        if isinstance(base, (list, tuple)) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+            # `shape[:dim]`, `shape[dim + 1:]`: a slice of a static list of sizes.
+            part = node.slice[0].slice
+            bounds = [None if b is None else self._eval(b, scope, record) for b in (part.lower, part.upper, part.step)]
+            low, high, every = (b if isinstance(b, int) else None for b in bounds)
+            if all(b is None or isinstance(b, int) for b in bounds):
+                return base[low:high:every]
+            raise _Unknown(f"line {self._line(node)}: slice bounds are not static")
         if isinstance(base, Tensor):
             shape = list(base.shape)
             out: list[int] = []
@@ -2360,6 +2383,15 @@ def _programs(grid: object) -> int:
     if not all(isinstance(d, int) for d in dims):
         return 0
     return math.prod(dims)
+
+
+def _is_range(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range"
+
+
+def _launches_in(node: cst.For) -> bool:
+    """Whether a loop's body calls anything but plain arithmetic: a call may launch work."""
+    return any(isinstance(n, cst.Call) for n in walk(node.body))
 
 
 class _ValuesIndices(list):
