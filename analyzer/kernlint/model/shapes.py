@@ -677,21 +677,20 @@ class _Evaluator:
                     self._assign(node.target, item, scope)
                     self._run_body(node.body.body, scope, record)
                 return
-        elif isinstance(items, list) and items and all(_holds_module(item) for item in items):
-            # `for layer in self.layers: x = layer(x)`: each step a module of its own, run in turn (not a data loop).
-            for item in items:
-                self._assign(node.target, item, scope)
-                self._run_body(node.body.body, scope, record)
-            return
         elif (
-            not _is_range(node.iter)
+            # `for layer in self.layers: x = layer(x)`: each step a module of its own, run in turn (not a data loop).
+            isinstance(items, list)
+            and items
+            and all(_holds_module(item) for item in items)
+            # `for s in shape[:dim]: outer *= s`: host arithmetic over a few sizes, run item by item so the sizes
+            # it computes are known (a loop over range(), or one that calls anything, is a data loop timed by its
+            # trip count).
+            or not _is_range(node.iter)
             and isinstance(items, (list, tuple))
             and len(items) <= HOST_UNROLL
             and all(isinstance(item, int) for item in items)
             and not _launches_in(node)
         ):
-            # `for s in shape[:dim]: outer *= s`: host arithmetic over a few sizes, run item by item so the
-            # sizes it computes are known (a loop that launches work is a data loop, timed by its trip count).
             for item in items:
                 self._assign(node.target, item, scope)
                 self._run_body(node.body.body, scope, record)
@@ -742,7 +741,8 @@ class _Evaluator:
         return False
 
     def _trip_count(self, node: cst.BaseExpression, scope: dict) -> int | None:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range":
+        if _is_range(node):
+            assert isinstance(node, cst.Call)
             try:
                 bounds = [self._eval(a.value, scope, record=False) for a in node.args]
             except _Unknown:

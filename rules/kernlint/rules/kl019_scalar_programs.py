@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 import libcst as cst
 from kernlint import cost
@@ -378,8 +377,7 @@ def _scheduling_bound(model: FileModel, reported: set[int]) -> Iterator[Report]:
     for op in entry.ops:
         if op.kind != "triton" or op.programs < MANY_PROGRAMS or op.site_line in reported:
             continue
-        blocked = replace(op, programs=-(-op.programs // cost.PROGRAM_BLOCK))
-        if cost.gpu_us(op, c) < SCHEDULING_BOUND * cost.gpu_us(blocked, c):
+        if cost.gpu_us(op, c) < SCHEDULING_BOUND * cost.gpu_us(cost.blocked(op), c):
             continue
         launch = model.launch_at_site(op.site_line, op.note)
         if launch is None:
@@ -405,12 +403,17 @@ def _all_scalar(model: FileModel, kernel: Kernel) -> bool:
     return True
 
 
-def _element_count_axis(model: FileModel, launch: Launch) -> cst.BaseExpression | None:
-    """The grid axis sized by a `numel()` with no division by a block, or None."""
+def _grid(model: FileModel, launch: Launch) -> cst.BaseExpression:
+    """The launch's grid as written, through a name bound to it before the launch (`grid = (n,)`)."""
     grid = launch.grid
     if isinstance(grid, cst.Name):
-        value = model.assigned_value(launch.caller, grid.value, before=launch.node)
-        grid = value if value is not None else grid
+        return model.assigned_value(launch.caller, grid.value, before=launch.node) or grid
+    return grid
+
+
+def _element_count_axis(model: FileModel, launch: Launch) -> cst.BaseExpression | None:
+    """The grid axis sized by a `numel()` with no division by a block, or None."""
+    grid = _grid(model, launch)
     if isinstance(grid, cst.Lambda):  # `grid = lambda META: (n,)`: a lambda that ignores its blocks
         grid = grid.body
     axes = [e.value for e in grid.elements] if isinstance(grid, (cst.Tuple, cst.List)) else [grid]
@@ -460,10 +463,7 @@ def _report(model: FileModel, kernel: Kernel, launch: Launch, axis: cst.BaseExpr
 
 def _report_grid(model: FileModel, launch: Launch, op: Op) -> Report:
     kernel = launch.kernel
-    spelled = launch.grid
-    if isinstance(spelled, cst.Name):
-        spelled = model.assigned_value(launch.caller, spelled.value, before=launch.node) or spelled
-    grid = model.code(spelled).strip()
+    grid = model.code(_grid(model, launch)).strip()
     per_program = op.bytes / op.programs
     message = (
         f"`{kernel.name}` is launched with {op.programs:,} programs at the file's shapes (grid `{grid}`), "
