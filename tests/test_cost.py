@@ -203,17 +203,20 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     """Issue 25's validation: before/after files measured on the H100 with
     `kernlint verify AFTER --reference BEFORE` (fixtures/costmodel/), in the
     lease of the calibration record: six rules at two shapes each, one shape
-    each of KL021 and KL022, four convolution tails of KL004 (a channel min,
-    an InstanceNorm, a train-mode BatchNorm and ReLU in nn.Sequential at two
-    shapes), a ResNet-18-style network at batch 2 and 12 for KL028 and a
-    depthwise convolution at two shapes for KL029. The bar is within 1.5x on
-    10 of 12 (83%) in each mode; the misses are listed exactly, so a change
-    to the model or the record shows here."""
+    each of KL021 and KL022, five convolution tails of KL004 (a channel min,
+    an InstanceNorm, a bias and two Mish, a train-mode BatchNorm and ReLU in
+    nn.Sequential at two shapes), a ResNet-18-style network at batch 2 and 12
+    for KL028 and a depthwise convolution at two shapes for KL029. The three
+    tails whose conv has a bias (convmin, convnorm, convmish) were measured
+    in a later lease, when the plan moved the bias into the tail's kernel:
+    GPU-bound files, milliseconds a call. The bar is within 1.5x on 10 of 12
+    (83%) in each mode; the misses are listed exactly, so a change to the
+    model or the record shows here."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
     rows = costmodel.rows()
-    assert len(rows) == 22 and len({r["rule"] for r in rows}) == 10
+    assert len(rows) == 23 and len({r["rule"] for r in rows}) == 10
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     # A graph cannot capture the files that synchronize: they are not close in graph mode either.
@@ -237,9 +240,9 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
         "eager": {"kl004_convbn", "kl004_skinnyk", "kl005_scan", "kl029_dwsmall"},
         "graph": {"kl004_skinnyk", "kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The issue's bar, 10 of 12 (83%): graph mode is at 15 of 18 (83%), KernelBench and eager mode at 18 of 22
-    # (82%), just under it.
-    assert len(names - missed["kernelbench"]) == 18 and len(names - missed["eager"]) == 18
+    # The issue's bar, 10 of 12 (83%): graph mode is at 16 of 19 (84%), KernelBench and eager mode at 19 of 23
+    # (83%, 82.6), just under it.
+    assert len(names - missed["kernelbench"]) == 19 and len(names - missed["eager"]) == 19
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
     assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == []
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files

@@ -796,7 +796,13 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
             continue
         claimed |= tail
         groups.append((tail, _tail_pass(ops, g, tail) if conv else None))
-    return _replace_groups(ops, groups) if groups else None
+    if not groups:
+        return None
+    # The plan calls the convolution without its bias and adds the bias in the tail's kernel (a
+    # per-channel vector): cuDNN's own bias pass over the output goes.
+    heads = {g for g in near if ops[g].conv_bias and any(g in ops[i].inputs for members, _ in groups for i in members)}
+    ops = tuple(replace(op, conv_bias=False) if i in heads else op for i, op in enumerate(ops))
+    return _replace_groups(ops, groups)
 
 
 def _at(op: Op, first: int, last: int) -> bool:

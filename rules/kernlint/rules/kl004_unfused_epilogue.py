@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -541,8 +542,10 @@ class UnfusedEpilogue(Rule):
         plan = (
             f"Keep the convolutions/GEMMs of `{called}` on cuDNN/cuBLAS and, after each, replace its following "
             f"layers ({names}) with one Triton kernel that reads the output once, applies them in registers "
-            "(a batch norm's per-channel statistics from one reduction first) and writes once; or "
-            "`torch.compile` the container, which fuses the pointwise layers the same way."
+            "(a batch norm's per-channel statistics from one reduction first) and writes once; run a "
+            "convolution without its bias (`F.conv2d(x, conv.weight, None, ...)`, or its 1-D/3-D form) and add the bias in that "
+            "kernel, since PyTorch adds a cuDNN convolution's bias in a pass of its own. Or `torch.compile` "
+            "the container, which fuses the pointwise layers the same way."
         )
         return Report(node=node, message=message, plan=plan)
 
@@ -573,7 +576,10 @@ class UnfusedEpilogue(Rule):
                 f"Keep {spelled} on cuDNN and replace {ops} with one Triton kernel that reads the convolution's "
                 "output once, applies the whole tail in registers (per-channel vectors loaded once per tile; a "
                 "group/batch norm's statistics and a reduction over the tile in the same kernel) and writes once "
-                "(`torch.compile` fuses a pointwise tail the same way)."
+                "(`torch.compile` fuses a pointwise tail the same way). If the convolution has a bias, call it "
+                f"without (`{_functional(spelled)}(x, weight, None, ...)` with the layer's stride and padding) and "
+                "add the bias in that kernel: PyTorch adds a cuDNN convolution's bias in a pass of its own over "
+                "the output."
             )
         elif "launch" in spelled or "Triton GEMM" in spelled:
             plan = (
@@ -588,3 +594,11 @@ class UnfusedEpilogue(Rule):
                 "`torch.compile` fuses a pointwise tail into one kernel)."
             )
         yield Report(node=node, message=message, plan=plan)
+
+
+def _functional(spelled: str) -> str:
+    """The functional form of the convolution module named in `spelled` ("`self.conv` (nn.Conv3d)")."""
+    found = re.search(r"nn\.Conv(Transpose)?([123])d", spelled)
+    if not found:
+        return "F.conv2d"
+    return f"F.conv{'_transpose' if found.group(1) else ''}{found.group(2)}d"
