@@ -20,6 +20,8 @@ MEMOIZERS = frozenset({"functools.cache", "functools.lru_cache", "functools.cach
 
 # Containers whose items are nn modules: iterating one walks layers, not data.
 MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+# The parameters an nn layer holds under these names (`self.fc.weight`, `self.conv.bias`).
+LAYER_PARAMETERS = frozenset({"weight", "bias"})
 TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
 
 
@@ -188,7 +190,7 @@ class HostFacts(ModelBase):
         if depth > 8:
             return None
         node = view_base(node)
-        tensor = self.module_tensor(node, scope)
+        tensor = self.module_tensor(node, scope) or self._layer_parameter(node, scope)
         if tensor is not None:
             cls = self.class_of(scope)
             assert cls is not None
@@ -202,6 +204,18 @@ class HostFacts(ModelBase):
                 if found is not None:
                     return found
         return None
+
+    def _layer_parameter(self, node: cst.BaseExpression, scope: FunctionInfo) -> ModuleTensor | None:
+        """`self.fc.weight` / `self.conv.bias`, where `__init__` built `self.fc` as one nn layer
+        (`nn.Linear(...)`): that layer's parameter, named `fc.weight`."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value in LAYER_PARAMETERS):
+            return None
+        layer = self.module_tensor(node.value, scope)
+        if layer is None or not isinstance(layer.value, cst.Call) or not self._modules_built(layer.value):
+            return None
+        if (self.qualname(layer.value.func) or "") in MODULE_CONTAINERS:
+            return None
+        return ModuleTensor(f"{layer.name}.{node.attr.value}", "parameter", layer.value, layer.scope)
 
     def host_argument(self, kernel: Kernel, param: str) -> list[tuple[cst.BaseExpression, Launch]]:
         return [(launch.arguments[param], launch) for launch in self.launches_of(kernel) if param in launch.arguments]

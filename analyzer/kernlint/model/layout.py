@@ -216,7 +216,14 @@ class LayoutFacts(HostFacts):
         )
 
     def copy_target(self, function: FunctionInfo, call: cst.Call) -> str | None:
-        """The name a call's result is assigned to (`b = w.t().contiguous()` -> b)."""
+        """The name a call's result is assigned to (`b = w.t().contiguous()` -> b), or the
+        buffer an in-place copy fills (`b.copy_(w.t())` -> b)."""
+        if (
+            call_name(call) == "copy_"
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+        ):
+            return call.func.value.value
         return next((target for target, value, _ in function.assignments if value is call), None)
 
     def is_round_trip(self, function: FunctionInfo, call: cst.Call, view: View) -> bool:

@@ -1928,8 +1928,22 @@ class _Evaluator:
         if method == "gather":
             return self._gather(base, values[-1], node, record)
         if method == "copy_" and values and isinstance(values[0], Tensor):
-            self._elementwise([values[0]], node, record, note="copy_")
-            return base
+            source = values[0]
+            if source.contiguous:
+                self._elementwise([source], node, record, note="copy_")
+                return base
+            # A transposed view copied into the buffer: the strided copy at its own rate.
+            op = Op(
+                "transpose_copy",
+                line,
+                bytes=2 * source.nbytes,
+                inputs=(source.origin,),
+                note=".copy_()",
+                in_bytes=(source.nbytes,),
+                out_bytes=source.nbytes,
+                elem_bytes=DTYPE_BYTES.get(source.dtype, 4),
+            )
+            return replace(base, origin=self._record(record, op))
         if method in ("split", "chunk"):
             return self._split(base, method, values, kw, node)
         if method in ("narrow", "select"):

@@ -19,7 +19,7 @@ class PerCallRelayout(Rule):
     they call in the same file) that transposes or permutes a tensor and
     materializes it (`w.t().contiguous()`, `w.T.contiguous()`,
     `x.transpose(1, 2).contiguous()`, `.contiguous()` on a name bound to a
-    transposed view), or that clones or re-casts a module parameter
+    transposed view, `buf.copy_(w.t())` into a buffer), or that clones or re-casts a module parameter
     (`self.w.clone()`, `self.w.to(torch.float16)`, `self.w.float()`).
 
     ## Why is this bad?
@@ -97,6 +97,23 @@ class PerCallRelayout(Rule):
     fix_effect = "remove_copy"
 
     VALID = [
+        # An in-place copy of a tensor in its own layout, and a layer's weight transposed once in __init__.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 32)
+                    self.register_buffer("w_kn", torch.empty(64, 32))
+                    self.w_kn.copy_(self.fc.weight.t())
+                def forward(self, x):
+                    out = torch.empty_like(x)
+                    out.copy_(x)
+                    return out @ self.w_kn
+            """
+        ),
         # One-time work: __init__, a preparation method, a method called only from __init__.
         Valid(
             """
@@ -226,6 +243,23 @@ class PerCallRelayout(Rule):
         ),
     ]
     INVALID = [
+        # A layer's weight copied transposed into a buffer allocated per call, for a kernel's [K, N] operand.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(64, 32)
+                def forward(self, x):
+                    w_kn = torch.empty(64, 32, device=x.device)
+                    w_kn.copy_(self.fc.weight.t())
+                    return x @ w_kn
+            """,
+            line=10,
+            column=9,
+        ),
         # The seed: a parameter reaching a wrapper, transposed and copied per call.
         Invalid(
             """
@@ -403,9 +437,14 @@ class PerCallRelayout(Rule):
 
     # -- transposed copies -------------------------------------------------
     def _relayout(self, model: FileModel, function: FunctionInfo, call: cst.Call, covered: set[int]) -> Report | None:
-        if call_name(call) != "contiguous":
+        method = call_name(call)
+        if method == "contiguous":
+            receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
+        elif method == "copy_" and len(positional(call)) == 1 and not _into_argument(model, function, call):
+            # `buf.copy_(w.t())`: the same transposed copy, into a buffer of the function's.
+            receiver = strip_identity(positional(call)[0])
+        else:
             return None
-        receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
         view = model.transposing_view(function, receiver, call)
         if view is None or model.is_round_trip(function, call, view):
             return None
@@ -461,7 +500,10 @@ class PerCallRelayout(Rule):
     ) -> str:
         tensor = model.code(base)
         target = model.copy_target(function, call)
-        copy = f"`{target} = {model.code(call)}`" if target else f"`{model.code(call)}`"
+        if call_name(call) == "copy_":
+            copy = f"`{model.code(call)}` (and the allocation of `{target}`)"
+        else:
+            copy = f"`{target} = {model.code(call)}`" if target else f"`{model.code(call)}`"
         launch_plan = _launch_plan(model, function, call, target, view, tensor)
         if launch_plan is not None:
             return f"{launch_plan}, and delete {copy}." + (
@@ -471,7 +513,7 @@ class PerCallRelayout(Rule):
                 else ""
             )
         if origin is not None:
-            attribute = f"{origin.tensor.name}_t"
+            attribute = f"{origin.tensor.name.replace('.', '_')}_t"
             return (
                 f"Compute the layout once: in `{origin.cls.name}.__init__` (and after loading weights), "
                 f'`self.register_buffer("{attribute}", self.{origin.tensor.name}{_view_suffix(model, view)}'
@@ -522,7 +564,8 @@ class PerCallRelayout(Rule):
             f"`{model.code(call)}` in `{function.qualname}` {what} `{tensor}` on every call; "
             f"{TensorRole('parameter', '', origin).describe(tensor, function)}"
         )
-        name = origin.tensor.name
+        source = origin.tensor.name  # `fc.weight` for a layer's parameter
+        name = source.replace(".", "_")
         if method == "clone":
             plan = (
                 f"Drop the clone if nothing writes to it in place; otherwise clone once in "
@@ -530,8 +573,8 @@ class PerCallRelayout(Rule):
             )
         else:
             plan = (
-                f"Store `{name}` in {target} once: in `{origin.cls.name}.__init__` (and after loading weights) "
-                f'`self.register_buffer("{name}_{target}", self.{name}.to(torch.{target}), persistent=False)`, '
+                f"Store `{source}` in {target} once: in `{origin.cls.name}.__init__` (and after loading weights) "
+                f'`self.register_buffer("{name}_{target}", self.{source}.to(torch.{target}), persistent=False)`, '
                 f"and read `self.{name}_{target}` in `{function.qualname}`."
             )
         return Report(node=call, message=message, plan=plan, severity=Severity.WARNING)
@@ -561,6 +604,18 @@ class PerCallRelayout(Rule):
             severity=Severity.INFO,
             confidence="medium",
         )
+
+
+def _into_argument(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:
+    """`x.copy_(...)` into a tensor the caller passed (an in-place op writing its result back into
+    its input, `origin = x` ... `origin.copy_(out.permute(order))`): the copy is the function's output."""
+    target = model.copy_target(function, call)
+    for _ in range(4):
+        if target is None or target in function.params:
+            return target is not None
+        value = next((v for t, v, _ in function.assignments if t == target), None)
+        target = value.value if isinstance(value, cst.Name) else None
+    return False
 
 
 def _view_suffix(model: FileModel, view: View) -> str:

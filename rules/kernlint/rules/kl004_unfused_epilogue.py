@@ -86,7 +86,8 @@ class UnfusedEpilogue(Rule):
     )
     method = (
         "Fuse the elementwise tail into the GEMM's epilogue: load the per-row/per-column vectors once and "
-        "apply them to the accumulator before the single store, in the output dtype."
+        "apply them to the accumulator before the single store, in the output dtype; after a cuDNN "
+        "convolution, one Triton kernel over its output that also adds the conv's bias."
     )
     priority = 15
     fix_effect = "fuse_epilogue"
