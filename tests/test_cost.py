@@ -203,20 +203,24 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     """Issue 25's validation: before/after files measured on the H100 with
     `kernlint verify AFTER --reference BEFORE` (fixtures/costmodel/), in the
     lease of the calibration record: six rules at two shapes each, one shape
-    each of KL021 and KL022, five convolution tails of KL004 (a channel min,
-    an InstanceNorm, a bias and two Mish, a train-mode BatchNorm and ReLU in
-    nn.Sequential at two shapes), a ResNet-18-style network at batch 2 and 12
-    for KL028 and a depthwise convolution at two shapes for KL029. The three
-    tails whose conv has a bias (convmin, convnorm, convmish) were measured
-    in a later lease, when the plan moved the bias into the tail's kernel:
-    GPU-bound files, milliseconds a call. The bar is within 1.5x on 10 of 12
-    (83%) in each mode; the misses are listed exactly, so a change to the
-    model or the record shows here."""
+    each of KL021 and KL022, six convolution tails of KL004 (a channel min,
+    an InstanceNorm, a bias and two Mish in torch or after a Triton kernel,
+    a train-mode BatchNorm and ReLU in nn.Sequential at two shapes), a
+    ResNet-18-style network at batch 2 and 12 for KL028 and a depthwise
+    convolution at two shapes for KL029. Measured in later leases, GPU-bound
+    files of a millisecond or more a call: the four conv tails whose conv has
+    a bias (the plan moved the bias into the tail's kernel), kl004_skinnyk's
+    after (rewritten to stream row blocks past a weight block held in
+    registers; the first after, a 2-D grid of output tiles, wrote its output
+    at about half the streaming rate) and kl011_gemm at 8192^3 (its GEMM four
+    times larger). The bar is within 1.5x on 10 of 12 (83%) in each mode; the
+    misses are listed exactly, so a change to the model or the record shows
+    here."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
     rows = costmodel.rows()
-    assert len(rows) == 23 and len({r["rule"] for r in rows}) == 10
+    assert len(rows) == 24 and len({r["rule"] for r in rows}) == 10
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     # A graph cannot capture the files that synchronize: they are not close in graph mode either.
@@ -225,9 +229,6 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     # - kl004_convbn: its fix's four Triton launches of up to 12 arguments measured 0.83x eager (0.69x and
     #   1.28x in the two leases before; 1.55x in a graph in all three) against 1.57x estimated: the host's
     #   cost of those launches varies from one machine to the next (KernelBench mode: 2.07x, 0.50x, 1.50x).
-    # - kl004_skinnyk: the before is on the mark (617 us graph measured, 610 estimated, its broadcast scale and
-    #   bias at their probe's rate); the after's Triton GEMM, bound by writing its 128 MiB output, measures
-    #   86 us where its bytes take 45 at the streaming rate (7.1x measured, 13.4x estimated).
     # - kl005_scan: 2,048 steps of per-op host cost (3,143x KernelBench and 1,805x eager measured, 1,972x and
     #   898x estimated; in a graph 554x measured, 317x estimated: its strided per-step kernels run slower
     #   than the probes' floor).
@@ -236,13 +237,15 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     # - kl029_dwsmall: KL029 stays silent at 1x32x28x28 (both kernels at the GPU's floor in the model: it
     #   claims 1.0x); the Triton kernel measured 1.12x KernelBench, 0.91x eager and 1.25x in a graph.
     assert missed == {
-        "kernelbench": {"kl004_skinnyk", "kl005_scan", "kl011_tiny", "kl029_dwsmall"},
-        "eager": {"kl004_convbn", "kl004_skinnyk", "kl005_scan", "kl029_dwsmall"},
-        "graph": {"kl004_skinnyk", "kl005_scan", "kl029_dwsmall"} | no_graph,
+        "kernelbench": {"kl005_scan", "kl011_tiny", "kl029_dwsmall"},
+        "eager": {"kl004_convbn", "kl005_scan", "kl029_dwsmall"},
+        "graph": {"kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The issue's bar, 10 of 12 (83%): graph mode is at 16 of 19 (84%), KernelBench and eager mode at 19 of 23
-    # (83%, 82.6), just under it.
-    assert len(names - missed["kernelbench"]) == 19 and len(names - missed["eager"]) == 19
+    # The issue's bar, 10 of 12 (83%), in each mode: KernelBench and eager mode at 21 of 24 (88%), graph mode
+    # at 18 of 20 (90%).
+    assert len(names - missed["kernelbench"]) == 21 and len(names - missed["eager"]) == 21
+    for mode in ("kernelbench", "eager"):
+        assert len(names - missed[mode]) * 12 >= 10 * len(names)
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
     assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == []
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files
@@ -262,11 +265,10 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     }
     assert len(measured) == 6
     assert all(values[-1] > 3 for values in measured.values()), measured
-    # KL011's small-gain shape (a per-call torch.zeros beside a 4096^3 fp16 GEMM) measured 1.08x in the lease
-    # before and 1.18x in the newest in KernelBench mode (1.08x eager): its allocation's host cost is the
-    # host's speed. The other five rules' low shapes are under 1.1x.
-    assert [rule for rule, values in sorted(measured.items()) if values[0] >= 1.1] == ["KL011"], measured
-    assert measured["KL011"][0] < 1.2
+    # KL011's small-gain shape (a per-call host-built bias beside an fp16 GEMM) measured 1.08x and 1.18x in
+    # KernelBench mode in two leases at 8192x4096x4096, where the synchronizing copy's wait is a larger share;
+    # at 8192^3 it measured 1.07x. Every rule's low shape is under 1.1x.
+    assert [rule for rule, values in sorted(measured.items()) if values[0] >= 1.1] == [], measured
 
 
 TUNED_AND_IEEE = """

@@ -783,6 +783,8 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     near = [i for i in gemms if _at(ops[i], first, last)] or gemms[-1:]
     groups: list[tuple[set[int], Op | None]] = []
     claimed: set[int] = set()
+    # A convolution whose output a Triton kernel reads: the plan adds its bias in that kernel.
+    heads = {g for g in near if ops[g].conv_bias and any(op.kind == "triton" and g in op.inputs for op in ops)}
     for g in near:
         conv = ops[g].note.startswith("nn.Conv")
         tail = _tail(ops, g, {"elementwise", "reduction"} if conv else {"elementwise"}, claimed)
@@ -796,11 +798,11 @@ def fuse_epilogue(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
             continue
         claimed |= tail
         groups.append((tail, _tail_pass(ops, g, tail) if conv else None))
-    if not groups:
-        return None
     # The plan calls the convolution without its bias and adds the bias in the tail's kernel (a
-    # per-channel vector): cuDNN's own bias pass over the output goes.
-    heads = {g for g in near if ops[g].conv_bias and any(g in ops[i].inputs for members, _ in groups for i in members)}
+    # per-channel vector): PyTorch's own bias pass over the output goes.
+    heads |= {g for g in near if ops[g].conv_bias and any(g in ops[i].inputs for members, _ in groups for i in members)}
+    if not groups and not heads:
+        return None
     ops = tuple(replace(op, conv_bias=False) if i in heads else op for i, op in enumerate(ops))
     return _replace_groups(ops, groups)
 

@@ -586,6 +586,53 @@ class EpilogueFacts(HostFlowFacts):
         where `self.gru = nn.GRU(...)` in `__init__`: "torch.nn.GRU"), or None."""
         return self._self_module(call, function)
 
+    def conv_bias_reader(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """For a convolution with a bias (PyTorch adds it in a pass of its own over the output,
+        after cuDNN's kernel) whose output the next use hands to a Triton kernel, launched here or
+        by a helper (`x = self.conv(x); x = triton_mish(x)`): that kernel, spelled for a message.
+        The kernel can add the bias to the values it loads."""
+        if not self._conv_has_bias(call, function):
+            return None
+        target = next((name for name, value, _ in function.assignments if value is call), None)
+        if target is None:
+            return None
+
+        def reads_it(node: cst.Call) -> bool:
+            return any(isinstance(a.value, cst.Name) and a.value.value == target for a in node.args) and (
+                self.assigned_value(function, target, before=node, strict=True) is call
+            )
+
+        for launch in self.launches:
+            if launch.caller is function and reads_it(launch.node):
+                return f"`{launch.kernel.name}`"
+        wrappers = self.kernel_wrappers()
+        for other in function.calls:
+            if isinstance(other.func, cst.Name) and other.func.value in wrappers:
+                helper: str | None = other.func.value
+            else:
+                helper = self.kernel_wrapper_method(other, function)
+            if helper is not None and reads_it(other):
+                return f"`{helper}` (launches a Triton kernel)"
+        return None
+
+    def _conv_has_bias(self, call: cst.Call, function: FunctionInfo) -> bool:
+        """A convolution call that adds a bias: `F.conv2d(x, w, b)` with a bias that is not None nor
+        the function's argument, or a conv module built without `bias=False` (nn.Conv*d and
+        nn.ConvTranspose*d take it 8th)."""
+        if (self.qualname(call.func) or "") in CONV_FUNCTIONS:
+            args = positional(call)
+            bias = keyword(call, "bias") or (args[2] if len(args) > 2 else None)
+            # A bias the caller passes (an argument, often None by default) may be None at run time.
+            return bias is not None and not (isinstance(bias, cst.Name) and bias.value in {"None", *function.params})
+        if self._self_module(call, function) not in CONV_MODULES:
+            return False
+        cls = self.class_of(function)
+        assert cls is not None and isinstance(call.func, cst.Attribute)
+        built = self._module_constructors(cls)[call.func.attr.value]
+        args = positional(built)
+        bias = keyword(built, "bias") or (args[7] if len(args) > 7 else None)
+        return not (isinstance(bias, cst.Name) and bias.value == "False")
+
     def _self_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """The class of the nn module `call` calls (`self.fc(x)` where
         `self.fc = nn.Linear(...)` in `__init__`), or None."""

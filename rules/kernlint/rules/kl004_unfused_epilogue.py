@@ -36,6 +36,13 @@ class UnfusedEpilogue(Rule):
     `nn.ModuleList`): a conv or linear layer followed by elementwise layers
     there is the same tail, reported at the container's call.
 
+    A convolution's bias is a tail of its own: PyTorch adds it in a pass
+    over the whole output after cuDNN's kernel. Where a conv with a bias
+    (a module built without `bias=False`, or `F.conv*d` given a bias that is
+    not None nor the function's argument) hands its output to a Triton
+    kernel, launched there or by a helper of the file, it reports the bias:
+    that kernel can add it to the values it loads.
+
     It stays silent on ops that are not elementwise (softmax, another
     matmul, a reduction with no elementwise op before it), on views alone
     (they are free), on a single dtype cast and nothing else (often a small
@@ -93,6 +100,31 @@ class UnfusedEpilogue(Rule):
     fix_effect = "fuse_epilogue"
 
     VALID = [
+        # A conv without a bias before a Triton kernel: nothing is added between them.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mish_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, x * tl.sigmoid(x), mask=offs < n)
+            def mish(x):
+                y = torch.empty_like(x)
+                mish_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                return y
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(16, 32, 3, bias=False)
+                def forward(self, x):
+                    x = self.conv(x)
+                    return mish(x)
+            """
+        ),
         # A container whose conv is followed only by a norm (a ResNet shortcut): no elementwise tail.
         Valid(
             """
@@ -230,6 +262,33 @@ class UnfusedEpilogue(Rule):
         ),
     ]
     INVALID = [
+        # A conv's bias, a pass of PyTorch's own, before a Triton kernel that reads the conv's output.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mish_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, x * tl.sigmoid(x), mask=offs < n)
+            def mish(x):
+                y = torch.empty_like(x)
+                mish_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                return y
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(16, 32, 3)
+                def forward(self, x):
+                    x = self.conv(x)
+                    return mish(x)
+            """,
+            line=20,
+            column=13,
+        ),
         # A conv whose tail opens with a pooling layer (KernelBench level 2's conv + pool + activation problems).
         Invalid(
             """
@@ -512,6 +571,10 @@ class UnfusedEpilogue(Rule):
                     # a row normalization or a softmax over the channels is part of it, as in KL023's chains.
                     epilogue = model.epilogue(call, function, chain=kind == "conv")
                     yield from self._report(model, function, call, spelled, epilogue, kind)
+                    if kind == "conv" and not epilogue.ops:
+                        reader = model.conv_bias_reader(call, function)
+                        if reader is not None:
+                            yield self._bias_report(function, call, spelled, reader)
             for operation in function.matmul_ops:
                 if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
                     continue
@@ -549,6 +612,22 @@ class UnfusedEpilogue(Rule):
             "the container, which fuses the pointwise layers the same way."
         )
         return Report(node=node, message=message, plan=plan)
+
+    def _bias_report(self, function: FunctionInfo, call: cst.Call, spelled: str, reader: str) -> Report:
+        """A convolution's bias, added by PyTorch in a pass of its own, before a Triton kernel that
+        reads the convolution's output anyway."""
+        message = (
+            f"The bias of {spelled} in `{function.qualname}` is added by PyTorch in a separate pass over "
+            f"the whole output after cuDNN's convolution, and the next kernel, {reader}, reads that output "
+            "again: the bias could be added there"
+        )
+        plan = (
+            f"Call the convolution without its bias (`{_functional(spelled)}(x, weight, None, ...)` with the "
+            f"layer's stride, padding, dilation and groups) and add the bias inside {reader}: load the "
+            "per-channel bias once per program and add it to the values it loads, before the rest of its "
+            "work; one pass over the output instead of two."
+        )
+        return Report(node=call, message=message, plan=plan)
 
     def _report(
         self,
