@@ -159,6 +159,12 @@ def derive_constants(record: dict) -> dict[str, float]:
             constants[f"flops_conv_k{depth}"] = (
                 flops / conv_only if conv_only > 0.2 * best(name) else rate(name, "flops")
             )
+    if "triton_scalar_loop_wide" in p and "triton_scalar_loop_narrow" in p:
+        # Programs that each loop over scalar loads (one output per program): the GPU-wide rate of a
+        # grid far larger than the GPU holds at once, and one program's rate from a grid of two per SM.
+        constants["bw_scalar_loop"] = rate("triton_scalar_loop_wide")
+        narrow = float(p["triton_scalar_loop_narrow"]["programs"])
+        constants["bw_scalar_loop_program"] = rate("triton_scalar_loop_narrow") / narrow
     if "triton_scalar_programs" in p:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
@@ -417,6 +423,13 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         bandwidth = c.get(f"bw_triton_{_size(op)}byte", c["bw_stream"]) * share
         if op.programs and share < 1.0 and op.streams and "bw_program" in c:
             bandwidth = min(bandwidth, op.programs * c["bw_program"])
+        if op.scalar_loop and "bw_scalar_loop" in c:
+            # Programs that walk their data one scalar load at a time: each moves what its loop's
+            # latency allows (the narrow probe's rate per program), and the GPU holds only so many
+            # at once (the wide probe's rate).
+            bandwidth = c["bw_scalar_loop"]
+            if op.programs:
+                bandwidth = min(bandwidth, op.programs * c["bw_scalar_loop_program"])
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: the
@@ -1005,8 +1018,12 @@ PROGRAM_BLOCK = 1024
 
 
 def blocked(op: Op) -> Op:
-    """A launch's grid with a block of PROGRAM_BLOCK elements per program: fewer programs, the same bytes."""
-    return replace(op, programs=-(-op.programs // PROGRAM_BLOCK))
+    """A launch's grid with a block of PROGRAM_BLOCK elements per program: fewer programs, the same bytes.
+    A program that walked its data a scalar at a time loads a block per step instead (a row's loop
+    over vectors, or a block of outputs per program): its bytes at the streaming rate."""
+    if op.scalar_loop and op.programs < PROGRAM_BLOCK * PROGRAM_BLOCK:
+        return replace(op, scalar_loop=False)
+    return replace(op, programs=-(-op.programs // PROGRAM_BLOCK), scalar_loop=False)
 
 
 def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -1018,8 +1035,8 @@ def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
         for i, op in enumerate(ops)
         if op.kind == "triton"
         and op.programs
-        # A program looping over scalar loads is bound by its loop's latency, which the model has no term for.
-        and not op.streams
+        # A program that streams blocks already: blocking its grid changes nothing the model prices.
+        and (not op.streams or op.scalar_loop)
         and (first <= op.site_line <= last or op.kernel_lines[0] <= last and first <= op.kernel_lines[1])
     ]
     if not found:
@@ -1449,6 +1466,12 @@ def estimate(
             "reason": f"{NO_FIX_MODEL} for this code: its ops ({effect}) were not found in {entry.model_class}.forward",
         }
     c = cal.constants
+    if "bw_scalar_loop" not in c and any(op.scalar_loop and op not in fixed for op in entry.ops):
+        return {
+            "status": "unknown",
+            "reason": f"{NO_FIX_MODEL} here: the calibration record ({cal.path}) has no rate for programs that "
+            "loop over scalar loads",
+        }
     before, after = entry_time(entry.ops, c), entry_time(fixed, c)
     speedup: dict[str, float | None] = {}
     for mode in MODES:

@@ -387,6 +387,26 @@ class OffsetFacts(KernelFacts):
         return pointer is not None and not {ARANGE, LOADED} & self.offset_provenance(kernel, pointer)
 
     @kernel_fact
+    def scalar_addresses(self, kernel: Kernel) -> bool:
+        """Every load and store of the kernel is one element: no offsets vector (`tl.arange`) in any
+        address, no block pointer, and no `@triton.jit` helper whose addresses are not seen here
+        (KL019's kernels; with a loop, a program that walks its data one scalar at a time)."""
+        addresses = self.addresses(kernel)
+        if not addresses or not any(self.is_tl(a.call.func, "load") for a in addresses):
+            return False
+        for call in kernel.function.calls:
+            callee = self.qualname(call.func) or ""
+            if callee in self.kernels or callee.rsplit(".", 1)[-1] in self.kernels:
+                return False
+        for address in addresses:
+            if address.block_pointer:
+                return False
+            pointer = positional(address.call)[0] if positional(address.call) else None
+            if pointer is None or ARANGE in self.offset_provenance(kernel, pointer):
+                return False
+        return True
+
+    @kernel_fact
     def offset_provenance(self, kernel: Kernel, node: cst.BaseExpression) -> frozenset[str]:
         """Where an integer expression of the kernel comes from: PID, ARANGE,
         RUNTIME, LOADED, PROMOTED (see the module's constants)."""

@@ -33,6 +33,7 @@ from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
+from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
 from kernlint.model.syntax import keyword, literal_value, positional, walk
 
@@ -211,6 +212,7 @@ class Op:
     site_line: int = 0  # Triton launches: the launch's own line (`line` is forward's, for a launch in a helper)
     kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
     streams: bool = False  # Triton launches: each program loops over its data, loads and stores only (no product)
+    scalar_loop: bool = False  # ... one element per load and store: the loop walks its data a scalar at a time
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -2342,6 +2344,12 @@ class _Evaluator:
             and isinstance(self.model, KernelTileFacts)
             and not self.model.kernel_uses(kernel, "dot")
         )
+        scalar_loop = bool(
+            streams
+            and kernel is not None
+            and isinstance(self.model, OffsetFacts)
+            and self.model.scalar_addresses(kernel)
+        )
         index = self._record(
             record,
             Op(
@@ -2355,6 +2363,7 @@ class _Evaluator:
                 site_line=line,
                 kernel_lines=kernel_lines,
                 streams=streams,
+                scalar_loop=scalar_loop,
                 autotuned=kernel is not None and kernel.autotune is not None,
                 arguments=len(node.args),
                 inputs=tuple(t.origin for t in tensors),

@@ -46,6 +46,11 @@ Probes (each name is a key of the record's "probes"):
   * ``triton_scalar_programs``: a grid of ``SCALAR_PROGRAMS`` programs of
     one fp32 element each (load, add, store): what scheduling one program
     costs, which such grids are bound by (KL019);
+  * ``triton_scalar_loop_wide``, ``triton_scalar_loop_narrow``: one output per
+    program, each looping over scalar loads down a column of a 3-D fp32
+    tensor (a sum over its middle dimension written one element at a time),
+    over a grid far larger than the GPU holds at once and over two programs
+    per SM: the GPU-wide rate of such loops and one program's (KL019);
   * ``jit_per_call``: a ``@triton.jit`` kernel defined inside the call and
     launched once: the host cost of a kernel object made on every call
     (KL017), beyond ``tiny_triton_1``'s plain launch;
@@ -112,6 +117,9 @@ STREAM_BLOCK = 1024
 # conv2d_kK probes: (input channels, output channels, input side), 3x3 kernels, batch CONV_BATCH.
 CONV_PROBES = ((3, 64, 256), (16, 64, 256), (64, 128, 128))
 CONV_BATCH = 64
+# triton_scalar_loop_* probes: (outer, rows looped over, inner) fp32; a program per (outer, inner) column.
+# wide: 32,768 programs of 1,024 loads; narrow: 264 programs (two per SM) of 8,192 loads.
+SCALAR_LOOP_SHAPES = {"wide": (8, 1024, 4096), "narrow": (1, 8192, 264)}
 # layer_<kind>_N probes: N calls of one small layer in a module's forward (a 3x3 conv and a
 # train-mode BatchNorm2d at [2, 32, 56, 56], a Linear at [2, 256]).
 LAYER_COUNTS = (1, 8, 32)
@@ -401,6 +409,32 @@ def _probes(torch, triton, tl):
         ops=1,
         triton_launches=1,
     )
+
+    # One output per program, each looping over scalar loads down a column (a sum over a middle
+    # dimension written `for r in range(R): acc += tl.load(ptr + r * INNER)`, KL019's loops): a grid
+    # far larger than the GPU holds at once, and one of SCALAR_LOOP_NARROW_PER_SM programs per SM.
+    @triton.jit
+    def _scalar_loop(x_ptr, y_ptr, R, INNER):
+        pid = tl.program_id(0)
+        base = x_ptr + (pid // INNER) * R * INNER + pid % INNER
+        acc = 0.0
+        for r in range(R):
+            acc += tl.load(base + r * INNER)
+        tl.store(y_ptr + pid, acc)
+
+    for name, (outer, rows, inner) in SCALAR_LOOP_SHAPES.items():
+        lx = torch.randn(outer, rows, inner, device=dev)
+        ly = torch.empty(outer, inner, device=dev)
+        add(
+            f"triton_scalar_loop_{name}",
+            lambda lx=lx, ly=ly, outer=outer, rows=rows, inner=inner: _scalar_loop[(outer * inner,)](
+                lx, ly, rows, inner
+            ),
+            bytes=4 * lx.numel(),
+            programs=outer * inner,
+            ops=1,
+            triton_launches=1,
+        )
 
     # A @triton.jit kernel defined inside the call (KL017): a new kernel
     # object each time, so Triton's in-memory cache never hits and the call

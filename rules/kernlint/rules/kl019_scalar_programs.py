@@ -6,9 +6,8 @@ import libcst as cst
 from kernlint import cost
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
-from kernlint.model.offsets import ARANGE
 from kernlint.model.shapes import Op
-from kernlint.model.syntax import positional, walk
+from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # Grid arithmetic that gives each program a block of elements, not one.
@@ -34,7 +33,11 @@ class ScalarPrograms(Rule):
     them costs at least twice what the launch would take with a block of
     1024 elements per program: one output per program over a 2-D grid
     (`(N * C * OH, OW)`), a block of 32 elements over millions of programs,
-    whatever the grid's spelling.
+    whatever the grid's spelling; and a launch of a kernel whose programs
+    loop over scalar loads (`for r in range(R): acc += tl.load(ptr + r *
+    stride)`, one output per program), whatever its grid, where the
+    calibrated rate of such loops makes it take at least twice what the
+    same bytes take loaded a block at a time.
 
     Without static shapes it stays silent when any address of the kernel is
     a vector (an offsets vector from `tl.arange`, a block pointer), when the
@@ -357,7 +360,7 @@ class ScalarPrograms(Rule):
     def check(self, model: FileModel) -> Iterator[Report]:
         reported: set[int] = set()
         for kernel in model.kernel_list:
-            if not _all_scalar(model, kernel):
+            if not model.scalar_addresses(kernel):
                 continue
             for launch in model.launches_of(kernel):
                 count = _element_count_axis(model, launch)
@@ -369,13 +372,16 @@ class ScalarPrograms(Rule):
 
 def _scheduling_bound(model: FileModel, reported: set[int]) -> Iterator[Report]:
     """Launches of the entry point whose grid, at the file's shapes, costs its
-    scheduling rather than its bytes (the cost model's time per program)."""
+    scheduling rather than its bytes (the cost model's time per program), or
+    whose programs loop over scalar loads (the calibrated rate of such loops)."""
     entry, calibration = model.entry_point, cost.calibration()
     if entry is None or calibration is None:
         return
     c = calibration.constants
     for op in entry.ops:
-        if op.kind != "triton" or op.programs < MANY_PROGRAMS or op.site_line in reported:
+        if op.kind != "triton" or op.site_line in reported:
+            continue
+        if op.programs < MANY_PROGRAMS and not op.scalar_loop:
             continue
         if cost.gpu_us(op, c) < SCHEDULING_BOUND * cost.gpu_us(cost.blocked(op), c):
             continue
@@ -384,23 +390,6 @@ def _scheduling_bound(model: FileModel, reported: set[int]) -> Iterator[Report]:
             continue
         reported.add(op.site_line)
         yield _report_grid(model, launch, op)
-
-
-def _all_scalar(model: FileModel, kernel: Kernel) -> bool:
-    addresses = model.addresses(kernel)
-    if not addresses or not any(model.is_tl(a.call.func, "load") for a in addresses):
-        return False
-    for call in kernel.function.calls:
-        callee = model.qualname(call.func) or ""
-        if callee in model.kernels or callee.rsplit(".", 1)[-1] in model.kernels:
-            return False  # a jit helper's addresses are not seen here
-    for address in addresses:
-        if address.block_pointer:
-            return False
-        pointer = positional(address.call)[0] if positional(address.call) else None
-        if pointer is None or ARANGE in model.offset_provenance(kernel, pointer):
-            return False
-    return True
 
 
 def _grid(model: FileModel, launch: Launch) -> cst.BaseExpression:
@@ -465,10 +454,18 @@ def _report_grid(model: FileModel, launch: Launch, op: Op) -> Report:
     kernel = launch.kernel
     grid = model.code(_grid(model, launch)).strip()
     per_program = op.bytes / op.programs
-    message = (
-        f"`{kernel.name}` is launched with {op.programs:,} programs at the file's shapes (grid `{grid}`), "
-        f"each moving {per_program:,.0f} bytes: scheduling that many programs, not memory, sets the launch's time"
-    )
+    if op.scalar_loop:
+        message = (
+            f"`{kernel.name}` is launched with {op.programs:,} programs at the file's shapes (grid `{grid}`), "
+            f"each looping over its {per_program:,.0f} bytes one scalar load at a time: the loop's latency, "
+            "not memory bandwidth, sets the launch's time"
+        )
+    else:
+        message = (
+            f"`{kernel.name}` is launched with {op.programs:,} programs at the file's shapes (grid `{grid}`), "
+            f"each moving {per_program:,.0f} bytes: scheduling that many programs, not memory, sets the launch's "
+            "time"
+        )
     plan = (
         f"Give each program of `{kernel.name}` a block of about {cost.PROGRAM_BLOCK} elements: offsets "
         f"`pid * BLOCK + tl.arange(0, BLOCK)` with a mask (a per-element loop becomes a loop over vectors, an "
