@@ -1066,6 +1066,12 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     launches = _on_lines(ops, first, last, {"triton"})
     if not launches:
         return None
+    # A kernel that reads a convolution's output adds its bias too (the plan): PyTorch's bias pass goes.
+    readers = set(launches) | {s for i in launches for s in ops[i].inputs if 0 <= s < i and ops[s].kind == "triton"}
+    ops = tuple(
+        replace(op, conv_bias=False) if op.conv_bias and any(j in ops[r].inputs for r in readers) else op
+        for j, op in enumerate(ops)
+    )
     chain: set[int] = set()
     extra = 0
     frontier = set(launches)

@@ -586,25 +586,32 @@ class EpilogueFacts(HostFlowFacts):
         where `self.gru = nn.GRU(...)` in `__init__`: "torch.nn.GRU"), or None."""
         return self._self_module(call, function)
 
-    def conv_bias_reader(self, call: cst.Call, function: FunctionInfo) -> str | None:
+    def conv_bias_reader(self, call: cst.Call, function: FunctionInfo) -> tuple[cst.Call, str] | None:
         """For a convolution with a bias (PyTorch adds it in a pass of its own over the output,
         after cuDNN's kernel) whose output the next use hands to a Triton kernel, launched here or
-        by a helper (`x = self.conv(x); x = triton_mish(x)`): that kernel, spelled for a message.
-        The kernel can add the bias to the values it loads."""
+        by a helper (`x = self.conv(x); x = triton_mish(x)`): that launch or helper call, and the
+        kernel spelled for a message. The kernel can add the bias to the values it loads."""
         if not self._conv_has_bias(call, function):
             return None
-        target = next((name for name, value, _ in function.assignments if value is call), None)
+
+        def same(value: cst.BaseExpression | None) -> bool:
+            # The conv's output, or that output made contiguous (a no-op on it).
+            while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
+                value = value.func.value  # type: ignore[attr-defined]
+            return value is call
+
+        target = next((name for name, value, _ in function.assignments if same(value)), None)
         if target is None:
             return None
 
         def reads_it(node: cst.Call) -> bool:
-            return any(isinstance(a.value, cst.Name) and a.value.value == target for a in node.args) and (
-                self.assigned_value(function, target, before=node, strict=True) is call
+            return any(isinstance(a.value, cst.Name) and a.value.value == target for a in node.args) and same(
+                self.assigned_value(function, target, before=node, strict=True)
             )
 
         for launch in self.launches:
             if launch.caller is function and reads_it(launch.node):
-                return f"`{launch.kernel.name}`"
+                return launch.node, f"`{launch.kernel.name}`"
         wrappers = self.kernel_wrappers()
         for other in function.calls:
             if isinstance(other.func, cst.Name) and other.func.value in wrappers:
@@ -612,7 +619,18 @@ class EpilogueFacts(HostFlowFacts):
             else:
                 helper = self.kernel_wrapper_method(other, function)
             if helper is not None and reads_it(other):
-                return f"`{helper}` (launches a Triton kernel)"
+                return other, f"`{helper}` (launches a Triton kernel)"
+        return None
+
+    def conv_bias_before(self, node: cst.CSTNode, function: FunctionInfo) -> str | None:
+        """The convolution, spelled, whose bias the Triton launch or helper call `node` could add
+        (`conv_bias_reader`), or None."""
+        for call in function.calls:
+            producer = self.gemm_producer(call, function)
+            if producer is not None and producer[1] == "conv":
+                found = self.conv_bias_reader(call, function)
+                if found is not None and found[0] is node:
+                    return producer[0]
         return None
 
     def _conv_has_bias(self, call: cst.Call, function: FunctionInfo) -> bool:

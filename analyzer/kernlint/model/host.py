@@ -58,6 +58,10 @@ class HostFacts(ModelBase):
         speed up (its torch ops are what the solution replaces)."""
         return frozenset({"Model"}) if "ModelNew" in self.classes and "Model" in self.classes else frozenset()
 
+    def in_kernelbench_reference(self, function: FunctionInfo) -> bool:
+        """A method of KernelBench's reference `Model` in a file that defines `ModelNew` too."""
+        return function.class_name is not None and function.class_name in self._kernelbench_reference
+
     def is_hot(self, function: FunctionInfo) -> bool:
         return function in self.hot_functions
 

@@ -2724,6 +2724,11 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
     static = isinstance(shape, (list, tuple)) and shape and all(isinstance(d, int) for d in shape)
     if static and name in ("LayerNorm", "RMSNorm"):
         out["normalized"] = math.prod(shape)  # elements per normalized row
+        out["normalized_shape"] = tuple(shape)  # as torch stores it (`self.ln.normalized_shape` in a solution)
+    elif static and name != "GroupNorm":
+        out["num_features"] = shape[0]
+    elif static:
+        out["num_channels"] = shape[0]
     if name == "GroupNorm" and isinstance(groups, int):
         out["groups"] = groups
     if static and affine:

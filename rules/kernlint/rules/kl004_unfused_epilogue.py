@@ -572,9 +572,9 @@ class UnfusedEpilogue(Rule):
                     epilogue = model.epilogue(call, function, chain=kind == "conv")
                     yield from self._report(model, function, call, spelled, epilogue, kind)
                     if kind == "conv" and not epilogue.ops:
-                        reader = model.conv_bias_reader(call, function)
-                        if reader is not None:
-                            yield self._bias_report(function, call, spelled, reader)
+                        found = model.conv_bias_reader(call, function)
+                        if found is not None:
+                            yield self._bias_report(function, call, spelled, found[1])
             for operation in function.matmul_ops:
                 if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
                     continue

@@ -84,6 +84,24 @@ class MaterializedAttention(Rule):
     fix_effect = "flash_attention"
 
     VALID = [
+        # KernelBench's reference `Model` beside the solution `ModelNew`: the torch code being replaced.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Model(nn.Module):
+                def forward(self, q, k, v):
+                    return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v
+            class ModelNew(nn.Module):
+                def forward(self, q, k, v):
+                    return F.scaled_dot_product_attention(q, k, v)
+            def get_inputs():
+                return [torch.randn(2, 8, 1024, 64) for _ in range(3)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # nn.MultiheadAttention told not to return the weights: PyTorch runs SDPA's fused kernel.
         Valid(
             """
@@ -300,6 +318,8 @@ class MaterializedAttention(Rule):
         for function in (model.top, *model.functions):
             if model.kernel_of(function) is not None or model.is_reference_code(function):
                 continue
+            if model.in_kernelbench_reference(function):
+                continue  # the torch code the solution in ModelNew replaces
             for chain in model.attention_chains(function):
                 if model.in_main_guard(chain.scores) or model.in_main_guard(chain.output):
                     continue

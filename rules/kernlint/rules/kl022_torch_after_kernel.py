@@ -484,8 +484,21 @@ def _report(
             else ""
         )
         + "."
+        + _conv_bias_clause(model, function, node)
     )
     yield Report(node=node, message=message, plan=plan)
+
+
+def _conv_bias_clause(model: FileModel, function: FunctionInfo, node: cst.CSTNode | None) -> str:
+    """The plan's sentence for a kernel that reads a convolution's output with its bias added by
+    PyTorch in a pass of its own: that kernel adds it instead (the estimate drops the pass)."""
+    conv = model.conv_bias_before(node, function) if node is not None else None
+    if conv is None:
+        return ""
+    return (
+        f" Call {conv} without its bias and add the bias (per channel) in the same kernel: PyTorch adds a "
+        "convolution's bias in a pass of its own over the output."
+    )
 
 
 # Calls that make a kernel more than elementwise: its program reduces, scans or accumulates.
@@ -543,7 +556,7 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
                 f"Apply `{second.name}`'s computation inside `{first.name}`, to its values in registers before its "
                 f"single `tl.store` (loading any other tensor `{second.name}` reads at the same offsets), and delete "
                 f"the launch at line {op.line}."
-            )
+            ) + _conv_bias_clause(model, function, _call_on_line(model, function, producer.line, first))
             yield Report(node=node, message=message, plan=plan)
             break
 
