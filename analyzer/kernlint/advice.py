@@ -77,16 +77,16 @@ def best_finding(findings: tuple[Finding, ...] | list[Finding], target_gpu: str 
 
 def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu: str | None = None) -> dict[str, str]:
     candidates = [f for f in findings if f.category.is_performance]
+    broken = sorted(
+        {
+            f"{f.code} (line {f.span.line})"
+            for f in findings
+            if f.severity is Severity.ERROR and f.category is Category.HAZARD
+        }
+    )
     if not candidates:
         others = sorted({f.code for f in findings})
         reason = "No performance anti-pattern was found"
-        broken = sorted(
-            {
-                f"{f.code} (line {f.span.line})"
-                for f in findings
-                if f.severity is Severity.ERROR and f.category is Category.HAZARD
-            }
-        )
         if broken:
             # A kernel that cannot compile or run has no speed to improve yet.
             reason += f"; the file does not run as written: {', '.join(broken)} must be fixed first."
@@ -136,6 +136,8 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         reason += f" {text[0].upper()}{text[1:]}: the gain is the reference pair's."
     if others:
         reason += f" Also found: {', '.join(others)}."
+    if broken:
+        reason += f" The file does not run as written: {', '.join(broken)} must be fixed first."
     return {
         "worth_optimizing": "yes",
         "reason": reason,

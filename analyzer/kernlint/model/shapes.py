@@ -162,6 +162,8 @@ NORMS = {
 LOOP_LIMIT = 1 << 20
 # A host loop over at most this many static sizes (a shape's dimensions) runs item by item.
 HOST_UNROLL = 16
+# A host loop that searches for a size (its body returns, calls nothing) runs step by step up to this many steps.
+HOST_SEARCH = 4096
 # Helpers forward calls, and the module classes it builds, are read through
 # (a wrapper that allocates and launches; a stage of blocks of attention and
 # MLP modules); deeper chains are left unknown.
@@ -213,6 +215,7 @@ class Op:
     kernel_lines: tuple[int, int] = (0, 0)  # Triton launches: the first and last line of the kernel launched
     streams: bool = False  # Triton launches: each program loops over its data, loads and stores only (no product)
     scalar_loop: bool = False  # ... one element per load and store: the loop walks its data a scalar at a time
+    int_keywords: tuple[tuple[str, int], ...] = ()  # Triton launches: keyword arguments with an int value (BLOCK=...)
     note: str = ""
     in_bytes: tuple[int, ...] = ()  # per tensor input
     out_bytes: int = 0
@@ -633,7 +636,9 @@ class _Evaluator:
                     elif isinstance(small, cst.Expr):
                         self._eval(small.value, scope, record)
             elif isinstance(statement, cst.For):
-                self._run_for(statement, scope, record)
+                result = self._run_for(statement, scope, record)
+                if result is not None:
+                    return result
             elif isinstance(statement, cst.If):
                 test = self._eval_or_none(statement.test, scope, record)
                 if isinstance(test, Tensor):
@@ -668,9 +673,11 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
         return None
 
-    def _run_for(self, node: cst.For, scope: dict, record: bool) -> None:
+    def _run_for(self, node: cst.For, scope: dict, record: bool) -> object | None:
+        """Runs a loop's body as the table can: item by item where its items are known and few (or a
+        host search, below), else once, timed by its trip count. What a `return` in it returns, if run."""
         if not record and self._walks_own_modules(node.iter):
-            return  # `for m in self.modules(): nn.init...(m.weight)`: initial values, no sizes and no work timed
+            return None  # `for m in self.modules(): nn.init...(m.weight)`: initial values, no sizes and no work timed
         items = _layers_of(self._eval_or_none(node.iter, scope, record=False))
         if not record:
             # __init__ (nothing timed): run the body once per item, bound, so the layers it builds have sizes.
@@ -678,7 +685,7 @@ class _Evaluator:
                 for item in items:
                     self._assign(node.target, item, scope)
                     self._run_body(node.body.body, scope, record)
-                return
+                return None
         elif (
             # `for layer in self.layers: x = layer(x)`: each step a module of its own, run in turn (not a data loop).
             isinstance(items, list)
@@ -696,12 +703,23 @@ class _Evaluator:
             for item in items:
                 self._assign(node.target, item, scope)
                 self._run_body(node.body.body, scope, record)
-            return
+            return None
         count = self._trip_count(node.iter, scope)
+        if count is not None and count <= HOST_SEARCH and _searches(node):
+            # `for b in range(min(cap, n), 0, -1): if n % b == 0: return b`: a helper searching for a size,
+            # plain arithmetic and a return: run step by step, so the size it returns is known.
+            assert isinstance(node.iter, cst.Call)
+            bounds = [self._eval(a.value, scope, record=False) for a in node.iter.args]
+            for item in range(*(int(b) for b in bounds if isinstance(b, int))):
+                self._assign(node.target, item, scope)
+                result = self._run_body(node.body.body, scope, record)
+                if result is not None:
+                    return result
+            return None
         if count is None:
             raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
         if count == 0:
-            return
+            return None
         outer = self.loop
         self.loop = (outer[0] * count, self._line(node))
         first = len(self.ops)
@@ -714,6 +732,7 @@ class _Evaluator:
             self.loop = outer
         if self._through_product(scope, entering, first):
             self.ops[first:] = [replace(op, recurrent=True) for op in self.ops[first:]]
+        return None
 
     @staticmethod
     def _walks_own_modules(node: cst.BaseExpression) -> bool:
@@ -2304,10 +2323,13 @@ class _Evaluator:
             except _Unknown:
                 programs = 0
         tensors = []
+        int_keywords = []
         for arg in node.args:
             value = self._eval_or_none(arg.value, scope, record=False)
             if isinstance(value, Tensor):
                 tensors.append(value)
+            elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):
+                int_keywords.append((arg.keyword.value, value))
         nbytes = sum(t.nbytes for t in tensors)
         flops, path = 0, ""
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -2364,6 +2386,7 @@ class _Evaluator:
                 kernel_lines=kernel_lines,
                 streams=streams,
                 scalar_loop=scalar_loop,
+                int_keywords=tuple(int_keywords),
                 autotuned=kernel is not None and kernel.autotune is not None,
                 arguments=len(node.args),
                 inputs=tuple(t.origin for t in tensors),
@@ -2410,6 +2433,11 @@ def _programs(grid: object) -> int:
 
 def _is_range(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range"
+
+
+def _searches(node: cst.For) -> bool:
+    """A loop over range() whose body returns and calls nothing: a host search for a size."""
+    return _is_range(node.iter) and not _launches_in(node) and any(isinstance(n, cst.Return) for n in walk(node.body))
 
 
 def _launches_in(node: cst.For) -> bool:

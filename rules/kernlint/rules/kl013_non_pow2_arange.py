@@ -30,7 +30,10 @@ class NonPow2Arange(Rule):
     computed launch argument such as `triton.next_power_of_2(N)`, or a
     kernel launched from another file), and whenever any known value is a
     power of two. `tl.static_range` and Python's `range` have no such
-    constraint and are never reported.
+    constraint and are never reported. In a KernelBench-style file (static
+    shapes) a computed launch argument is known too: `BLOCK_N=N` or
+    `BLOCK=pick_block(K)` (a host helper that searches for a divisor), at
+    the file's shapes, is reported when its value is not a power of two.
 
     Two more launches that cannot compile are reported here, because they
     fail the same way:
@@ -77,6 +80,29 @@ class NonPow2Arange(Rule):
     priority = 5
 
     VALID = [
+        # The same block rounded up on the host: 1024 at the file's shapes.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_sum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N)
+                tl.store(y_ptr + tl.program_id(0), tl.sum(x, axis=0))
+            class ModelNew(nn.Module):
+                def forward(self, x):
+                    y = torch.empty(x.shape[0], device=x.device)
+                    row_sum[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+                    return y
+            def get_inputs():
+                return [torch.randn(64, 1000)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # Power-of-two literal, `tl.program_id(axis=0)`, and a Python range of 3.
         Valid(
             """
@@ -199,6 +225,31 @@ class NonPow2Arange(Rule):
         ),
     ]
     INVALID = [
+        # A block the host computes from the input's shape: 1000 at the file's shapes.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_sum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N)
+                tl.store(y_ptr + tl.program_id(0), tl.sum(x, axis=0))
+            class ModelNew(nn.Module):
+                def forward(self, x):
+                    y = torch.empty(x.shape[0], device=x.device)
+                    row_sum[(x.shape[0],)](x, y, x.shape[1], BLOCK=x.shape[1])
+                    return y
+            def get_inputs():
+                return [torch.randn(64, 1000)]
+            def get_init_inputs():
+                return []
+            """,
+            line=8,
+            column=12,
+        ),
         # A runtime argument bounds the arange.
         Invalid(
             """
@@ -365,6 +416,48 @@ class NonPow2Arange(Rule):
                 if not ranges or any(is_power_of_two(r) or r <= 0 for r in ranges):
                     continue
                 yield _report(model, kernel, call, args, ranges)
+        yield from _at_file_shapes(model)
+
+
+def _at_file_shapes(model: FileModel) -> Iterator[Report]:
+    """In a KernelBench-style file: `tl.arange(0, BLOCK)` where the launch passes BLOCK a value
+    computed on the host (`BLOCK_N=N`, `BLOCK=pick_block(K)`) that, at the file's shapes, is not a
+    power of two. Where the source alone fixes the constexpr's values, the check above has
+    reported it already."""
+    entry = model.entry_point
+    if entry is None or entry.unknown:
+        return
+    seen: set[tuple[int, int]] = set()
+    for op in entry.ops:
+        if op.kind != "triton" or not op.int_keywords:
+            continue
+        launch = model.launch_at_site(op.site_line, op.note)
+        if launch is None:
+            continue
+        kernel, values = launch.kernel, dict(op.int_keywords)
+        for call in kernel.function.calls:
+            args = positional(call)
+            if not model.is_tl(call.func, "arange") or len(args) != 2 or not isinstance(args[1], cst.Name):
+                continue
+            name, start = args[1].value, model.int_values(kernel, args[0])
+            if name not in values or start != frozenset({0}) or (id(call), values[name]) in seen:
+                continue
+            if model.int_values(kernel, args[1]) is not None or is_power_of_two(values[name]):
+                continue  # known from the source alone: the check above decides
+            seen.add((id(call), values[name]))
+            argument = next((a.value for a in launch.node.args if a.keyword and a.keyword.value == name), None)
+            spelled = model.code(argument).strip() if argument is not None else name
+            message = (
+                f"`{model.code(call)}` in `{kernel.name}` spans {values[name]:,} elements at the file's shapes "
+                f"(the launch on line {op.site_line} passes `{name}={spelled}`), not a power of two: Triton "
+                "refuses to compile it at the first launch"
+            )
+            plan = (
+                f"Pass `{name}` as a power of two (`triton.next_power_of_2(...)`, {_next_pow2(values[name])} "
+                f"here, or a fixed block such as 1024 with a loop over the rest) and mask each load and store "
+                "over the range on the real length."
+            )
+            yield Report(node=call, message=message, plan=plan)
 
 
 def _report(
