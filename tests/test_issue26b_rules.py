@@ -172,9 +172,23 @@ def test_kl022_follows_the_helpers_output_and_removes_the_torch_passes() -> None
     assert abs(estimate["graph"] - expected) / expected < 0.05
 
 
-def test_kl022_leaves_a_returned_reduced_or_cast_output_alone() -> None:
-    assert lint(TAIL.replace("y = torch.sigmoid(y)\n        return y * 3.0", "return y.sum(dim=0)"), "KL022") == []
+def test_kl022_leaves_a_returned_cast_output_alone() -> None:
     assert lint(TAIL.replace("y = torch.sigmoid(y)\n        return y * 3.0", "return y.half()"), "KL022") == []
+
+
+def test_kl022_folds_a_sum_of_the_whole_output_into_the_kernel() -> None:
+    """The sum is the only reader of the kernel's full-size output: reduced in the kernel, the
+    output is neither written nor read back, so the kernel moves only its input."""
+    source = TAIL.replace("y = torch.sigmoid(y)\n        return y * 3.0", "return y.sum(dim=0)")
+    found = lint(source, "KL022")
+    assert [f.span.line for f in found] == [14] and "only for `.sum()`" in found[0].message
+    ep = entry(source)
+    launch = next(i for i, op in enumerate(ep.ops) if op.kind == "triton")
+    fixed = cost.fuse_into_kernel(ep.ops, 14, 14)
+    assert [op.kind for op in fixed] == [op.kind for op in ep.ops if op.kind != "reduction"]
+    kernel = next(op for op in fixed if op.kind == "triton")
+    out = 8192 * 8192 * 4
+    assert kernel.bytes == ep.ops[launch].bytes - out  # reads x; the output and its read back are gone
 
 
 def test_the_reference_model_beside_modelnew_is_not_a_hot_path() -> None:

@@ -1085,11 +1085,16 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             chain.add(i)
             frontier.add(i)
             extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
+        elif op.kind == "reduction" and not chain and set(op.inputs) <= set(launches):
+            # A sum or mean of the kernel's output alone, done in the kernel (partials per program):
+            # the full-size output is neither written nor read back.
+            chain.add(i)
+            extra -= max(op.in_bytes, default=0)
     merged = _merge_into_producer(ops, launches)
     if not chain:
         return merged
     out = list(ops)
-    out[launches[0]] = replace(ops[launches[0]], bytes=ops[launches[0]].bytes + extra)
+    out[launches[0]] = replace(ops[launches[0]], bytes=max(0, ops[launches[0]].bytes + extra))
     fused = _without(tuple(out), chain)
     return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in launches])
 

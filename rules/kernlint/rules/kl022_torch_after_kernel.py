@@ -35,8 +35,15 @@ class TorchAfterKernel(Rule):
     merges the two launches into one that reads the first one's inputs and
     writes the second one's output.
 
-    It stays silent on views and dtype casts alone, on reductions that
-    shrink the tensor (`.sum(dim)`), on torch ops after kernels with
+    Also in a KernelBench-style forward: a sum or mean (`torch.mean(y)`,
+    `y.sum(dim=1)`) that is the only reader of an elementwise kernel's
+    full-size output (a loss written per element, then averaged): the
+    kernel can reduce its block in registers and write partials, and the
+    full tensor is never written nor read back. Its estimate drops both.
+
+    It stays silent on views and dtype casts alone, on other reductions
+    that shrink the tensor (a per-row value summed, or any reduction
+    outside a KernelBench-style forward), on torch ops after kernels with
     `tl.dot` (KL004 reports a GEMM's torch epilogue), and on plain launcher functions a library exposes,
     which no model of the file calls.
 
@@ -222,6 +229,32 @@ class TorchAfterKernel(Rule):
         ),
     ]
     INVALID = [
+        # A per-element loss written whole, then averaged by torch.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def hinge_kernel(p_ptr, t_ptr, out_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                p = tl.load(p_ptr + offs, mask=offs < n)
+                t = tl.load(t_ptr + offs, mask=offs < n)
+                tl.store(out_ptr + offs, tl.maximum(1.0 - p * t, 0.0), mask=offs < n)
+            class ModelNew(nn.Module):
+                def forward(self, p, t):
+                    losses = torch.empty_like(p)
+                    hinge_kernel[(triton.cdiv(p.numel(), 1024),)](p, t, losses, p.numel(), BLOCK=1024)
+                    return torch.mean(losses)
+            def get_inputs():
+                return [torch.randn(4096, 4096), torch.randn(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=15,
+            column=9,
+        ),
         # The pair's shape: a LayerNorm kernel, then GELU and a scale in torch.
         Invalid(
             """
@@ -459,6 +492,12 @@ def _report(
     epilogue: Epilogue,
 ) -> Iterator[Report]:
     if not epilogue.full_size_ops:
+        if (
+            epilogue.kinds[:1] == ("reduction",)
+            and _additive(epilogue.ops[0])
+            and _full_size_reduction(model, function, epilogue.nodes[0])
+        ):
+            yield _reduction_report(model, function, node, spelled, output, epilogue.ops[0])
         return
     # The ops over the whole tensor: those before a reduction shrinks it.
     full = []
@@ -487,6 +526,46 @@ def _report(
         + _conv_bias_clause(model, function, node)
     )
     yield Report(node=node, message=message, plan=plan)
+
+
+def _additive(op: str) -> bool:
+    """A sum or a mean (`torch.mean`, `.sum(dim=1)`): partial results per program add up."""
+    name = op.split("(")[0].rstrip(".").rsplit(".", 1)[-1]
+    return name in ("sum", "mean")
+
+
+def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cst.CSTNode) -> bool:
+    """In a KernelBench-style forward, at the file's shapes: the reduction on `reduction`'s line reads a
+    Triton kernel's output as large as the kernel's largest input (an elementwise kernel's, not a
+    per-row value), so writing it and reading it back cost two full passes."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return False
+    line = model.line_of(reduction)
+    for op in entry.ops:
+        if op.kind != "reduction" or op.line != line or len(op.inputs) != 1 or not 0 <= op.inputs[0] < len(entry.ops):
+            continue
+        producer = entry.ops[op.inputs[0]]
+        if producer.kind == "triton" and not producer.flops and op.in_bytes[0] >= max(producer.in_bytes, default=0):
+            return True
+    return False
+
+
+def _reduction_report(
+    model: FileModel, function: FunctionInfo, node: cst.CSTNode, spelled: str, output: str | None, reduction: str
+) -> Report:
+    what = "output" if output is None else f"output `{output}`"
+    message = (
+        f"The {what} of {spelled} in `{function.qualname}` is written to memory whole only for `{reduction}` to "
+        "read it back and reduce it: a full write and a full read of a tensor nothing else needs"
+    )
+    plan = (
+        f"Reduce inside the kernel of {spelled}: each program sums its block in registers (`tl.sum`) and adds "
+        "the partial to the output with `tl.atomic_add` (or writes one partial per program for a tiny second "
+        f"pass), dividing by the element count for a mean; drop `{reduction}` and the full-size output."
+        + _conv_bias_clause(model, function, node)
+    )
+    return Report(node=node, message=message, plan=plan)
 
 
 def _conv_bias_clause(model: FileModel, function: FunctionInfo, node: cst.CSTNode | None) -> str:
