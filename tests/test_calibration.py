@@ -46,6 +46,10 @@ UNKNOWN = {
 # seq4k 3190 vs 2191); the fused after is on the mark.
 BEFORE_SLOWER = "the before's unfused attention measures ~1.4x its modelled time"
 HOST_LEASE = "host cost measured in another lease than the calibration"
+# Pairs re-measured in the newest calibration's own lease whose host time the probes still miss: small
+# afters and befores whose eager or KernelBench time is Python and launch overhead the one-op probes do
+# not reproduce (module attribute lookups, views, argument binding of wide launches).
+HOST_MODEL = "host time above the probes' in the calibration's own lease"
 MODES = ("kernelbench", "eager", "graph")
 MISSES = (
     # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate (the masked
@@ -60,8 +64,6 @@ MISSES = (
             "seq512",
             "kernelbench",
         ): "fused attention at S=512 below the SDPA probe's rate",
-        # The after's one Triton launch measures 11.8 us eager; the probes' Triton launch and allocation give 19.
-        ("kl011_per_call_allocation", "decode", "eager"): "eager host cost of the after's launch below the probes'",
     }
     | {
         # The before's torch epilogue measures 105 us eager where the model gives 83, the after's launch 12 where
@@ -72,7 +74,7 @@ MISSES = (
         # The Triton int8 GEMM runs at gemm_int8_tn's cuBLAS rate (~910 TOPS) in the model; the pair's fused
         # kernel measures ~1,130 at 4096^3 (and at the seed shape the epilogue's eager host cost, as above).
         ("kl004_unfused_epilogue", s, m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
-        for s, m in (("large", "kernelbench"), ("seed", "eager"))
+        for s, m in (("large", "kernelbench"), ("large", "eager"), ("seed", "eager"))
     }
     | {
         # At decode the before measures ~1.5x its modelled time in a graph (119 vs 79 us, with the fp32 GEMM
@@ -80,22 +82,22 @@ MISSES = (
         # ~1,130 TOPS, above the cuBLAS int8 probe's (121 vs 151 us; within 1.3x in a graph).
         **{
             ("kl016_upcast_before_torch_matmul", "decode", m): "the before's fp32 path below its modelled time"
-            for m in ("kernelbench", "graph")
+            for m in ("graph",)
         },
         **{
             ("kl016_upcast_before_torch_matmul", "large", m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
-            for m in ("kernelbench", "eager")
+            for m in MODES
         },
-        # KernelBench mode at the seed shape: the fused after measures 9.0 us (5.7 in a graph), the model 7.2:
-        # its one launch behind the flush is GPU-bound, and its GEMM is priced above the GPU's floor by little.
-        ("kl016_upcast_before_torch_matmul", "seed", "kernelbench"): "the after's small GEMM above its modelled time",
+        # Eager: the decode before measures 266 us where the model gives 92; the seed after 17 where it gives 5.
+        ("kl016_upcast_before_torch_matmul", "decode", "eager"): HOST_MODEL,
+        ("kl016_upcast_before_torch_matmul", "seed", "eager"): HOST_MODEL,
     }
     | {
         # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
         for s in ("kernelbench", "wide")
         for m in ("kernelbench", "eager", "graph")
-        if (s, m) != ("wide", "eager")
+        if (s, m) != ("wide", "kernelbench")
     }
     | {
         # At n=1024 the before measures 16.4 us KernelBench and 26.9 eager where the model (torch.diag as the
@@ -109,7 +111,13 @@ MISSES = (
         # The fused chain's Triton kernel measures 130 us where its bytes take 89 at the streaming rate (the
         # before's chain of torch ops, with its broadcast operands at their probe's rate, is within 1.1x).
         ("kl023_unfused_op_chain", "rows4k", m): "the after's fused kernel is slower than its bytes"
-        for m in ("kernelbench", "eager", "graph")
+        for m in ("eager", "graph")
+    }
+    | {
+        # The fused kernel at 16x16384 measures 3.0 us in a graph where the Triton floor probe gives 1.1.
+        ("kl023_unfused_op_chain", "kb16", "graph"): "the after's small kernel above the Triton floor probe",
+        # KernelBench mode: the before measures 177 us where the model gives 218 (its zero-filled diagonal).
+        ("kl025_structure_blind_gemm", "kernelbench", "kernelbench"): "the before below its modelled time",
     }
     | {
         # cuDNN's step cost comes from the KL005 pair's one-layer nn.GRU (4.97 us a step in a graph, 12.6 in
@@ -125,23 +133,27 @@ MISSES = (
         # fitted 12, 7, 14 and 9.6 us in four leases, a Triton launch 19 us in the newest (the machine's CPU
         # differs), and these rows' gains are host time. The validation files, measured in the calibration's
         # lease, hold (tests/test_cost.py).
-        ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_LEASE,
-        ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_LEASE,
-        ("kl004_unfused_epilogue", "seed", "graph"): HOST_LEASE,
-        # A chain of small ops whose eager time is the host's: 36.5 us measured in its lease, 23.9 modelled.
-        ("kl023_unfused_op_chain", "kb16", "eager"): HOST_LEASE,
-        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_LEASE,
-        ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_LEASE,
-        ("kl020_gemm_without_dot", "square", "eager"): HOST_LEASE,
-        ("kl027_dead_or_constant_result", "kernelbench", "eager"): HOST_LEASE,
+        # KernelBench mode: the probes' flush constants of the newest lease against pairs measured before it.
+        ("kl020_gemm_without_dot", "square", "kernelbench"): HOST_LEASE,
+        ("kl020_gemm_without_dot", "standard", "kernelbench"): HOST_LEASE,
+        ("kl022_torch_after_kernel", "wide", "eager"): HOST_LEASE,
+        ("kl028_host_bound_forward", "kernelbench", "eager"): HOST_LEASE,
+        # Re-measured in the calibration's own lease, still off the probes' host costs (seed and decode befores
+        # of 79-117 us eager against 54-94 modelled; small afters of one launch).
+        ("kl004_unfused_epilogue", "decode", "kernelbench"): HOST_MODEL,
+        ("kl004_unfused_epilogue", "seed", "kernelbench"): HOST_MODEL,
+        ("kl004_unfused_epilogue", "seed", "graph"): HOST_MODEL,
+        # A chain of small ops whose eager time is the host's: 36.6 us measured, 30.0 modelled; its after 23.7, 15.
+        ("kl023_unfused_op_chain", "kb16", "eager"): HOST_MODEL,
+        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_MODEL,
+        ("kl019_scalar_programs", "small", "eager"): HOST_MODEL,
     }
     | {
-        # A kernel defined in forward: the newest calibration's jit_per_call probe (a one-line kernel) costs
-        # 2.7 ms a call, where the pair's before measured 2.1 ms in its lease; at decode the after's launch
-        # measures 14.6 us eager where the newest probes' launch and allocation give 33.
+        # A kernel defined in forward: the calibration's jit_per_call probe (a one-line kernel) reloads in 1.6 ms
+        # a call, where the pair's befores measured 3.1-3.6 ms in the same lease (a larger kernel to reload).
         **{
-            ("kl017_jit_in_hot_path", s, m): "the jit probe's reload above the pair's (2.7 vs 2.1 ms)"
-            for s, m in (("decode", "kernelbench"), ("prefill", "kernelbench"), ("decode", "eager"))
+            ("kl017_jit_in_hot_path", s, m): "the pair's kernel reload above the jit probe's (3.3 vs 1.6 ms)"
+            for s, m in (("decode", "kernelbench"), ("prefill", "kernelbench"), ("prefill", "eager"))
         },
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
         # (5.5 us KernelBench, 26.9 eager, 1.9 graph) is off the probes' host cost and the bytes' time.
@@ -153,7 +165,7 @@ MISSES = (
         # rate for every GEMM size), and the eager after's torch.ones 2.9 us where the probes give 6.9; in
         # KernelBench mode the before's GEMM is GPU time the flush does not hide.
         ("kl027_dead_or_constant_result", "m128", m): "a small GEMM below the tensor-core probe's rate"
-        for m in MODES
+        for m in ("graph",)
     }
     | {
         # KL029 stays silent at the launch-bound shape (PyTorch's pool and the Triton one both at the GPU's

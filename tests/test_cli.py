@@ -158,16 +158,60 @@ def test_statistics_prints_the_counts_only() -> None:
     ]
 
 
+MULTIPASS_SOFTMAX = """import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    base = row * N
+    m = -float("inf")
+    for start in range(0, N, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = tl.maximum(m, tl.max(tl.load(x_ptr + base + offs, mask=offs < N, other=-float("inf")), axis=0))
+    s = 0.0
+    for start in range(0, N, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        s += tl.sum(tl.exp(tl.load(x_ptr + base + offs, mask=offs < N, other=-float("inf")) - m), axis=0)
+    for start in range(0, N, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + base + offs, mask=offs < N, other=-float("inf"))
+        tl.store(y_ptr + base + offs, tl.exp(x - m) / s, mask=offs < N)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=1024)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(4096, 65536)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
 def test_the_summary_says_why_a_gain_is_the_pairs(tmp_path) -> None:
     """A file whose shapes are known but whose best fix the cost model does
-    not model for its code (KL019's on a program looping over scalar loads)
-    is not said to have unknown shapes."""
+    not model for its code (KL008's, inside a kernel) is not said to have
+    unknown shapes; a program looping over scalar loads is estimated."""
     scalar = (FIXTURES / "generated" / "g03_l1_47_sum_reduction_scalar.py").read_bytes()
     (tmp_path / "scalar.py").write_bytes(scalar)
+    (tmp_path / "softmax.py").write_text(MULTIPASS_SOFTMAX)
     (tmp_path / "seed.py").write_bytes((FIXTURES / "seed" / "kernel.py").read_bytes())
     lines = run_kernlint("--no-color", ".", cwd=tmp_path).stdout.decode().splitlines()
-    assert "  scalar.py: 414.7x (the pair's, not estimated for this file) from KL019 scalar-programs (line 43)" in lines
+    assert (
+        "  softmax.py: 1.3x (the pair's, not estimated for this file) from KL008 multipass-softmax (line 12)" in lines
+    )
     assert "  seed.py: 4.9x (the pair's, shapes unknown) from KL002 per-call-relayout (line 112)" in lines
+    assert "  scalar.py: 32.9x (for this file) from KL019 scalar-programs (line 43)" in lines
 
 
 def test_a_run_over_many_files_ends_with_one_summary_of_the_top_files(tmp_path) -> None:

@@ -1143,9 +1143,12 @@ def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | N
     outputs = [j for j in chain if not readers[j] or readers[j] - chain]
     head = ops[min(chain)]
     sources = tuple(dict.fromkeys(source for _, source in inputs))
+    # The plan's one Triton kernel: a launch's host cost (its tensors and a size and a block as arguments),
+    # and its output allocated with torch.empty.
     fused = Op(
-        "elementwise",
+        "triton",
         head.line,
+        arguments=len(sources) + len(outputs) + 2,
         bytes=sum(inputs.values()) + sum(ops[j].out_bytes for j in outputs),
         repeat=head.repeat * (1 + len(splits)),  # one kernel per side of a grid-wide reduction
         loop_line=head.loop_line,
