@@ -104,7 +104,7 @@ def get_init_inputs():
 
 def test_kl021_counts_programs_at_the_files_shapes_and_estimates_filling_the_gpu() -> None:
     found = lint(LAYERNORM.replace("GRID", "(B,)").replace("ROWS", "16"), "KL021")
-    assert [(f.span.line, f.category.value) for f in found] == [(14, "memory-layout")]
+    assert [(f.span.line, f.category.value) for f in found] == [(14, "algorithm-replacement")]
     assert "16 programs" in found[0].message and "132 SMs" in found[0].message
     estimate = found[0].expected_speedup["for_this_file"]
     c = cost.calibration().constants

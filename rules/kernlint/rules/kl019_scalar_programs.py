@@ -77,8 +77,9 @@ class ScalarPrograms(Rule):
     Memory Layout Optimization: the fix keeps the one launch and changes
     how the same work is laid out over programs and lanes (a block of
     contiguous elements per program, loaded as coalesced vectors instead of
-    one scalar per thread block), as KL021's fix does in the other
-    direction. It reduces programs, not kernel launches, so Kernel Launch
+    one scalar per thread block): the same algorithm over the same data,
+    where KL021's fix (more programs, with a combine step) changes the
+    algorithm. It reduces programs, not kernel launches, so Kernel Launch
     Reduction (KL005, KL006, KL017: launches, syncs and compiles issued
     from the host) does not name it.
 

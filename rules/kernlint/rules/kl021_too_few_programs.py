@@ -66,11 +66,15 @@ class TooFewPrograms(Rule):
     second pass (or atomics) to combine the partial results.
 
     ## Category
-    Memory Layout Optimization: the fix changes how the same work is laid
-    out over the GPU's SMs (a row or a K range split into chunks, smaller
-    output tiles), not the algorithm and not the number of kernels (it
-    usually adds one); the prompt's four categories have no closer name for
-    a work decomposition.
+    Algorithm Replacement: the fix replaces the kernel's decomposition of
+    the work with one that has enough independent pieces for every SM: a
+    split-K GEMM, a reduction or normalization in two passes (partials per
+    chunk, then a combine step). That is a different algorithm for the same
+    result (it adds the combine, usually a kernel), not a layout of the same
+    data, and not fewer launches. (It was filed under Memory Layout
+    Optimization until fresh generated-style files, labelled by reviewers
+    who had not seen kernlint's output, named split-K and split reductions
+    algorithm replacements four times out of four.)
 
     ## Measured speedup
     Read from the measurement record of the pair
@@ -80,7 +84,7 @@ class TooFewPrograms(Rule):
 
     code = "KL021"
     name = "too-few-programs"
-    category = Category.MEMORY_LAYOUT
+    category = Category.ALGORITHM_REPLACEMENT
     severity = Severity.WARNING
     summary = "A Triton grid has fewer programs than the GPU has SMs for a large tensor; most SMs idle."
     bottleneck = (
