@@ -633,6 +633,18 @@ class EpilogueFacts(HostFlowFacts):
                     return producer[0]
         return None
 
+    def conv_functional(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """How a convolution call is written as a function (`F.conv3d` for a module built as
+        nn.Conv3d, `F.conv_transpose2d` for F.conv_transpose2d itself), or None if it is not one."""
+        name = self.qualname(call.func) or ""
+        if name not in CONV_FUNCTIONS:
+            module = self._self_module(call, function)
+            if module not in CONV_MODULES:
+                return None
+            kind = module.rsplit(".", 1)[-1].removeprefix("Lazy")  # "Conv3d", "ConvTranspose2d"
+            name = "conv_transpose" + kind[-2:] if kind.startswith("ConvTranspose") else "conv" + kind[-2:]
+        return "F." + name.rsplit(".", 1)[-1]
+
     def _conv_has_bias(self, call: cst.Call, function: FunctionInfo) -> bool:
         """A convolution call that adds a bias: `F.conv2d(x, w, b)` with a bias that is not None nor
         the function's argument, or a conv module built without `bias=False` (nn.Conv*d and

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -574,7 +573,7 @@ class UnfusedEpilogue(Rule):
                     if kind == "conv" and not epilogue.ops:
                         found = model.conv_bias_reader(call, function)
                         if found is not None:
-                            yield self._bias_report(function, call, spelled, found[1])
+                            yield self._bias_report(model, function, call, spelled, found[1])
             for operation in function.matmul_ops:
                 if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
                     continue
@@ -613,7 +612,9 @@ class UnfusedEpilogue(Rule):
         )
         return Report(node=node, message=message, plan=plan)
 
-    def _bias_report(self, function: FunctionInfo, call: cst.Call, spelled: str, reader: str) -> Report:
+    def _bias_report(
+        self, model: FileModel, function: FunctionInfo, call: cst.Call, spelled: str, reader: str
+    ) -> Report:
         """A convolution's bias, added by PyTorch in a pass of its own, before a Triton kernel that
         reads the convolution's output anyway."""
         message = (
@@ -622,8 +623,8 @@ class UnfusedEpilogue(Rule):
             "again: the bias could be added there"
         )
         plan = (
-            f"Call the convolution without its bias (`{_functional(spelled)}(x, weight, None, ...)` with the "
-            f"layer's stride, padding, dilation and groups) and add the bias inside {reader}: load the "
+            f"Call the convolution without its bias (`{_functional(model, function, call)}(x, weight, None, ...)` "
+            f"with the layer's stride, padding, dilation and groups) and add the bias inside {reader}: load the "
             "per-channel bias once per program and add it to the values it loads, before the rest of its "
             "work; one pass over the output instead of two."
         )
@@ -657,7 +658,8 @@ class UnfusedEpilogue(Rule):
                 "output once, applies the whole tail in registers (per-channel vectors loaded once per tile; a "
                 "group/batch norm's statistics and a reduction over the tile in the same kernel) and writes once "
                 "(`torch.compile` fuses a pointwise tail the same way). If the convolution has a bias, call it "
-                f"without (`{_functional(spelled)}(x, weight, None, ...)` with the layer's stride and padding) and "
+                f"without (`{_functional(model, function, node)}(x, weight, None, ...)` with the layer's stride and "
+                "padding) and "
                 "add the bias in that kernel: PyTorch adds a cuDNN convolution's bias in a pass of its own over "
                 "the output."
             )
@@ -676,9 +678,7 @@ class UnfusedEpilogue(Rule):
         yield Report(node=node, message=message, plan=plan)
 
 
-def _functional(spelled: str) -> str:
-    """The functional form of the convolution module named in `spelled` ("`self.conv` (nn.Conv3d)")."""
-    found = re.search(r"nn\.Conv(Transpose)?([123])d", spelled)
-    if not found:
-        return "F.conv2d"
-    return f"F.conv{'_transpose' if found.group(1) else ''}{found.group(2)}d"
+def _functional(model: FileModel, function: FunctionInfo, node: cst.CSTNode) -> str:
+    """The convolution at `node` written as a function call (`F.conv3d`)."""
+    found = model.conv_functional(node, function) if isinstance(node, cst.Call) else None
+    return found or "F.conv2d"
