@@ -27,7 +27,6 @@ UNKNOWN = {
     # (int8_as_fp32_matmul = ...), which the shape table does not follow.
     "kl001_upcast_before_dot": "shapes not static: forward: `int8_as_fp32_matmul` has no static value",
     "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
-    "kl008_multipass_softmax": INSIDE_A_KERNEL,
     "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
     # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
     "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",

@@ -198,18 +198,61 @@ def get_init_inputs():
 """
 
 
+FIXED_TILE_GEMM = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m, pid_n = tl.swizzle2d(tl.program_id(0), tl.program_id(1), M // BM, N // BN, 8)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, out_dtype=tl.float32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        M, K = a.shape
+        N = b.shape[1]
+        c = torch.empty(M, N, device=a.device, dtype=a.dtype)
+        mm_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_warps=4)
+        return c
+
+
+def get_inputs():
+    return [torch.randn(8192, 8192, dtype=torch.float16), torch.randn(8192, 8192, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
 def test_the_summary_says_why_a_gain_is_the_pairs(tmp_path) -> None:
     """A file whose shapes are known but whose best fix the cost model does
-    not model for its code (KL008's, inside a kernel) is not said to have
-    unknown shapes; a program looping over scalar loads is estimated."""
+    not model for its code (KL003's tiles, inside a kernel) is not said to have
+    unknown shapes; a program looping over scalar loads and a softmax reading
+    its rows in three passes are estimated."""
     scalar = (FIXTURES / "generated" / "g03_l1_47_sum_reduction_scalar.py").read_bytes()
     (tmp_path / "scalar.py").write_bytes(scalar)
     (tmp_path / "softmax.py").write_text(MULTIPASS_SOFTMAX)
+    (tmp_path / "gemm.py").write_text(FIXED_TILE_GEMM)
     (tmp_path / "seed.py").write_bytes((FIXTURES / "seed" / "kernel.py").read_bytes())
     lines = run_kernlint("--no-color", ".", cwd=tmp_path).stdout.decode().splitlines()
     assert (
-        "  softmax.py: 1.3x (the pair's, not estimated for this file) from KL008 multipass-softmax (line 12)" in lines
+        "  gemm.py: 3.2x (the pair's, not estimated for this file) from KL003 hardcoded-launch-config (line 27)"
+        in lines
     )
+    assert "  softmax.py: 1.3x (for this file) from KL008 multipass-softmax (line 12)" in lines
     assert "  seed.py: 4.9x (the pair's, shapes unknown) from KL002 per-call-relayout (line 112)" in lines
     assert "  scalar.py: 32.9x (for this file) from KL019 scalar-programs (line 43)" in lines
 

@@ -902,3 +902,78 @@ def test_a_host_loop_over_a_few_sizes_runs_item_by_item_and_a_list_slices() -> N
     assert e.unknown == ()
     # outer = 4, inner = 16 * 32: the view [4, 8, 512] summed over its middle dimension.
     assert [(op.kind, op.bytes, op.repeat) for op in e.ops] == [("reduction", 4 * (4 * 8 * 512 + 4 * 512), 1)]
+
+
+MULTIPASS_SOFTMAX = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+from somewhere import interpreting
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = x_ptr + tl.program_id(0) * n_cols
+    cols = tl.arange(0, BLOCK)
+    m = tl.full((BLOCK,), -float("inf"), tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        m = tl.maximum(m, tl.load(row + off + cols, mask=off + cols < n_cols, other=-float("inf")))
+    m_row = tl.max(m, 0)
+    s = tl.zeros((BLOCK,), tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        s += tl.exp(tl.load(row + off + cols, mask=off + cols < n_cols, other=-float("inf")) - m_row)
+    s_row = tl.sum(s, 0)
+    for off in range(0, n_cols, BLOCK):
+        x = tl.load(row + off + cols, mask=off + cols < n_cols)
+        tl.store(y_ptr + tl.program_id(0) * n_cols + off + cols, tl.exp(x - m_row) / s_row, mask=off + cols < n_cols)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        block = 1024 if interpreting() else 4096
+        softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=block)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(4096, 32768)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_kernel_reading_a_row_in_three_passes_moves_it_three_times_and_the_online_fix_two() -> None:
+    e = entry(MULTIPASS_SOFTMAX)
+    # `block` comes from another module's helper given no tensor: opaque, and nothing sized reads it.
+    assert e.unknown == ()
+    launch = next(op for op in e.ops if op.kind == "triton")
+    row = 4096 * 32768 * 4
+    assert launch.row_passes == ((14, 3, row),)
+    assert launch.bytes == 3 * row + row  # three reads of x, one write of y
+    assert launch.int_keywords == ()  # BLOCK has no static value
+    fixed = cost.online_passes(e.ops, 14, 14)
+    assert fixed is not None
+    assert [op.bytes for op in fixed if op.kind == "triton"] == [2 * row + row]
+    assert cost.online_passes(e.ops, 20, 20) is None  # not a pass's line
+    finding = next(f for f in lint_source("k.py", MULTIPASS_SOFTMAX).findings if f.code == "KL008")
+    estimate = finding.expected_speedup["for_this_file"]
+    assert estimate["status"] == "estimated"
+    assert 1.25 <= estimate["graph"] <= 1.34  # 4 row transfers become 3
+
+
+def test_a_pass_from_the_middle_of_the_row_is_a_tail_not_a_pass_and_a_host_value_read_for_a_size_is_unknown() -> None:
+    tail = MULTIPASS_SOFTMAX.replace(
+        "    for off in range(0, n_cols, BLOCK):\n        s +=",
+        "    for off in range(BLOCK, n_cols, BLOCK):\n        s +=",
+    )
+    launch = next(op for op in entry(tail).ops if op.kind == "triton")
+    assert launch.row_passes == ((14, 2, 4096 * 32768 * 4),)
+    sized = MULTIPASS_SOFTMAX.replace("(x.shape[0],)](x", "(triton.cdiv(x.numel(), block),)](x").replace(
+        "block = 1024 if interpreting() else 4096", "block = x.shape[1] if interpreting() else 4096"
+    )
+    # A tensor is read in the expression: not a host value of its own, so the file is not sized.
+    assert entry(sized).unknown

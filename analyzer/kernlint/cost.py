@@ -31,7 +31,9 @@ loop's work as one batched launch; fold an epilogue into its GEMM; replace
 materialized attention by one fused attention kernel; run an upcast GEMM
 on its narrow inputs; run a Triton product's multiply-adds on the tensor
 cores; spread a launch over the whole GPU; do the torch ops after a Triton
-kernel inside it; drop the work a constant or unused result does not need.
+kernel inside it; drop the work a constant or unused result does not need;
+read a row in the two passes of an online softmax where a kernel read it
+in three (a launch's bytes count each full pass over a tensor it re-reads).
 """
 
 from __future__ import annotations
@@ -1047,6 +1049,27 @@ def block_programs(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
     return tuple(out)
 
 
+# The passes the plan's online softmax keeps: one for the running max and sum, one to normalize.
+ONLINE_PASSES = 2
+
+
+def online_passes(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The kernel's separate max and exp-sum passes over a row, at `first..last`, merged into one
+    online pass: the tensor is read in ONLINE_PASSES passes, the launch's other bytes stay."""
+    out, changed = list(ops), False
+    for i, op in enumerate(ops):
+        if op.kind != "triton":
+            continue
+        passes = tuple(
+            (line, ONLINE_PASSES, size) if first <= line <= last and count > ONLINE_PASSES else (line, count, size)
+            for line, count, size in op.row_passes
+        )
+        if passes != op.row_passes:
+            saved = sum((old[1] - new[1]) * old[2] for old, new in zip(op.row_passes, passes))
+            out[i], changed = replace(op, bytes=op.bytes - saved, row_passes=passes), True
+    return tuple(out) if changed else None
+
+
 def compile_once(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """The kernel defined at `first..last` inside the call moves to module
     level: the per-call kernel object, and its reload, go."""
@@ -1443,6 +1466,7 @@ EFFECTS: dict[str, Effect] = {
     "remove_dead_work": remove_dead_work,
     "block_programs": block_programs,
     "compile_once": compile_once,
+    "online_passes": online_passes,
 }
 
 

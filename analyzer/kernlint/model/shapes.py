@@ -238,6 +238,10 @@ class Op:
     # An elementwise op with an operand broadcast against it (a bias row, a column of scales): PyTorch's
     # kernel then indexes every operand and does not vectorize its loads.
     broadcast: bool = False
+    # Triton launches: a tensor the kernel reads in several full passes (sequential loops from the start of
+    # its row, each loading it: a max pass, a sum pass, a normalize pass): (line of the first pass, passes,
+    # the tensor's bytes). `bytes` counts each pass's read.
+    row_passes: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -618,7 +622,7 @@ class _Evaluator:
                     if isinstance(small, cst.Return):
                         return self._eval(small.value, scope, record) if small.value is not None else None
                     if isinstance(small, cst.Assign):
-                        value = self._eval(small.value, scope, record)
+                        value = self._host_value(small.value, scope, record)
                         for target in small.targets:
                             self._assign(target.target, value, scope)
                     elif isinstance(small, cst.AnnAssign) and small.value is not None:
@@ -672,6 +676,32 @@ class _Evaluator:
             else:
                 raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
         return None
+
+    def _host_value(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:
+        """The value assigned in a timed body; a host number the table cannot compute (a call of another
+        module's helper that is given no tensor: `block = 2048 if interpreting() else 4096`) is bound as
+        opaque, so that the file stays sized unless something sized reads it (a launch's keyword then
+        gives no value, a grid no program count)."""
+        count = len(self.ops)
+        try:
+            return self._eval(node, scope, record)
+        except _Unknown as why:
+            if not record or len(self.ops) != count or not self._host_only(node, scope):
+                raise
+            return _Opaque(str(why))
+
+    def _host_only(self, node: cst.BaseExpression, scope: dict) -> bool:
+        """No tensor, module or `self` is read in `node`, and no function of this file is called in it
+        (a helper of the file may launch work; one of another module given no tensor has none of ours)."""
+        local = {f.name for f in self.model.functions}
+        for inner in walk(node):
+            if isinstance(inner, cst.Name) and (
+                inner.value == "self" or isinstance(scope.get(inner.value), (Tensor, _Module, list, tuple, dict))
+            ):
+                return False
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value in local:
+                return False
+        return True
 
     def _run_for(self, node: cst.For, scope: dict, record: bool) -> object | None:
         """Runs a loop's body as the table can: item by item where its items are known and few (or a
@@ -848,6 +878,8 @@ class _Evaluator:
             return number
         if isinstance(node, cst.Name):
             if node.value in scope:
+                if isinstance(scope[node.value], _Opaque):
+                    raise _Unknown(scope[node.value].why)
                 return scope[node.value]
             if node.value in ("True", "False", "None"):
                 return {"True": True, "False": False, "None": None}[node.value]
@@ -2330,7 +2362,8 @@ class _Evaluator:
                 tensors.append(value)
             elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):
                 int_keywords.append((arg.keyword.value, value))
-        nbytes = sum(t.nbytes for t in tensors)
+        row_passes = self._row_passes(launched, node, scope)
+        nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         flops, path = 0, ""
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
@@ -2389,6 +2422,7 @@ class _Evaluator:
                 int_keywords=tuple(int_keywords),
                 autotuned=kernel is not None and kernel.autotune is not None,
                 arguments=len(node.args),
+                row_passes=row_passes,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2407,6 +2441,31 @@ class _Evaluator:
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
 
+    def _row_passes(self, kernel, node: cst.Call, scope: dict) -> tuple[tuple[int, int, int], ...]:
+        """The tensors this launch's kernel reads in two or more full passes (KernelTileFacts.row_passes,
+        counting the loops that start at the row's beginning: a main loop's tail is not a pass of its own),
+        with their bytes; where the loops are alternatives in different blocks, the most of any block."""
+        if (
+            kernel is None
+            or not isinstance(self.model, KernelTileFacts)
+            or self.model.home_of(kernel) is not self.model
+        ):
+            return ()
+        passes = self.model.row_passes(kernel)
+        if not passes:
+            return ()
+        found: dict[str, tuple[int, int, int]] = {}
+        for group in passes:
+            full = [loop for loop in group.loops if _from_start(loop.node)]
+            argument = _argument_for(kernel, node, group.pointer)
+            value = self._eval_or_none(argument, scope, record=False) if argument is not None else None
+            if len(full) < 2 or not isinstance(value, Tensor):
+                continue
+            entry = (self._line(full[0].node), len(full), value.nbytes)
+            if group.pointer not in found or found[group.pointer][1] < len(full):
+                found[group.pointer] = entry
+        return tuple(sorted(found.values()))
+
     def _call_lambda(self, grid: _Lambda, node: cst.Call, scope: dict, config: dict | None = None):
         """A grid lambda's value: its one parameter is the launch's keyword arguments (`meta["BLOCK"]`),
         and an autotune config's values."""
@@ -2421,6 +2480,32 @@ class _Evaluator:
         if params:
             inner[params[0].name.value] = meta
         return self._eval(grid.node.body, inner, record=False)
+
+
+def _from_start(loop: cst.For) -> bool:
+    """A loop over range(N), range(0, N, step) (or tl.range, tl.static_range): it starts at the row's
+    beginning, so each one walks the whole row."""
+    call = loop.iter
+    if not isinstance(call, cst.Call) or not call.args:
+        return False
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+    if name not in ("range", "static_range"):
+        return False
+    return len(call.args) == 1 or literal_value(call.args[0].value) == 0
+
+
+def _argument_for(kernel, node: cst.Call, param: str) -> cst.BaseExpression | None:
+    """The expression a launch passes for the kernel's parameter `param` (by keyword or position)."""
+    names = [p.name for p in kernel.params]
+    for position, arg in enumerate(node.args):
+        if arg.keyword is not None:
+            if arg.keyword.value == param:
+                return arg.value
+        elif arg.star:
+            return None
+        elif position < len(names) and names[position] == param:
+            return arg.value
+    return None
 
 
 def _programs(grid: object) -> int:
@@ -2603,6 +2688,13 @@ def _reduced_value(fn: str, value: float | None, count: int) -> float | None:
     if fn == "logsumexp":
         return value + math.log(count)
     return None
+
+
+@dataclass(frozen=True)
+class _Opaque:
+    """A host value the table cannot compute, bound to a name: reading it is unknown (`why`)."""
+
+    why: str
 
 
 @dataclass(frozen=True, eq=False)

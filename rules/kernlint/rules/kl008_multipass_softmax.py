@@ -96,6 +96,7 @@ class MultipassSoftmax(Rule):
         "exp(m_old - m_new)), then one normalize pass; one pass when the row fits a block."
     )
     priority = 60
+    fix_effect = "online_passes"
 
     VALID = [
         # Online softmax: two passes.
