@@ -62,6 +62,7 @@ def test_forward_is_read_at_the_files_own_shapes() -> None:
     assert e.sources == ("module constants", "get_inputs()", "get_init_inputs()")
     assert e.unknown == ()
     assert [(op.kind, op.line, op.bytes, op.flops) for op in e.ops] == [
+        ("view", 11, 0, 0),  # .t(): no kernel, a dispatched op's host time
         ("transpose_copy", 11, 2 * 512 * 256 * 4, 0),
         ("gemm", 12, (16 * 256 + 256 * 512 + 16 * 512) * 4, 2 * 16 * 512 * 256),
         ("elementwise", 13, 2 * 16 * 512 * 4, 0),
@@ -69,7 +70,7 @@ def test_forward_is_read_at_the_files_own_shapes() -> None:
         ("reduction", 14, 16 * 512 * 4 + 4, 0),
         ("sync", 14, 0, 0),
     ]
-    assert e.ops[1].path == "fp32"  # torch's default: no TF32 for matmul
+    assert e.ops[2].path == "fp32"  # torch's default: no TF32 for matmul
 
 
 NORM_PARAMETERS = """
@@ -101,9 +102,10 @@ def get_init_inputs():
 def test_a_normalization_modules_weight_bias_and_eps_are_known() -> None:
     e = entry(NORM_PARAMETERS)
     assert e.unknown == ()
-    assert [op.kind for op in e.ops] == ["elementwise", "elementwise", "elementwise"]
-    assert e.ops[0].bytes == 2 * 16 * 4  # the BatchNorm weight times its eps
-    assert e.ops[1].bytes == 2 * 8 * 32 * 64 * 4  # x viewed as [8, 2048] (n = 32 * 64), read and written
+    ops = [op for op in e.ops if op.kind != "view"]  # the .view() calls: host time only
+    assert [op.kind for op in ops] == ["elementwise", "elementwise", "elementwise"]
+    assert ops[0].bytes == 2 * 16 * 4  # the BatchNorm weight times its eps
+    assert ops[1].bytes == 2 * 8 * 32 * 64 * 4  # x viewed as [8, 2048] (n = 32 * 64), read and written
 
 
 DIAG_AND_BIAS = """
@@ -151,7 +153,7 @@ def test_a_loop_records_its_body_once_with_its_trip_count() -> None:
         "        w = self.linear.weight.t()\n        for step in range(7):\n            x = x + 1.0\n",
     )
     ops = entry(source).ops
-    assert [(op.kind, op.repeat, op.loop_line) for op in ops[:1]] == [("elementwise", 7, 12)]
+    assert [(op.kind, op.repeat, op.loop_line) for op in ops[:2]] == [("view", 1, 0), ("elementwise", 7, 12)]
 
 
 def test_what_cannot_be_evaluated_stays_unknown_and_says_why() -> None:
@@ -222,32 +224,30 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     # A graph cannot capture the files that synchronize: they are not close in graph mode either.
     no_graph = {r["name"] for r in rows if r["measured"].get("graph") is None}
-    # In the newest calibration's lease:
+    # In the newest calibration's lease (the first with the view and item-assignment probes):
     # - kl004_convbn: its fix's three Triton launches of up to 12 arguments, a zeroed buffer and the views
-    #   and module lookups around them cost the host about 126 us a call beyond the GPU's 105 (graph 1.56x,
-    #   eager 0.75x, KernelBench 0.85x measured, 1.5x estimated: the probes price that host work at about
-    #   85 us); it measured 0.83x and 0.69x eager, 2.07x and 0.50x KernelBench in earlier leases. Its
-    #   verdict is wrong in this lease: the one disagreement below.
-    # - kl005_scan: 2,048 steps of per-op host cost (2,738x KernelBench and 3,227x eager measured, 1,202x
-    #   and 932x estimated; in a graph 558x measured, 315x estimated: its strided per-step kernels run
-    #   slower than the probes' floor).
-    # - kl006_small: a sync that waits for KernelBench's flush fill: 92 us median (157 mean) KernelBench in
-    #   this lease where the one before measured 53; estimated 50 (12.7x measured, 4.6x estimated).
+    #   and module lookups around them cost the host about 200 us a call in eager timing where the GPU takes
+    #   105 (1.56x graph, 1.28x KernelBench, 0.84x eager measured; 1.58x estimated: the probes price that
+    #   host work at about 110 us). It measured between 0.50x and 2.07x KernelBench across leases.
+    # - kl005_scan: in a graph its 4,096 strided per-step kernels run at 1.8 us each, above the probes'
+    #   1.2 us floor (552x measured, 316x estimated); KernelBench and eager mode are within 1.11x now that
+    #   the step's view and item assignment have their own host cost (2,242x and 1,813x measured).
+    # - kl011_tiny: eager 5.2x measured, 11.2x estimated (KernelBench 12.4x, 17.0x).
     # - kl029_dwsmall: KL029 stays silent at 1x32x28x28 (both kernels at the GPU's floor in the model: it
-    #   claims 1.0x); the Triton kernel measured 0.42x KernelBench, 0.21x eager and 1.25x in a graph.
+    #   claims 1.0x); the Triton kernel measured 0.95x KernelBench, 0.27x eager and 1.24x in a graph.
     assert missed == {
-        "kernelbench": {"kl004_convbn", "kl005_scan", "kl006_small", "kl029_dwsmall"},
-        "eager": {"kl004_convbn", "kl005_scan", "kl029_dwsmall"},
+        "kernelbench": {"kl029_dwsmall"},
+        "eager": {"kl004_convbn", "kl011_tiny", "kl029_dwsmall"},
         "graph": {"kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The issue's bar, 10 of 12 (83%), in each mode: KernelBench mode at 22 of 26 (85%), eager mode at 23 of
+    # The issue's bar, 10 of 12 (83%), in each mode: KernelBench mode at 25 of 26 (96%), eager mode at 23 of
     # 26 (88%), graph mode at 20 of 22 (91%).
-    assert len(names - missed["kernelbench"]) == 22 and len(names - missed["eager"]) == 23
+    assert len(names - missed["kernelbench"]) == 25 and len(names - missed["eager"]) == 23
     for mode in ("kernelbench", "eager"):
         assert len(names - missed[mode]) * 12 >= 10 * len(names)
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
-    # worth_optimizing right on all: not in this lease (kl004_convbn, above).
-    assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl004_convbn"]
+    # worth_optimizing right on all 26 (kl004_convbn measured 1.28x KernelBench in this lease, 1.58x estimated).
+    assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == []
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files
     # with a finding.
     estimated = [r for r in rows if r["estimate"].get("status") == "estimated"]
@@ -720,7 +720,7 @@ def test_module_classes_of_the_file_are_built_and_run_at_their_shapes() -> None:
     as a default argument, a branch on hasattr(self, ...)), `self.half()` in
     __init__, a loop over the layers in forward, an adaptive pool and a Linear
     built by keyword."""
-    ops = entry(NETWORK).ops
+    ops = [op for op in entry(NETWORK).ops if op.kind != "view"]
     assert [(op.kind, op.note, op.path) for op in ops] == [
         ("gemm", "nn.Conv2d", "fp16"),
         ("reduction", "nn.BatchNorm2d", ""),
@@ -768,7 +768,7 @@ def test_a_transformer_encoder_runs_its_layers_and_attention_as_pytorch_does() -
     self-attention without weights (one fused attention op: PyTorch's SDPA)
     between the packed input and the output projections, residual adds and
     LayerNorms, and the ReLU feed-forward block."""
-    ops = entry(TRANSFORMER).ops
+    ops = [op for op in entry(TRANSFORMER).ops if op.kind != "view"]
     layer = [
         ("gemm", "nn.MultiheadAttention"),
         ("attention", ""),
@@ -901,7 +901,10 @@ def test_a_host_loop_over_a_few_sizes_runs_item_by_item_and_a_list_slices() -> N
     e = entry(HOST_SIZES_LOOP)
     assert e.unknown == ()
     # outer = 4, inner = 16 * 32: the view [4, 8, 512] summed over its middle dimension.
-    assert [(op.kind, op.bytes, op.repeat) for op in e.ops] == [("reduction", 4 * (4 * 8 * 512 + 4 * 512), 1)]
+    assert [(op.kind, op.bytes, op.repeat) for op in e.ops] == [
+        ("view", 0, 1),
+        ("reduction", 4 * (4 * 8 * 512 + 4 * 512), 1),
+    ]
 
 
 MULTIPASS_SOFTMAX = """

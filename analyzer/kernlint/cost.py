@@ -228,6 +228,11 @@ def derive_constants(record: dict) -> dict[str, float]:
             # An @triton.autotune kernel's launch runs the autotuner's Python first.
             constants[f"{key}_host_autotuned_us"] = slope("tiny_autotuned", mode)
         constants[f"{key}_host_alloc_us"] = slope("tiny_alloc", mode)
+        if f"tiny_view_{hi}" in p and f"tiny_setitem_{hi}" in p:
+            # A view by indexing launches nothing but is a dispatched op; an assignment into one is its
+            # indexing and a copy.
+            constants[f"{key}_host_view_us"] = slope("tiny_view", mode)
+            constants[f"{key}_host_setitem_us"] = slope("tiny_setitem", mode)
         if f"tiny_empty_{hi}" in p:
             # torch.empty (a kernel's output buffer) launches no fill kernel.
             constants[f"{key}_host_empty_us"] = slope("tiny_empty", mode)
@@ -585,6 +590,10 @@ def host_us(op: Op, c: dict[str, float], mode: str) -> float:
         return c[f"{key}_host_{layer}_us"]
     if op.kind == "sync":
         return 0.0
+    if op.kind == "view":
+        return c.get(f"{key}_host_view_us", 0.0)  # a record without the probe: views as free as before
+    if op.note == "setitem" and f"{key}_host_setitem_us" in c:
+        return c[f"{key}_host_setitem_us"]
     if op.kind == "jit":
         return c.get(f"{key}_host_jit_us", 0.0)
     if op.kind == "rnn" and not op.note.startswith("persistent"):

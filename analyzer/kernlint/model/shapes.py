@@ -145,6 +145,11 @@ CASTS = {
     "int": "int32",
     "long": "int64",
 }
+# Tensor methods that return a view (`reshape` may copy: that copy is an op of its own, not a view's cost).
+VIEW_METHODS = frozenset(
+    {"t", "transpose", "swapaxes", "permute", "view", "view_as", "flatten", "unsqueeze", "squeeze", "expand"}
+    | {"expand_as", "unflatten", "unfold", "narrow", "select", "diagonal"}
+)
 VIEWS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "expand", "expand_as", "view_as", "reshape_as", "detach"}
 SYNCS = {"item", "tolist", "cpu", "numpy"}
 CONV_DIMS = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3, "ConvTranspose1d": 1, "ConvTranspose2d": 2, "ConvTranspose3d": 3}
@@ -201,7 +206,7 @@ class Tensor:
 class Op:
     """One piece of GPU (or host) work `forward` does, at `line`, `repeat` times."""
 
-    kind: str  # gemm | elementwise | reduction | copy | transpose_copy | alloc | attention | sync | triton | jit
+    kind: str  # gemm | elementwise | reduction | copy | transpose_copy | alloc | attention | sync | triton | jit | view
     line: int
     bytes: int = 0
     flops: int = 0
@@ -1091,6 +1096,7 @@ class _Evaluator:
                 out.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
                 dim += 1
             out.extend(shape[dim:])
+            self._view(node, record, "indexing")
             return Tensor(tuple(out), base.dtype, contiguous=False, origin=base.origin, value=base.value, exact=False)
         raise _Unknown(f"line {self._line(node)}: subscript of a non-static value")
 
@@ -1913,6 +1919,8 @@ class _Evaluator:
                 if dtype is None or dtype == base.dtype:
                     return base  # a move to the same device
             return self._elementwise([base], node, record, dtype=dtype)
+        if method in VIEW_METHODS:
+            self._view(node, record, f".{method}()")
         if method in ("t", "transpose", "swapaxes"):
             if method == "t" or not values:
                 return _transposed(base, -2, -1)
@@ -2017,6 +2025,11 @@ class _Evaluator:
         if method in ("matmul", "mm", "bmm"):
             return self._matmul(base, values[0], node, record)
         raise _Unknown(f"line {line}: tensor method `.{method}()` is not in the cost table")
+
+    def _view(self, node, record: bool, note: str) -> None:
+        """A view of a tensor (indexing, .view(), .transpose(), ...): no kernel, but a dispatched op whose
+        host time a step loop or a host-bound call pays."""
+        self._record(record, Op("view", self._line(node), launches=False, note=note))
 
     def _reshape(self, base: Tensor, method: str, values: list, node) -> Tensor:
         line = self._line(node)
@@ -2357,7 +2370,8 @@ class _Evaluator:
         tensors = []
         int_keywords = []
         for arg in node.args:
-            value = self._eval_or_none(arg.value, scope, record=False)
+            # Recorded: what an argument's expression does on the call (a view, a copy) is the call's work.
+            value = self._eval_or_none(arg.value, scope, record)
             if isinstance(value, Tensor):
                 tensors.append(value)
             elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):

@@ -61,6 +61,9 @@ Probes (each name is a key of the record's "probes"):
     autotuner's own Python work on every call: its key, its cache lookup);
   * ``module_ops_N``: the same N ops in an ``nn.Module``'s forward, called as
     a harness calls a model: what a call costs beyond its ops;
+  * ``tiny_view_N``: N views taken by indexing (``x[:, i]``, no kernel) and one
+    op; ``tiny_setitem_N``: N assignments into such a view (``out[:, i] = v``:
+    the indexing, then a copy kernel): what a step loop's indexing costs the host;
   * ``tiny_alloc_N``: N small allocations (``torch.zeros``);
   * ``tiny_empty_N``: N small allocations without a fill (``torch.empty``,
     a kernel's output buffer): host cost only, no kernel;
@@ -452,8 +455,11 @@ def _probes(torch, triton, tl):
 
     add("jit_per_call", jit_per_call, triton_launches=1, compiles=1, bytes=8)
 
-    # Launch-bound probes: N tiny ops, N tiny Triton launches, N tiny allocations.
+    # Launch-bound probes: N tiny ops, N tiny Triton launches, N tiny allocations, N views, N assignments
+    # into a view.
     t = torch.ones(1, device=dev)
+    grid4 = torch.ones(4, 4, device=dev)
+    col4 = torch.ones(4, device=dev)
 
     @triton.jit
     def _tiny_kernel(ptr, BLOCK: tl.constexpr):  # type: ignore[name-defined]
@@ -497,7 +503,21 @@ def _probes(torch, triton, tl):
                     x = x + 1.0
                 return x
 
+        def views(count=count):
+            # `x[:, t]` in a step loop: a view (no kernel), then one op so the call has GPU work.
+            for i in range(count):
+                v = grid4[:, i & 3]
+            return v + 1.0
+
+        def setitems(count=count):
+            # `out[:, t] = acc`: indexing, then a copy kernel into the view.
+            for i in range(count):
+                grid4[:, i & 3] = col4
+            return grid4
+
         module = Ops()
+        add(f"tiny_view_{count}", views, ops=1, views=count, bytes=8)
+        add(f"tiny_setitem_{count}", setitems, ops=count, bytes=32 * count)
         add(f"tiny_ops_{count}", ops, ops=count, bytes=8 * count)
         add(f"module_ops_{count}", lambda module=module: module(t), ops=count, bytes=8 * count)
         add(f"tiny_triton_{count}", launches, triton_launches=count, arguments=TINY_LAUNCH_ARGS, bytes=8 * count)
