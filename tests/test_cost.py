@@ -980,3 +980,23 @@ def test_a_pass_from_the_middle_of_the_row_is_a_tail_not_a_pass_and_a_host_value
     )
     # A tensor is read in the expression: not a host value of its own, so the file is not sized.
     assert entry(sized).unknown
+
+
+def test_a_step_loops_view_and_item_assignment_cost_the_host_their_probes_time() -> None:
+    """`acc = torch.maximum(acc, x[:, t]); out[:, t] = acc`: the indexing is a view (no kernel) and the
+    assignment a copy, each at its own probe's host cost; a record without the probes prices the view at 0."""
+    source = KERNELBENCH.replace(
+        "        w = self.linear.weight.t().contiguous()\n",
+        "        w = self.linear.weight.t().contiguous()\n        y = x[:, 0]\n        x[:, 1] = y\n",
+    )
+    ops = entry(source).ops
+    view = next(op for op in ops if op.kind == "view" and op.note == "indexing")
+    setitem = next(op for op in ops if op.note == "setitem")
+    assert (view.launches, setitem.kind, setitem.bytes) == (False, "copy", 2 * 16 * 4)
+    c = cost.calibration().constants
+    assert cost.host_us(view, c, "eager") == c["eager_host_view_us"] > 0
+    assert cost.host_us(setitem, c, "kernelbench") == c["kb_host_setitem_us"]
+    assert cost.gpu_us(view, c) == 0.0
+    without = {k: v for k, v in c.items() if "_view_" not in k and "_setitem_" not in k}
+    assert cost.host_us(view, without, "eager") == 0.0
+    assert cost.host_us(setitem, without, "eager") == c["eager_host_op_us"]
