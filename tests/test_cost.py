@@ -1000,3 +1000,53 @@ def test_a_step_loops_view_and_item_assignment_cost_the_host_their_probes_time()
     without = {k: v for k, v in c.items() if "_view_" not in k and "_setitem_" not in k}
     assert cost.host_us(view, without, "eager") == 0.0
     assert cost.host_us(setitem, without, "eager") == c["eager_host_op_us"]
+
+
+ITEM_SCALE = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, inv, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * inv, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item()
+        inv = 1.0 / (peak + 1e-6)
+        y = torch.empty_like(x)
+        scale_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, inv, x.numel(), BLOCK=1024)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(16, 4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_number_read_with_item_keeps_the_file_sized_and_its_fix_keeps_the_reduction_that_computes_it() -> None:
+    e = entry(ITEM_SCALE)
+    assert e.unknown == ()  # `1.0 / (peak + 1e-6)`: a number read from the device, not a size
+    assert [(op.kind, op.value_read) for op in e.ops if op.kind in ("reduction", "sync")] == [
+        ("reduction", False),
+        ("sync", True),  # `inv`, computed from it, goes to the kernel
+    ]
+    fixed = cost.remove_sync(e.ops, 17, 17)
+    assert [op.kind for op in fixed if op.line == 17] == ["elementwise", "reduction"]  # only the sync goes
+    # A value nothing reads afterwards: the reduction that fed only the sync goes with it.
+    unread = ITEM_SCALE.replace("inv = 1.0 / (peak + 1e-6)", "inv = 0.5")
+    ops = entry(unread).ops
+    assert [op.kind for op in cost.remove_sync(ops, 17, 17) if op.line == 17] == []
+    # A size computed from it is unknown.
+    sized = ITEM_SCALE.replace("y = torch.empty_like(x)", "y = torch.empty(int(peak), 4096)")
+    assert entry(sized).unknown

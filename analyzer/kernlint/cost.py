@@ -775,9 +775,13 @@ def _feeding_only(ops: tuple[Op, ...], drop: set[int], first: int, last: int) ->
 
 
 def remove_sync(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """The value stays on the device: the sync goes, and the reduction that fed only it."""
+    """The value stays on the device: the sync goes, and the reduction that fed only it, unless forward
+    goes on to use the value (then the reduction computes what the kernel reads from the device)."""
     drop = set(_on_lines(ops, first, last, {"sync"}))
-    return _without(ops, _feeding_only(ops, drop, first, last)) if drop else None
+    if not drop:
+        return None
+    unused = {i for i in drop if not ops[i].value_read}
+    return _without(ops, _feeding_only(ops, unused, first, last) | drop)
 
 
 def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -247,6 +247,9 @@ class Op:
     # its row, each loading it: a max pass, a sum pass, a normalize pass): (line of the first pass, passes,
     # the tensor's bytes). `bytes` counts each pass's read.
     row_passes: tuple[tuple[int, int, int], ...] = ()
+    # A sync whose value forward goes on to use (a scale computed from `.item()`): the fix keeps it on the
+    # device, so the work that computed it stays.
+    value_read: bool = False
 
 
 @dataclass(frozen=True)
@@ -621,15 +624,17 @@ class _Evaluator:
 
     def _run_body(self, body, scope: dict, record: bool) -> object | None:
         self._recording = record
-        for statement in body:
+        for position, statement in enumerate(body):
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Return):
                         return self._eval(small.value, scope, record) if small.value is not None else None
                     if isinstance(small, cst.Assign):
+                        count = len(self.ops)
                         value = self._host_value(small.value, scope, record)
                         for target in small.targets:
                             self._assign(target.target, value, scope)
+                        self._mark_read_syncs(count, small, body[position + 1 :])
                     elif isinstance(small, cst.AnnAssign) and small.value is not None:
                         self._assign(small.target, self._eval(small.value, scope, record), scope)
                     elif isinstance(small, cst.AugAssign):
@@ -681,6 +686,18 @@ class _Evaluator:
             else:
                 raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
         return None
+
+    def _mark_read_syncs(self, first: int, assign: cst.Assign, rest) -> None:
+        """A value read to the host by this assignment (`peak = x.max().item()`) that a later statement of
+        the block reads: the work that computed it is still needed once the read stays on the device."""
+        names = {n.value for target in assign.targets for n in walk(target.target) if isinstance(n, cst.Name)}
+        if not names or not any(
+            isinstance(n, cst.Name) and n.value in names for statement in rest for n in walk(statement)
+        ):
+            return
+        for i in range(first, len(self.ops)):
+            if self.ops[i].kind == "sync":
+                self.ops[i] = replace(self.ops[i], value_read=True)
 
     def _host_value(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:
         """The value assigned in a timed body; a host number the table cannot compute (a call of another
@@ -909,11 +926,13 @@ class _Evaluator:
             return left if left else self._eval(node.right, scope, record)
         if isinstance(node, cst.IfExp):
             test = self._eval(node.test, scope, record)
-            if isinstance(test, Tensor) or test is None and not isinstance(node.test, cst.Comparison):
+            if isinstance(test, (Tensor, _HostNumber)) or test is None and not isinstance(node.test, cst.Comparison):
                 raise _Unknown(f"line {self._line(node)}: a conditional expression on a value that is not static")
             return self._eval(node.body if test else node.orelse, scope, record)
         if isinstance(node, cst.UnaryOperation):
             value = self._eval(node.expression, scope, record)
+            if isinstance(value, _HostNumber):
+                return None if isinstance(node.operator, cst.Not) else value
             if type(node.operator).__name__ == "Minus":
                 if isinstance(value, (int, float)):
                     return -value
@@ -988,6 +1007,12 @@ class _Evaluator:
                 why = "subtracts two tensors that hold the same values" + (f" ({same})" if same else "")
                 return self._elementwise([left, right], node, record, value=0.0, why=why)
             return self._elementwise([left, right], node, record, fn=op)
+        if (
+            isinstance(left, (int, float, _HostNumber))
+            and isinstance(right, (int, float, _HostNumber))
+            and (isinstance(left, _HostNumber) or isinstance(right, _HostNumber))
+        ):
+            return _HostNumber()  # `total / batch` with total read from the device: a number, not its value
         if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
             if op == "Multiply" and isinstance(left, list) and isinstance(right, int):
                 return left * right
@@ -1153,6 +1178,10 @@ class _Evaluator:
                 return list(values[0]) if values else []
             if func.value == "len":
                 return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
+            if func.value in ("int", "float", "min", "max", "abs", "round") and any(
+                isinstance(v, _HostNumber) for v in values
+            ):
+                return _HostNumber()
             builtin: Any = {
                 "int": int,
                 "float": float,
@@ -1898,7 +1927,7 @@ class _Evaluator:
                     note=f".{method}()",
                 ),
             )
-            return None if method == "item" else replace(base, origin=index)
+            return _HostNumber() if method == "item" else replace(base, origin=index)
         if base.on_host and (method in ("cuda", "to")):
             # A pageable host-to-device copy: the host waits for it (a sync), then the GPU has the tensor.
             index = self._record(
@@ -2705,6 +2734,12 @@ def _reduced_value(fn: str, value: float | None, count: int) -> float | None:
 
 
 @dataclass(frozen=True)
+class _HostNumber:
+    """A number the host read from the device (`.item()`) or computed from one: its value is not static,
+    but it is a scalar (`torch.tensor(total / n)` is a scalar tensor)."""
+
+
+@dataclass(frozen=True)
 class _Opaque:
     """A host value the table cannot compute, bound to a name: reading it is unknown (`why`)."""
 
@@ -2951,7 +2986,7 @@ def _gemm_path(dtype: str) -> str:
 
 
 def _nested_shape(data) -> tuple[int, ...] | None:
-    if isinstance(data, (int, float)):
+    if isinstance(data, (int, float, _HostNumber)):
         return ()
     if isinstance(data, (list, tuple)):
         if not data:
@@ -2962,7 +2997,7 @@ def _nested_shape(data) -> tuple[int, ...] | None:
 
 
 def _has_float(data) -> bool:
-    if isinstance(data, float):
+    if isinstance(data, (float, _HostNumber)):
         return True
     if isinstance(data, (list, tuple)):
         return any(_has_float(d) for d in data)
