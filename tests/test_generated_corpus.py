@@ -62,8 +62,10 @@ def test_generated_file_verdict(path: Path):
     verdict = advice.verdict(str(path), result.findings)
     assert verdict["worth_optimizing"] == worth, (path.name, verdict["reason"])
     if klass == "4":
-        # A kernel that cannot compile: no optimization category fits; the verdict says it must be fixed first.
-        assert "does not run as written: KL013" in verdict["reason"], verdict["reason"]
+        # A kernel that cannot compile: the fix that makes it run comes first (KL013's, a power-of-two block
+        # with a mask or a grid folded to three axes: Memory Layout Optimization).
+        assert verdict["reason"].startswith("KL013 ") and "does not run as written" in verdict["reason"]
+        assert verdict["expected_speedup"].startswith("not estimated: the file fails at its first launch")
     if worth == "yes":
         expected = Category(category).prompt_name
         assert verdict["optimisation method"].startswith(expected + ":"), (path.name, verdict["optimisation method"])

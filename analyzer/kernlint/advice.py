@@ -84,6 +84,9 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             if f.severity is Severity.ERROR and f.category is Category.HAZARD
         }
     )
+    blocker = _blocker(findings)
+    if blocker is not None and not is_test_file(path) and not is_other_backend_file(path):
+        return _fix_first(path, blocker, candidates, target_gpu)
     if not candidates:
         others = sorted({f.code for f in findings})
         reason = "No performance anti-pattern was found"
@@ -200,6 +203,44 @@ def _speedup_text(best: Finding, candidates: list[Finding], target_gpu: str | No
         if combined and combined.get("measured"):
             text += f"; with the file's {', '.join(sorted(codes))} fixes applied together: {combined['summary']}"
     return text
+
+
+def _blocker(findings: tuple[Finding, ...] | list[Finding]) -> Finding | None:
+    """The first error that keeps the file from running and whose rule names its fix's category."""
+    for finding in sorted(findings, key=lambda f: (f.span.line, f.span.column)):
+        rule = rule_by_code_or_name(finding.code)
+        if finding.severity is Severity.ERROR and rule is not None and rule.fix_category is not None:
+            return finding
+    return None
+
+
+def _fix_first(path: str, blocker: Finding, candidates: list[Finding], target_gpu: str | None) -> dict[str, str]:
+    """A file that cannot run: its first optimization is the fix that makes it run. The reason names the
+    performance findings that remain for the fixed file."""
+    rule = rule_by_code_or_name(blocker.code)
+    assert rule is not None and rule.fix_category is not None
+    reason = (
+        f"{blocker.code} {blocker.name} at line {blocker.span.line}: {blocker.message.rstrip('.')}. "
+        "The file does not run as written, so it is slower than anything that does: that fix comes first."
+    )
+    best = best_finding(candidates, target_gpu)
+    if best is not None:
+        others = sorted({f"{f.code} (line {f.span.line})" for f in candidates})
+        reason += f" Once it runs: {', '.join(others)}."
+    speedup = "not estimated: the file fails at its first launch, so there is no time to compare"
+    if best is not None:
+        speedup += (
+            f"; once it runs, {best.code} at line {best.span.line}: {_speedup_text(best, candidates, target_gpu)}"
+        )
+    return {
+        "worth_optimizing": "yes",
+        "reason": reason,
+        "bottleneck": rule.bottleneck,
+        "optimisation method": f"{rule.fix_category.prompt_name}: {rule.method}",
+        "modification plan": blocker.plan,
+        "expected_speedup": speedup,
+        "path": path,
+    }
 
 
 def _no(path: str, reason: str) -> dict[str, str]:

@@ -83,6 +83,9 @@ class Rule:
     # the optimization that removes it (one or two sentences each).
     bottleneck: ClassVar[str] = ""
     method: ClassVar[str] = ""
+    # A hazard whose error keeps the file from running (a kernel that cannot compile): the category of its
+    # fix, which the verdict names first (a file that does not run is slower than any that does).
+    fix_category: ClassVar[Category | None] = None
     # Without measured records, the verdict orders findings by severity and
     # then by this number (lower first): how large a gain the fix usually is.
     priority: ClassVar[int] = 50

@@ -78,6 +78,15 @@ class NonPow2Arange(Rule):
         "a compile error at first launch."
     )
     priority = 5
+    bottleneck = (
+        "The kernel cannot compile: Triton rejects the program at its first launch, so the file does not run at "
+        "all (KernelBench scores it as a failure, slower than any kernel that runs)."
+    )
+    method = (
+        "Tile the dimension with a power-of-two tl.constexpr block (triton.next_power_of_2 on the host) and mask "
+        "the tail; fold a grid axis past the third into one of the three (one program id split with // and %)."
+    )
+    fix_category = Category.MEMORY_LAYOUT
 
     VALID = [
         # The same block rounded up on the host: 1024 at the file's shapes.
