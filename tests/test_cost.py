@@ -1050,3 +1050,61 @@ def test_a_number_read_with_item_keeps_the_file_sized_and_its_fix_keeps_the_redu
     # A size computed from it is unknown.
     sized = ITEM_SCALE.replace("y = torch.empty_like(x)", "y = torch.empty(int(peak), 4096)")
     assert entry(sized).unknown
+
+
+GEMM_ROWSUM_KERNEL = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+        acc += tl.dot(a, b)
+    acc = acc / 2.0
+    tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, k, n):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n, k))
+
+    def forward(self, x):
+        M, K = x.shape
+        N = self.weight.shape[0]
+        out = torch.zeros((M, 1), device=x.device)
+        gemm_rowsum[(M // 64, N // 64)](x, self.weight, out, M, N, K, 1.5, BM=64, BN=64, BK=32)
+        return out
+
+
+def get_inputs():
+    return [torch.randn(1024, 8192)]
+
+
+def get_init_inputs():
+    return [8192, 8192]
+"""
+
+
+def test_a_triton_gemm_reduced_over_its_columns_in_the_kernel_collapses_to_a_summed_weight_and_a_gemv() -> None:
+    e = entry(GEMM_ROWSUM_KERNEL)
+    launch = next(op for op in e.ops if op.kind == "triton")
+    # The output is one column, the work the whole 1024 x 8192 x 8192 product on TF32.
+    assert (launch.reduced_product, launch.flops, launch.path) == ((1024, 8192, 8192), 2 * 1024 * 8192 * 8192, "tf32")
+    fixed = cost.collapse_gemm(e.ops, 19, 19)
+    assert [(op.kind, op.bytes, op.flops) for op in fixed if op.line == launch.line] == [
+        ("reduction", (8192 * 8192 + 8192) * 4, 0),  # the weight summed once
+        ("triton", (1024 * 8192 + 8192 + 1024) * 4, 2 * 1024 * 8192),  # x streamed once against the vector
+    ]
+    finding = next(f for f in lint_source("k.py", GEMM_ROWSUM_KERNEL).findings if f.code == "KL026")
+    assert finding.span.line == 19
+    assert finding.expected_speedup["for_this_file"]["graph"] > 3

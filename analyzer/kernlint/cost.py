@@ -1263,12 +1263,53 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     return _without(tuple(out), drop)
 
 
+def collapse_kernel_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A Triton kernel that reduces its tl.dot product over N, written there (`first..last` in its body), as
+    the plan writes it: the weight summed once (a torch reduction reading it), then a Triton GEMV that streams
+    the input once; the launch's output stays."""
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton" and op.reduced_product and op.kernel_lines[0] <= first <= op.kernel_lines[1]
+    ]
+    if not found:
+        return None
+    out = list(ops)
+    for i in reversed(found):
+        op = ops[i]
+        m, n, k = op.reduced_product
+        w_bytes, vector = n * k * op.elem_bytes, k * op.elem_bytes
+        summed = Op(
+            "reduction",
+            op.line,
+            bytes=w_bytes + vector,
+            in_bytes=(w_bytes,),
+            out_bytes=vector,
+            elem_bytes=op.elem_bytes,
+            note="weight reduced",
+        )
+        gemv = replace(
+            op,
+            bytes=max(0, op.bytes - w_bytes) + vector,
+            flops=2 * m * k,
+            path="",
+            programs=0,
+            reduced_product=(),
+            note=f"{op.note} as a GEMV",
+        )
+        out[i : i + 1] = [summed, gemv]
+    return tuple(out)
+
+
 def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """A GEMM summed (or averaged over disjoint windows) through linear ops,
     as the plan writes it in forward: the weight reduced first (one read of
     it), then the input times that vector (a GEMV, or a GEMM narrowed by the
     window); the elementwise ops between the GEMM and its reduction run on
     the reduced result, and the reduction itself goes."""
+    in_kernel = collapse_kernel_gemm(ops, first, last)
+    if in_kernel is not None:
+        return in_kernel
     gemms = [i for i in _on_lines(ops, first, last, {"gemm"}) if len(ops[i].in_bytes) >= 2]
     plans: dict[int, tuple[int, list[int]]] = {}  # GEMM -> (its reduction, the ops between them)
     for i in gemms:

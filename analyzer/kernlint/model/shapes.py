@@ -250,6 +250,9 @@ class Op:
     # A sync whose value forward goes on to use (a scale computed from `.item()`): the fix keeps it on the
     # device, so the work that computed it stays.
     value_read: bool = False
+    # Triton launches: (M, N, K) of a tl.dot product the kernel reduces over N before it stores (an output of
+    # one column beside operands [M, K] and a weight [N, K]): its flops are the whole product's.
+    reduced_product: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -2406,6 +2409,7 @@ class _Evaluator:
             elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):
                 int_keywords.append((arg.keyword.value, value))
         row_passes = self._row_passes(launched, node, scope)
+        reduced_product: tuple[int, ...] = ()
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         flops, path = 0, ""
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -2432,6 +2436,11 @@ class _Evaluator:
             # the launch, so an operand is not taken for it.
             allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
+            if not flops:
+                reduced_product = _reduced_product(allocated + [t for t in tensors if t not in allocated])
+                if reduced_product:
+                    m, n, k = reduced_product
+                    flops, elem = 2 * m * n * k, DTYPE_BYTES.get(tensors[0].dtype, 4)
             path = self._dot_path(kernel, elem) if flops else ""
         # A program that loops over its data with loads and stores only (no product: a GEMM's
         # program moves whole A and B tiles per step, not one block of elements).
@@ -2466,6 +2475,7 @@ class _Evaluator:
                 autotuned=kernel is not None and kernel.autotune is not None,
                 arguments=len(node.args),
                 row_passes=row_passes,
+                reduced_product=reduced_product,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2867,6 +2877,25 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                     if out.shape == (a.shape[0], a.shape[1], w.shape[2]):
                         return 2 * out.numel * a.shape[2], size
     return 0, 4
+
+
+def _reduced_product(tensors: list[Tensor]) -> tuple[int, ...]:
+    """(M, N, K) where a tl.dot launch's tensors describe a product reduced over N in the kernel: an output
+    of one column ([M] or [M, 1]) beside operands [M, K] and a weight [N, K] (or [K, N]) with N > 1; ()."""
+    for out in tensors:
+        if out.shape not in ((out.shape[0],), (out.shape[0], 1)) if out.shape else True:
+            continue
+        for a in tensors:
+            if a is out or len(a.shape) != 2 or a.shape[0] != out.shape[0]:
+                continue
+            k = a.shape[1]
+            for w in tensors:
+                if w is out or w is a or len(w.shape) != 2 or k not in w.shape:
+                    continue
+                n = w.shape[0] if w.shape[1] == k else w.shape[1]
+                if n > 1:
+                    return (a.shape[0], n, k)
+    return ()
 
 
 def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:

@@ -4,8 +4,9 @@ from collections.abc import Iterator
 
 import libcst as cst
 from kernlint.findings import Category, Severity
-from kernlint.model import FileModel, FunctionInfo
+from kernlint.model import FileModel, FunctionInfo, Kernel
 from kernlint.model.epilogues import Epilogue
+from kernlint.model.syntax import keyword, literal_value, positional, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -22,6 +23,11 @@ class CollapsibleGemm(Rule):
     output features (`nn.AvgPool1d(k)`, stride k, no padding) is the same
     kind of reduction: the GEMM narrows to N/k outputs with the weight's rows
     averaged in the windows.
+
+    In a Triton kernel: a `tl.dot` accumulator reduced over its output
+    columns after the K loop (`tl.sum(acc, axis=1)`), through the same kind
+    of linear ops (`acc / 2`, `tl.where(mask, acc, 0.0)`, a cast), before
+    its store: the kernel computes an M x N tile to keep M numbers.
 
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
@@ -82,6 +88,64 @@ class CollapsibleGemm(Rule):
     fix_effect = "collapse_gemm"
 
     VALID = [
+        # A Triton GEMM tile through a ReLU before its row sum: not linear.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                tl.atomic_add(out_ptr + rm, tl.sum(tl.maximum(acc, 0.0), axis=1))
+            """
+        ),
+        # The tile times another tile before its row sum (a gradient's weights): the sum does not pass through it.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                y = tl.load(out_ptr + rm[:, None] * N + rn[None, :])
+                tl.atomic_add(out_ptr + rm, tl.sum(acc * y, axis=1))
+            """
+        ),
+        # The tile stored whole: no reduction.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc * scale)
+            """
+        ),
         # Overlapping windows (stride 1): not an average of disjoint groups of the weight's rows.
         Valid(
             """
@@ -184,6 +248,28 @@ class CollapsibleGemm(Rule):
         ),
     ]
     INVALID = [
+        # A Triton kernel's tl.dot tile halved, masked and summed over its columns (atomically across N tiles).
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                acc = acc / 2.0
+                tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale, mask=rm < M)
+            """,
+            line=16,
+            column=33,
+        ),
         # An average pool over disjoint windows of a Linear's output features (nn.AvgPool1d(k), stride k).
         Invalid(
             """
@@ -304,6 +390,8 @@ class CollapsibleGemm(Rule):
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
+        for kernel in model.kernel_list:
+            yield from self._kernel_sums(model, kernel)
         hot = model.hot_functions
         for function in model.functions:
             if function not in hot or model.kernel_of(function) is not None or model.is_reference_code(function):
@@ -315,6 +403,76 @@ class CollapsibleGemm(Rule):
                 tail = model.collapsible_reduction(producer, function)
                 if tail is not None:
                     yield self._report(model, function, producer, tail)
+
+    def _kernel_sums(self, model: FileModel, kernel: Kernel) -> Iterator[Report]:
+        """A Triton kernel's tl.dot accumulator summed over its N axis (`tl.sum(acc, axis=1)`) after the K
+        loop, through linear ops only: the kernel computes a GEMM tile to keep one number per row of it."""
+        loops = model.dot_loops(kernel)
+        # A GEMM's K loop (both operands stream from memory), not attention's chained products.
+        if not loops or not all(loop.streams_both for loop in loops):
+            return
+        params = {p.name for p in kernel.params}
+        dots = {id(dot) for loop in loops for dot in loop.dots}
+        after = max(model.line_of(loop.loop.node) for loop in loops)
+        linear: set[str] = set()
+        found: cst.Call | None = None
+        for statement in _in_order(kernel.node.body):
+            sums = [n for n in walk(statement) if isinstance(n, cst.Call) and model.is_tl(n.func, "sum")]
+            for total in sums:
+                args = positional(total)
+                axis = keyword(total, "axis") or (args[1] if len(args) > 1 else None)
+                if (
+                    found is None
+                    and args
+                    and axis is not None
+                    and literal_value(axis) in (1, -1)
+                    and _linear(model, args[0], linear, params)
+                ):
+                    found = total
+            if found is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
+                # The tile read past its reduction (stored, or fed to anything but the sum): the product is
+                # needed whole, not only its row sums.
+                inside = {id(n) for total in sums for n in walk(total)}
+                if any(isinstance(n, cst.Name) and n.value in linear and id(n) not in inside for n in walk(statement)):
+                    return
+            if not isinstance(statement, (cst.Assign, cst.AugAssign)):
+                continue
+            value = statement.value
+            if isinstance(statement, cst.AugAssign):
+                targets: list[cst.BaseExpression] = [statement.target]
+            else:
+                targets = [t.target for t in statement.targets]
+            names = [t.value for t in targets if isinstance(t, cst.Name)]
+            if any(id(n) in dots for n in walk(value)):
+                linear.update(names)  # the accumulator: `acc += tl.dot(a, b)`, `acc = tl.dot(a, b, acc)`
+            elif model.line_of(statement) > after:
+                keeps = _linear(model, value, linear, params) and (
+                    not isinstance(statement, cst.AugAssign) or names[0] in linear
+                )
+                inside = {id(n) for n in walk(value) if isinstance(n, cst.Call) and model.is_tl(n.func, "sum")}
+                inside = {id(m) for n in walk(value) if id(n) in inside for m in walk(n)}
+                if not keeps and any(
+                    isinstance(n, cst.Name) and n.value in linear and id(n) not in inside for n in walk(value)
+                ):
+                    return  # the tile feeds something else (a nonlinearity, another product): needed whole
+                for name in names:
+                    (linear.add if keeps else linear.discard)(name)
+        if found is not None:
+            yield self._kernel_report(model, kernel, found)
+
+    def _kernel_report(self, model: FileModel, kernel: Kernel, total: cst.Call) -> Report:
+        summed = " ".join(model.code(total).split())
+        message = (
+            f"`{kernel.name}` computes a tl.dot GEMM tile and reduces it over its output columns (`{summed}`) "
+            "through linear ops only: the sum commutes with the product, so the M x N tile is computed to keep M numbers"
+        )
+        plan = (
+            f"Replace the GEMM in `{kernel.name}` with a GEMV: sum the weight over its output rows once on the host "
+            "(`w_sum = weight.sum(0)`, the K-vector W^T 1; weighted by any per-column scale), then compute each "
+            "row's dot product with it (`x @ w_sum`, or a Triton kernel that streams x once) and apply the scales "
+            "and shifts to the M results; keep the summed weight in step with the weight."
+        )
+        return Report(node=total, message=message, plan=plan)
 
     def _report(self, model: FileModel, function: FunctionInfo, producer: cst.CSTNode, tail: Epilogue) -> Report:
         gemm = " ".join(model.code(producer).split())
@@ -343,3 +501,70 @@ class CollapsibleGemm(Rule):
             "weight's version)."
         )
         return Report(node=producer, message=message, plan=plan)
+
+
+def _linear(model: FileModel, node: cst.BaseExpression, names: set[str], params: set[str]) -> bool:
+    """`node` is a linear (affine) function of the accumulator `names`: scaled or shifted by a number, a
+    scalar parameter of the kernel or a row vector broadcast over the rows (`scale[None, :]`), masked to zero
+    (`tl.where(mask, acc, 0.0)`), cast; not a nonlinearity, nor a product with another tile (its values
+    differ per row and column, so the sum does not pass through it)."""
+
+    def uses(expr: cst.BaseExpression) -> bool:
+        return any(isinstance(n, cst.Name) and n.value in names for n in walk(expr))
+
+    def per_column(expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value in params:
+            return True
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 2:
+            first = expr.slice[0].slice
+            return (
+                isinstance(first, cst.Index)
+                and literal_value(first.value) is None
+                and model.code(first.value) == "None"
+            )
+        return isinstance(expr, cst.BinaryOperation) and per_column(expr.left) and per_column(expr.right)
+
+    if isinstance(node, cst.Name):
+        return node.value in names
+    if isinstance(node, cst.BinaryOperation):
+        left, right = uses(node.left), uses(node.right)
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            return all(
+                _linear(model, side, names, params) if used else per_column(side)
+                for side, used in ((node.left, left), (node.right, right))
+            )
+        if isinstance(node.operator, cst.Multiply):
+            return left != right and (
+                _linear(model, node.left, names, params) and per_column(node.right)
+                if left
+                else _linear(model, node.right, names, params) and per_column(node.left)
+            )
+        if isinstance(node.operator, cst.Divide):
+            return left and not right and _linear(model, node.left, names, params) and per_column(node.right)
+        return False
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            return _linear(model, node.func.value, names, params)
+        if model.is_tl(node.func, "where"):
+            args = positional(node)
+            return (
+                len(args) == 3
+                and not uses(args[0])
+                and any(
+                    literal_value(a) == 0 and _linear(model, b, names, params)
+                    for a, b in ((args[2], args[1]), (args[1], args[2]))
+                )
+            )
+    return False
+
+
+def _in_order(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
+    """The simple statements of a block in source order, those of nested blocks where they stand."""
+    for statement in getattr(block, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            yield from _in_order(statement.body)
+            orelse = getattr(statement, "orelse", None)
+            if orelse is not None:
+                yield from _in_order(orelse.body if isinstance(orelse, (cst.Else, cst.If)) else orelse)
