@@ -2507,10 +2507,13 @@ class _Evaluator:
         passes = self.model.row_passes(kernel)
         if not passes:
             return ()
+        launch = next((launch for launch in self.model.launches_of(kernel) if launch.node is node), None)
+        if launch is None:
+            return ()
         found: dict[str, tuple[int, int, int]] = {}
         for group in passes:
             full = [loop for loop in group.loops if _from_start(loop.node)]
-            argument = _argument_for(kernel, node, group.pointer)
+            argument = launch.arguments.get(group.pointer)
             value = self._eval_or_none(argument, scope, record=False) if argument is not None else None
             if len(full) < 2 or not isinstance(value, Tensor):
                 continue
@@ -2545,20 +2548,6 @@ def _from_start(loop: cst.For) -> bool:
     if name not in ("range", "static_range"):
         return False
     return len(call.args) == 1 or literal_value(call.args[0].value) == 0
-
-
-def _argument_for(kernel, node: cst.Call, param: str) -> cst.BaseExpression | None:
-    """The expression a launch passes for the kernel's parameter `param` (by keyword or position)."""
-    names = [p.name for p in kernel.params]
-    for position, arg in enumerate(node.args):
-        if arg.keyword is not None:
-            if arg.keyword.value == param:
-                return arg.value
-        elif arg.star:
-            return None
-        elif position < len(names) and names[position] == param:
-            return arg.value
-    return None
 
 
 def _programs(grid: object) -> int:
