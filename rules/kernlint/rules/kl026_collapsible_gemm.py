@@ -407,6 +407,8 @@ class CollapsibleGemm(Rule):
     def _kernel_sums(self, model: FileModel, kernel: Kernel) -> Iterator[Report]:
         """A Triton kernel's tl.dot accumulator summed over its N axis (`tl.sum(acc, axis=1)`) after the K
         loop, through linear ops only: the kernel computes a GEMM tile to keep one number per row of it."""
+        if not (model.kernel_uses(kernel, "sum") and model.kernel_uses(kernel, "dot")):
+            return  # the function index answers this without a walk of the body: most kernels stop here
         loops = model.dot_loops(kernel)
         # A GEMM's K loop (both operands stream from memory), not attention's chained products.
         if not loops or not all(loop.streams_both for loop in loops):
