@@ -270,6 +270,29 @@ class CollapsibleGemm(Rule):
             line=16,
             column=33,
         ),
+        # The same with a bias row added and the halving written in place (`acc += ...`, `acc /= ...`).
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                acc += tl.load(w_ptr + rn)[None, :]
+                acc /= 2.0
+                tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale, mask=rm < M)
+            """,
+            line=17,
+            column=33,
+        ),
         # An average pool over disjoint windows of a Linear's output features (nn.AvgPool1d(k), stride k).
         Invalid(
             """
@@ -448,9 +471,17 @@ class CollapsibleGemm(Rule):
             if any(id(n) in dots for n in walk(value)):
                 linear.update(names)  # the accumulator: `acc += tl.dot(a, b)`, `acc = tl.dot(a, b, acc)`
             elif model.line_of(statement) > after:
-                keeps = _linear(model, value, linear, params) and (
-                    not isinstance(statement, cst.AugAssign) or names[0] in linear
-                )
+                if isinstance(statement, cst.AugAssign) and isinstance(statement.target, cst.Name):
+                    # `acc += bias[None, :]`, `acc *= scale`: the binary operation it stands for.
+                    operator = AUGMENTED.get(type(statement.operator))
+                    value = (
+                        cst.BinaryOperation(left=statement.target, operator=operator(), right=statement.value)
+                        if operator is not None
+                        else statement.value
+                    )
+                    keeps = operator is not None and _linear(model, value, linear, params)
+                else:
+                    keeps = _linear(model, value, linear, params)
                 inside = {id(n) for n in walk(value) if isinstance(n, cst.Call) and model.is_tl(n.func, "sum")}
                 inside = {id(m) for n in walk(value) if id(n) in inside for m in walk(n)}
                 if not keeps and any(
@@ -503,6 +534,14 @@ class CollapsibleGemm(Rule):
             "weight's version)."
         )
         return Report(node=producer, message=message, plan=plan)
+
+
+AUGMENTED: dict[type, type] = {
+    cst.AddAssign: cst.Add,
+    cst.SubtractAssign: cst.Subtract,
+    cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide,
+}
 
 
 def _linear(model: FileModel, node: cst.BaseExpression, names: set[str], params: set[str]) -> bool:
