@@ -1062,6 +1062,7 @@ class _Evaluator:
             if attr == "shape":
                 return list(base.shape)
             if attr == "T" or attr == "mT":
+                self._view(node, record, f".{attr}")
                 return _transposed(base, -2, -1)
             if attr == "dtype":
                 return base.dtype
