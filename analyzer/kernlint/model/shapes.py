@@ -693,14 +693,16 @@ class _Evaluator:
     def _mark_read_syncs(self, first: int, assign: cst.Assign, rest) -> None:
         """A value read to the host by this assignment (`peak = x.max().item()`) that a later statement of
         the block reads: the work that computed it is still needed once the read stays on the device."""
+        syncs = [i for i in range(first, len(self.ops)) if self.ops[i].kind == "sync"]
+        if not syncs:
+            return  # most assignments: no walk of the rest of the block
         names = {n.value for target in assign.targets for n in walk(target.target) if isinstance(n, cst.Name)}
         if not names or not any(
             isinstance(n, cst.Name) and n.value in names for statement in rest for n in walk(statement)
         ):
             return
-        for i in range(first, len(self.ops)):
-            if self.ops[i].kind == "sync":
-                self.ops[i] = replace(self.ops[i], value_read=True)
+        for i in syncs:
+            self.ops[i] = replace(self.ops[i], value_read=True)
 
     def _host_value(self, node: cst.BaseExpression, scope: dict, record: bool) -> object:
         """The value assigned in a timed body; a host number the table cannot compute (a call of another
@@ -2402,14 +2404,15 @@ class _Evaluator:
                 programs = 0
         tensors = []
         int_keywords = []
+        values: dict[int, object] = {}  # id of an argument's expression -> its value
         for arg in node.args:
             # Recorded: what an argument's expression does on the call (a view, a copy) is the call's work.
-            value = self._eval_or_none(arg.value, scope, record)
+            value = values[id(arg.value)] = self._eval_or_none(arg.value, scope, record)
             if isinstance(value, Tensor):
                 tensors.append(value)
             elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):
                 int_keywords.append((arg.keyword.value, value))
-        row_passes = self._row_passes(launched, node, scope)
+        row_passes = self._row_passes(launched, node, values)
         reduced_product: tuple[int, ...] = ()
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         flops, path = 0, ""
@@ -2495,7 +2498,7 @@ class _Evaluator:
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
 
-    def _row_passes(self, kernel, node: cst.Call, scope: dict) -> tuple[tuple[int, int, int], ...]:
+    def _row_passes(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[tuple[int, int, int], ...]:
         """The tensors this launch's kernel reads in two or more full passes (KernelTileFacts.row_passes,
         counting the loops that start at the row's beginning: a main loop's tail is not a pass of its own),
         with their bytes; where the loops are alternatives in different blocks, the most of any block."""
@@ -2515,7 +2518,7 @@ class _Evaluator:
         for group in passes:
             full = [loop for loop in group.loops if _from_start(loop.node)]
             argument = launch.arguments.get(group.pointer)
-            value = self._eval_or_none(argument, scope, record=False) if argument is not None else None
+            value = values.get(id(argument)) if argument is not None else None
             if len(full) < 2 or not isinstance(value, Tensor):
                 continue
             entry = (self._line(full[0].node), len(full), value.nbytes)

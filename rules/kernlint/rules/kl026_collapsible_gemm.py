@@ -457,8 +457,7 @@ class CollapsibleGemm(Rule):
             if found is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
                 # The tile read past its reduction (stored, or fed to anything but the sum): the product is
                 # needed whole, not only its row sums.
-                inside = {id(n) for total in sums for n in walk(total)}
-                if any(isinstance(n, cst.Name) and n.value in linear and id(n) not in inside for n in walk(statement)):
+                if _read_outside(statement, sums, linear):
                     return
             if not isinstance(statement, (cst.Assign, cst.AugAssign)):
                 continue
@@ -482,11 +481,7 @@ class CollapsibleGemm(Rule):
                     keeps = operator is not None and _linear(model, value, linear, params)
                 else:
                     keeps = _linear(model, value, linear, params)
-                inside = {id(n) for n in walk(value) if isinstance(n, cst.Call) and model.is_tl(n.func, "sum")}
-                inside = {id(m) for n in walk(value) if id(n) in inside for m in walk(n)}
-                if not keeps and any(
-                    isinstance(n, cst.Name) and n.value in linear and id(n) not in inside for n in walk(value)
-                ):
+                if not keeps and _read_outside(value, sums, linear):
                     return  # the tile feeds something else (a nonlinearity, another product): needed whole
                 for name in names:
                     (linear.add if keeps else linear.discard)(name)
@@ -557,12 +552,8 @@ def _linear(model: FileModel, node: cst.BaseExpression, names: set[str], params:
         if isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value in params:
             return True
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 2:
-            first = expr.slice[0].slice
-            return (
-                isinstance(first, cst.Index)
-                and literal_value(first.value) is None
-                and model.code(first.value) == "None"
-            )
+            first = expr.slice[0].slice  # `v[None, :]`: one value per column
+            return isinstance(first, cst.Index) and isinstance(first.value, cst.Name) and first.value.value == "None"
         return isinstance(expr, cst.BinaryOperation) and per_column(expr.left) and per_column(expr.right)
 
     if isinstance(node, cst.Name):
@@ -597,6 +588,12 @@ def _linear(model: FileModel, node: cst.BaseExpression, names: set[str], params:
                 )
             )
     return False
+
+
+def _read_outside(node: cst.CSTNode, sums: list[cst.Call], names: set[str]) -> bool:
+    """`node` reads one of `names` other than inside one of the `sums`."""
+    inside = {id(n) for total in sums for n in walk(total)}
+    return any(isinstance(n, cst.Name) and n.value in names and id(n) not in inside for n in walk(node))
 
 
 def _in_order(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
