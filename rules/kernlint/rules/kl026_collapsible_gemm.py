@@ -146,6 +146,26 @@ class CollapsibleGemm(Rule):
                 tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc * scale)
             """
         ),
+        # The tile stored whole, then its row sums too: the product is needed.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_rowsum(x_ptr, w_ptr, out_ptr, M, N, K, scale, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc = tl.where(rn[None, :] < N, acc, 0.0)
+                tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc * scale)
+                tl.atomic_add(out_ptr + M * N + rm, tl.sum(acc, axis=1))
+            """
+        ),
         # Overlapping windows (stride 1): not an average of disjoint groups of the weight's rows.
         Valid(
             """
@@ -454,9 +474,9 @@ class CollapsibleGemm(Rule):
                     and _linear(model, args[0], linear, params)
                 ):
                     found = total
-            if found is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
-                # The tile read past its reduction (stored, or fed to anything but the sum): the product is
-                # needed whole, not only its row sums.
+            if not isinstance(statement, (cst.Assign, cst.AugAssign)) and model.line_of(statement) > after:
+                # The tile read outside its reduction, before or after it (stored, or fed to anything but the
+                # sum): the product is needed whole, not only its row sums.
                 if _read_outside(statement, sums, linear):
                     return
             if not isinstance(statement, (cst.Assign, cst.AugAssign)):
