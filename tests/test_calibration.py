@@ -26,7 +26,9 @@ UNKNOWN = {
     # Its fix is modelled (tensor_cores), but the before's GEMM is a helper bound to a name at import
     # (int8_as_fp32_matmul = ...), which the shape table does not follow.
     "kl001_upcast_before_dot": "shapes not static: forward: `int8_as_fp32_matmul` has no static value",
-    "kl003_hardcoded_launch_config": INSIDE_A_KERNEL,
+    # Its fix is modelled (autotune: the best of the set's tile configs), but the before's int8 weight is made
+    # by the library's Int8Linear helper (another module), which the shape table does not follow.
+    "kl003_hardcoded_launch_config": "shapes not static: forward: `self.weight_int8` was not set statically",
     "kl009_missing_l2_swizzle": INSIDE_A_KERNEL,
     # The GEMM is in a helper module (kernlint.kernels._int8_gemm) this file imports: its work is not in the file.
     "kl002_per_call_relayout": "shapes not static: forward: line 21: call to `int8_matmul`",
@@ -85,16 +87,21 @@ MISSES = (
         },
         **{
             ("kl016_upcast_before_torch_matmul", "large", m): "cuBLAS int8 probe's rate below the pair's Triton GEMM"
-            for m in MODES
+            for m in ("eager", "graph")
         },
-        # Eager: the decode before measures 266 us where the model gives 92.
-        ("kl016_upcast_before_torch_matmul", "decode", "eager"): HOST_MODEL,
+        # KernelBench mode: the decode pair measures 10.0x where the model gives 6.2 (its before's host time).
+        ("kl016_upcast_before_torch_matmul", "decode", "kernelbench"): HOST_MODEL,
     }
     | {
         # The fused LayerNorm + GELU(erf) kernel measures 133.6 us where its bytes take 89 at the streaming rate.
         ("kl022_torch_after_kernel", s, m): "the after's fused kernel is slower than its bytes"
-        for s in ("kernelbench", "wide")
-        for m in ("kernelbench", "eager", "graph")
+        for s, m in (
+            ("kernelbench", "kernelbench"),
+            ("kernelbench", "eager"),
+            ("kernelbench", "graph"),
+            ("wide", "kernelbench"),
+            ("wide", "graph"),
+        )
     }
     | {
         # At n=1024 the before measures 16.4 us KernelBench and 26.9 eager where the model (torch.diag as the
@@ -118,14 +125,13 @@ MISSES = (
         # KernelBench mode); six layers at T=512 measure 2.1 us a layer-step in a graph, the layers3 shape
         # (T=256, B=32, 3 layers) 2.6 in a graph and 22 in KernelBench mode.
         ("kl024_recurrent_module", "kernelbench", "graph"): "cuDNN's per-step cost from a one-layer GRU",
-        ("kl024_recurrent_module", "kernelbench", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
         ("kl024_recurrent_module", "layers3", "kernelbench"): "cuDNN's per-step cost from a one-layer GRU",
         ("kl024_recurrent_module", "layers3", "eager"): "cuDNN's per-step cost from a one-layer GRU",
         ("kl024_recurrent_module", "layers3", "graph"): "cuDNN's per-step cost from a one-layer GRU",
     }
     | {
         # Host costs of pairs measured in other leases than the calibration record's: the per-op host cost
-        # fitted between 7 and 14 us eager over six leases (9.6 in the newest), a Triton launch 13 to 19 us
+        # fitted between 7 and 14 us eager over seven leases (8.7 in the newest), a Triton launch 13 to 19 us
         # (the machine's CPU differs), and these rows' gains are host time. The validation files, measured in the calibration's
         # lease, hold (tests/test_cost.py).
         # KernelBench mode: the probes' flush constants of the newest lease against pairs measured before it.
@@ -138,10 +144,17 @@ MISSES = (
         ("kl004_unfused_epilogue", "seed", "graph"): HOST_MODEL,
         # A chain of small ops whose eager time is the host's: 36.6 us measured, 30.0 modelled; its after 23.7, 15.
         ("kl023_unfused_op_chain", "kb16", "eager"): HOST_MODEL,
-        ("kl023_unfused_op_chain", "kb16", "kernelbench"): HOST_MODEL,
         ("kl011_per_call_allocation", "prefill", "eager"): HOST_MODEL,
         ("kl016_upcast_before_torch_matmul", "seed", "kernelbench"): HOST_MODEL,
-        ("kl019_scalar_programs", "small", "eager"): HOST_MODEL,
+        # The tile-probe lease (its eager calls 1.5x the lease before's per op, the flush hiding 107 us of host
+        # work where it hid 26): small pairs whose gain is host time, off the probes in it.
+        ("kl011_per_call_allocation", "decode", "kernelbench"): HOST_MODEL,
+        ("kl011_per_call_allocation", "decode", "eager"): HOST_MODEL,
+        ("kl011_per_call_allocation", "prefill", "kernelbench"): HOST_MODEL,
+        ("kl025_structure_blind_gemm", "n1k", "kernelbench"): HOST_MODEL,
+        ("kl025_structure_blind_gemm", "n1k", "graph"): "small before and after off the probes' host costs",
+        ("kl027_dead_or_constant_result", "m128", "kernelbench"): HOST_LEASE,
+        ("kl028_host_bound_forward", "kernelbench", "eager"): HOST_LEASE,
     }
     | {
         # One element per program: the before (1 M programs, 632 us) is on the mark; the after's one launch
@@ -171,6 +184,8 @@ MISSES = (
             ("kernelbench", "kernelbench"),
             ("kernelbench", "eager"),
             ("kernelbench", "graph"),
+            ("m128", "kernelbench"),
+            ("m128", "eager"),
             ("m128", "graph"),
         )
     }

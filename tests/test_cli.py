@@ -237,20 +237,49 @@ def get_init_inputs():
 """
 
 
+RECURRENT_LOOP = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(hidden, hidden))
+        self.u = nn.Parameter(torch.randn(hidden, hidden))
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], x.shape[2], device=x.device)
+        for t in range(x.shape[1]):
+            h = torch.tanh(x[:, t] @ self.w + h @ self.u)
+        return h
+
+
+def get_inputs():
+    return [torch.randn(16, 512, 256)]
+
+
+def get_init_inputs():
+    return [256]
+"""
+
+
 def test_the_summary_says_why_a_gain_is_the_pairs(tmp_path) -> None:
     """A file whose shapes are known but whose best fix the cost model does
-    not model for its code (KL003's tiles, inside a kernel) is not said to have
-    unknown shapes; a program looping over scalar loads and a softmax reading
-    its rows in three passes are estimated."""
+    not model for its code (a recurrence's per-step loop) is not said to have
+    unknown shapes; a fixed-tile GEMM (KL003's fix: the best of the autotuning
+    set at its shapes), a program looping over scalar loads and a softmax
+    reading its rows in three passes are estimated."""
     scalar = (FIXTURES / "generated" / "g03_l1_47_sum_reduction_scalar.py").read_bytes()
     (tmp_path / "scalar.py").write_bytes(scalar)
     (tmp_path / "softmax.py").write_text(MULTIPASS_SOFTMAX)
     (tmp_path / "gemm.py").write_text(FIXED_TILE_GEMM)
+    (tmp_path / "rnn.py").write_text(RECURRENT_LOOP)
     (tmp_path / "seed.py").write_bytes((FIXTURES / "seed" / "kernel.py").read_bytes())
     lines = run_kernlint("--no-color", ".", cwd=tmp_path).stdout.decode().splitlines()
+    assert "  gemm.py: 1.8x (for this file) from KL003 hardcoded-launch-config (line 27)" in lines
     assert (
-        "  gemm.py: 3.2x (the pair's, not estimated for this file) from KL003 hardcoded-launch-config (line 27)"
-        in lines
+        "  rnn.py: 12.9x (the pair's, not estimated for this file) from KL005 per-step-launch-loop (line 14)" in lines
     )
     assert "  softmax.py: 1.3x (for this file) from KL008 multipass-softmax (line 12)" in lines
     assert "  seed.py: 4.9x (the pair's, shapes unknown) from KL002 per-call-relayout (line 112)" in lines

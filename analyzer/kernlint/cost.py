@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
 from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops
+from kernlint.model.tuning import AUTOTUNE_CONFIGS
 from kernlint.provenance import library_folder
 
 MEASUREMENTS_DIR = "measurements"
@@ -78,7 +79,8 @@ def derive_constants(record: dict) -> dict[str, float]:
     p = record["probes"]
 
     def best(probe: str) -> float:
-        return min(_median(record, probe, mode) for mode in ("graph", "kernelbench"))
+        # A GPU-only probe (a tile config's rate) has its graph time alone.
+        return min(_median(record, probe, mode) for mode in ("graph", "kernelbench") if mode in p[probe]["modes"])
 
     def rate(probe: str, what: str = "bytes") -> float:
         return float(p[probe][what]) / best(probe)
@@ -142,6 +144,10 @@ def derive_constants(record: dict) -> dict[str, float]:
             constants[f"bw_gemm_skinny_{path}"] = rate(f"gemm_skinny_{path}")
     if "triton_fma_gemm" in p:
         constants["flops_fma"] = rate("triton_fma_gemm", "flops")
+    for name in p:
+        if name.startswith(TILE_PROBE):
+            # A Triton tl.dot GEMM at one tile config (`_tile_rate` reads them back by config).
+            constants[TILE_RATE + name[len(TILE_PROBE) :]] = rate(name, "flops")
     for path in ("fp16", "tf32", "fp32"):
         if f"triton_dot_{path}" in p:
             constants[f"flops_triton_{path}"] = rate(f"triton_dot_{path}", "flops")
@@ -437,6 +443,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             bandwidth = c["bw_scalar_loop"]
             if op.programs:
                 bandwidth = min(bandwidth, op.programs * c["bw_scalar_loop_program"])
+        if op.dot_configs and op.dot_mn:
+            # An autotuned launch runs the config that is fastest at its shapes.
+            return min(gpu_us(_with_tile(op, config), c) for config in op.dot_configs)
         compute = 0.0
         if op.flops and op.path:
             # Multiply-adds without tl.dot ("fma") run on the CUDA cores: the
@@ -449,6 +458,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             own = f"flops_triton_{'fp16' if op.path == 'bf16' else op.path}"
             if op.kind == "triton" and own in c:
                 rate = c[own]
+            if op.dot_tile:
+                # At its own tile config where the calibration measured it (or the nearest one measured).
+                rate = _tile_rate(op, c) or rate
             compute = op.flops / rate
         # Millions of programs cost their scheduling, whatever each one moves.
         scheduling = op.programs * c.get("program_us", 0.0)
@@ -491,6 +503,37 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
     bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
     return max(floor, op.bytes / _bandwidth(op, c), compute) + bias
+
+
+# The triton_dot_tile_* probes' names, `{path}_{BM}x{BN}x{BK}_w{warps}_s{stages}` after the prefix, and the
+# constants derived from them.
+TILE_PROBE, TILE_RATE = "triton_dot_tile_", "flops_tile_"
+
+
+def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
+    """The measured rate of a Triton tl.dot GEMM at `op`'s tile config, for its operand path (bf16 as
+    fp16); a config the calibration did not measure takes the nearest measured one's (tile sizes, warps
+    and stages compared by their ratios). None without tile probes for the path."""
+    path = "fp16" if op.path in ("fp16", "bf16") else op.path
+    prefix = f"{TILE_RATE}{path}_"
+    best: tuple[float, float] | None = None
+    for key, value in c.items():
+        if not key.startswith(prefix):
+            continue
+        tile, warps, stages = key[len(prefix) :].split("_")
+        config = (*(int(v) for v in tile.split("x")), int(warps[1:]), int(stages[1:]))
+        distance = sum(abs(math.log2(a / b)) for a, b in zip(config, op.dot_tile))
+        if best is None or distance < best[0]:
+            best = (distance, value)
+    return best[1] if best is not None else None
+
+
+def _with_tile(op: Op, config: tuple[int, ...]) -> Op:
+    """`op` run at another tile config: its grid as many programs as that config's tiles cover its output
+    (a launch whose grid is unknown, or one a fix spreads over the whole GPU, keeps 0: no grid limit)."""
+    m, n = op.dot_mn
+    programs = math.ceil(m / config[0]) * math.ceil(n / config[1]) if op.programs else 0
+    return replace(op, dot_tile=config, dot_configs=(), programs=programs)
 
 
 def _size(op: Op) -> int:
@@ -1015,6 +1058,29 @@ def _native_path(op: Op) -> str:
     return "int8" if op.elem_bytes == 1 else "fp16" if op.elem_bytes == 2 else "tf32"
 
 
+def autotune(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A tl.dot launch of one fixed tile config (KL003) autotuned over the plan's config set
+    (`AUTOTUNE_CONFIGS`): the best of them at its shapes, and the autotuner's host work on every call."""
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton"
+        and op.dot_tile
+        and op.dot_mn
+        and (
+            first <= op.line <= last
+            or first <= op.site_line <= last
+            or op.kernel_lines[0] <= first <= op.kernel_lines[1]
+        )
+    ]
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        out[i] = replace(ops[i], dot_configs=AUTOTUNE_CONFIGS, autotuned=True)
+    return tuple(out)
+
+
 def fill_the_gpu(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """A launch with fewer programs than SMs, its work split over enough
     programs to fill the GPU (chunks of a row, split-K): the same bytes and
@@ -1505,6 +1571,7 @@ EFFECTS: dict[str, Effect] = {
     "capture_graph": capture_graph,
     "tensor_cores": tensor_cores,
     "fill_the_gpu": fill_the_gpu,
+    "autotune": autotune,
     "fuse_into_kernel": fuse_into_kernel,
     "remove_copy": remove_copy,
     "remove_alloc": remove_alloc,

@@ -355,6 +355,10 @@ class _KernelIndex:
         return tuple(found)
 
 
+# A tl.dot operand's axes by (operand, axis): A is M x K, B is K x N.
+_DOT_ROLES = {(0, 0): "M", (0, 1): "K", (1, 0): "K", (1, 1): "N"}
+
+
 class OffsetFacts(KernelFacts):
     """How a kernel's pointer offsets are built, and the values of its
     constexpr expressions."""
@@ -450,6 +454,33 @@ class OffsetFacts(KernelFacts):
                 results.add(combined)
             return frozenset(results)
         return None
+
+    @kernel_fact
+    def dot_tile(self, kernel: Kernel) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+        """The expressions that size the (M, N, K) tile of the kernel's
+        `tl.dot` products: A's rows and columns, B's columns, read from the
+        operands' loads (`tile_ranges`). None unless every `tl.dot` shows all
+        three and they agree."""
+        found: tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None = None
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "dot"):
+                continue
+            operands = positional(call)[:2]
+            if len(operands) != 2:
+                return None
+            sizes: dict[str, cst.BaseExpression] = {}
+            for position, operand in enumerate(operands):
+                for dimension in self.tile_ranges(kernel, operand) or ():
+                    role = _DOT_ROLES.get((position, dimension.axis)) if dimension.axis is not None else None
+                    if role is not None:
+                        sizes.setdefault(role, dimension.size)
+            if len(sizes) != 3:
+                return None
+            tile = (sizes["M"], sizes["N"], sizes["K"])
+            if found is not None and [self.code(e) for e in found] != [self.code(e) for e in tile]:
+                return None
+            found = tile
+        return found
 
     @kernel_fact
     def tile_ranges(self, kernel: Kernel, node: cst.BaseExpression) -> tuple[TileRange, ...] | None:

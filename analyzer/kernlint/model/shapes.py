@@ -36,6 +36,7 @@ from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
 from kernlint.model.syntax import keyword, literal_value, positional, walk
+from kernlint.model.tuning import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS
 
 DTYPE_BYTES = {
     "float32": 4,
@@ -253,6 +254,13 @@ class Op:
     # Triton launches: (M, N, K) of a tl.dot product the kernel reduces over N before it stores (an output of
     # one column beside operands [M, K] and a weight [N, K]): its flops are the whole product's.
     reduced_product: tuple[int, ...] = ()
+    # Triton launches of a tl.dot kernel: its tile config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
+    # where the file fixes it, the configs an autotuner picks among (the kernel's @triton.autotune, or KL003's
+    # set under its fix), and the product's output rows and columns (M, N), which a tile of another size
+    # covers with another number of programs.
+    dot_tile: tuple[int, ...] = ()
+    dot_configs: tuple[tuple[int, ...], ...] = ()
+    dot_mn: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -2416,6 +2424,9 @@ class _Evaluator:
         reduced_product: tuple[int, ...] = ()
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         flops, path = 0, ""
+        dot_tile: tuple[int, ...] = ()
+        dot_configs: tuple[tuple[int, ...], ...] = ()
+        dot_mn: tuple[int, ...] = ()
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = launched
@@ -2440,11 +2451,16 @@ class _Evaluator:
             # the launch, so an operand is not taken for it.
             allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
-            if not flops:
+            if flops:
+                dot_mn = _product_rows_columns(allocated + [t for t in tensors if t not in allocated])
+            else:
                 reduced_product = _reduced_product(allocated + [t for t in tensors if t not in allocated])
                 if reduced_product:
                     m, n, k = reduced_product
                     flops, elem = 2 * m * n * k, DTYPE_BYTES.get(tensors[0].dtype, 4)
+                    dot_mn = (m, n)
+            if flops:
+                dot_tile, dot_configs = self._dot_configs(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
         # A program that loops over its data with loads and stores only (no product: a GEMM's
         # program moves whole A and B tiles per step, not one block of elements).
@@ -2480,6 +2496,9 @@ class _Evaluator:
                 arguments=len(node.args),
                 row_passes=row_passes,
                 reduced_product=reduced_product,
+                dot_tile=dot_tile,
+                dot_configs=dot_configs,
+                dot_mn=dot_mn,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2497,6 +2516,55 @@ class _Evaluator:
                     if producer is not None and producer.kind == "alloc":
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
+
+    def _dot_configs(
+        self, kernel, node: cst.Call, values: dict[int, object]
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+        """The launch's tl.dot tile config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages), where its
+        tile sizes are known here (the launch's arguments, the constexprs' defaults, the only values the
+        kernel's launches give them), and an @triton.autotune kernel's configs; () for what is unknown.
+        num_warps and num_stages are Triton's defaults where nothing names them."""
+        model = self.model
+        if not isinstance(model, OffsetFacts):
+            return (), ()
+        sizes = model.dot_tile(kernel)
+        if sizes is None:
+            return (), ()
+        given: dict[str, object] = {}
+        names = [p.name for p in kernel.params]
+        position = 0
+        for arg in node.args:
+            if arg.keyword is not None:
+                given[arg.keyword.value] = values.get(id(arg.value))
+            elif not arg.star:
+                if position < len(names):
+                    given[names[position]] = values.get(id(arg.value))
+                position += 1
+
+        def value(size: cst.BaseExpression, config: dict[str, object]) -> int | None:
+            if isinstance(size, cst.Name):
+                for source in (config, given):
+                    found = source.get(size.value)
+                    if isinstance(found, int) and not isinstance(found, bool):
+                        return found
+                param = kernel.param(size.value)
+                if param is not None and isinstance(param.default, cst.Integer):
+                    return int(param.default.value, 0)
+            known = model.int_values(kernel, size)
+            return next(iter(known)) if known is not None and len(known) == 1 else None
+
+        def config_of(config: dict[str, object]) -> tuple[int, ...]:
+            tile = [v for v in (value(size, config) for size in sizes) if v is not None]
+            options = [config.get(k, given.get(k)) for k in ("num_warps", "num_stages")]
+            warps, stages = (o if isinstance(o, int) and not isinstance(o, bool) else None for o in options)
+            if len(tile) != len(sizes):
+                return ()
+            return (*tile, warps or DEFAULT_NUM_WARPS, stages or DEFAULT_NUM_STAGES)
+
+        if kernel.autotune is not None:
+            configs = tuple(c for c in (config_of(dict(cfg)) for cfg in kernel.autotune.configs or ()) if c)
+            return (), configs
+        return config_of({}), ()
 
     def _row_passes(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[tuple[int, int, int], ...]:
         """The tensors this launch's kernel reads in two or more full passes (KernelTileFacts.row_passes,
@@ -2870,6 +2938,20 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                     if out.shape == (a.shape[0], a.shape[1], w.shape[2]):
                         return 2 * out.numel * a.shape[2], size
     return 0, 4
+
+
+def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
+    """(M, N) of the GEMM output `_product_work` finds among a launch's tensors (its rows, batch included,
+    and its columns); () for a convolution's or none."""
+    flops, _ = _product_work(tensors)
+    for out in tensors:
+        if flops and len(out.shape) >= 2:
+            for a in tensors:
+                if a is not out and len(a.shape) == len(out.shape) and a.shape[:-1] == out.shape[:-1]:
+                    k = a.shape[-1]
+                    if 2 * out.numel * k == flops:
+                        return (out.numel // out.shape[-1], out.shape[-1])
+    return ()
 
 
 def _reduced_product(tensors: list[Tensor]) -> tuple[int, ...]:

@@ -17,6 +17,18 @@ from kernlint.model.syntax import call_name, keyword, walk
 
 SHAPE_CALLS = frozenset({"size", "dim", "numel", "stride"})
 
+# KL003's autotuning set, (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages): skinny (few rows, long K)
+# through square problems. The rule's plan writes it; the cost model prices the fix as the best of it at the
+# file's shapes (calibrated per config by the triton_dot_tile_* probes).
+AUTOTUNE_CONFIGS = (
+    (16, 64, 128, 4, 4),
+    (32, 128, 64, 4, 4),
+    (64, 64, 64, 4, 3),
+    (128, 128, 32, 8, 3),
+)
+# Triton's launch defaults where a launch names neither.
+DEFAULT_NUM_WARPS, DEFAULT_NUM_STAGES = 4, 3
+
 # How a launch argument's value is decided (see `argument_origin`).
 FIXED, PER_DTYPE, DIMENSION, CHOSEN = "fixed", "per-dtype", "dimension", "chosen"
 # A problem dimension rounded up to a legal tile (`max(16, next_power_of_2(h))`).

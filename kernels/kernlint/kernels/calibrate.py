@@ -30,6 +30,10 @@ Probes (each name is a key of the record's "probes"):
     GEMM with ``tl.dot`` and one fixed 128x128x32 tile (fp16 operands; fp32
     as TF32; fp32 with ``input_precision="ieee"``): what a kernel's own
     product runs at, well below cuBLAS's rate for the same path;
+  * ``triton_dot_tile_{fp16,tf32}_{BM}x{BN}x{BK}_w{W}_s{S}``: the same 4096^3
+    GEMM at each tile config of ``DOT_CONFIGS`` (tiles, warps, stages),
+    graph mode only: a kernel's product at its own fixed tile, and the best
+    of KL003's autotuning set at a file's shapes (its fix);
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
     add): an elementwise op with a broadcast operand, which PyTorch runs
     unvectorized (~1.6 TB/s where a plain stream runs 3);
@@ -146,6 +150,32 @@ SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 elemen
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
 DOT_TILE = (128, 128, 32)  # BLOCK_M, BLOCK_N, BLOCK_K of the triton_dot_* probes
+# The tile configs of the triton_dot_tile_* probes, (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages): those
+# generated kernels fix (small square tiles, Triton's tutorial tiles, Triton's defaults of 4 warps and 3
+# stages) and KL003's autotuning set (kernlint.model.tuning.AUTOTUNE_CONFIGS, written out: the GPU machine
+# runs this without the lint engine's dependencies; tests/test_cost.py checks the set is here), whose best
+# config at a file's shapes is the fix's rate.
+DOT_CONFIGS = tuple(
+    dict.fromkeys(
+        (
+            (16, 16, 16, 4, 3),
+            (32, 32, 32, 4, 3),
+            (64, 64, 32, 4, 3),
+            (64, 64, 64, 4, 3),
+            (64, 128, 32, 4, 3),
+            (128, 64, 32, 4, 3),
+            (128, 128, 32, 4, 3),
+            (128, 128, 32, 8, 3),
+            (128, 128, 64, 4, 4),
+            (128, 256, 64, 8, 3),
+            (64, 256, 32, 4, 4),
+            (16, 64, 128, 4, 4),
+            (32, 128, 64, 4, 4),
+            (64, 64, 64, 4, 3),
+            (128, 128, 32, 8, 3),
+        )
+    )
+)
 
 
 def _probe_kernels(triton, tl):
@@ -199,8 +229,9 @@ def _probe_kernels(triton, tl):
     def dot(a, b, c, precision, tile=DOT_TILE):
         M, K = a.shape
         N = b.shape[1]
+        options = {"num_warps": tile[3], "num_stages": tile[4]} if len(tile) == 5 else {}
         dot_gemm[(M // tile[0], N // tile[1])](
-            a, b, c, M, N, K, BLOCK_M=tile[0], BLOCK_N=tile[1], BLOCK_K=tile[2], PRECISION=precision
+            a, b, c, M, N, K, BLOCK_M=tile[0], BLOCK_N=tile[1], BLOCK_K=tile[2], PRECISION=precision, **options
         )
         return c
 
@@ -352,6 +383,27 @@ def _probes(torch, triton, tl):
             path=name.rsplit("_", 1)[1],
             triton_launches=1,
         )
+    # The same GEMM at every tile config of DOT_CONFIGS, fp16 operands and fp32 ones as TF32: the rate of a
+    # kernel's product at its own tile (GPU time only; a config whose tiles do not fit the SM's shared
+    # memory for a path is left out of the record).
+    for label, dtype in (("fp16", torch.float16), ("tf32", torch.float32)):
+        ta = torch.randn(dm, dm, device=dev, dtype=dtype)
+        tb = torch.randn(dm, dm, device=dev, dtype=dtype)
+        tc = torch.empty(dm, dm, device=dev, dtype=dtype)
+        for bm, bn, bk, warps, stages in DOT_CONFIGS:
+            add(
+                f"triton_dot_tile_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
+                lambda ta=ta, tb=tb, tc=tc, cfg=(bm, bn, bk, warps, stages): dot(ta, tb, tc, "tf32", cfg),
+                flops=2 * dm**3,
+                bytes=3 * dm * dm * ta.element_size(),
+                ops=1,
+                path=label,
+                tile=[bm, bn, bk],
+                num_warps=warps,
+                num_stages=stages,
+                triton_launches=1,
+                gpu_only=True,
+            )
     # A product on the CUDA cores in Triton: 4096 x 4096 outputs over K = 1024, fp32.
     fm, fn, fk = 4096, 4096, 1024
     fa = torch.randn(fm, fk, device=dev)
@@ -675,6 +727,10 @@ def _measure(torch, fn, facts):
     fn()
     torch.cuda.synchronize()
     modes = {}
+    if facts.get("gpu_only"):
+        # A rate of the GPU's own (a tile config's product): the host's modes add nothing to it.
+        entry["modes"] = {"graph": timing.graph(fn, repeats=REPEATS).as_dict()}
+        return entry
     if not facts.get("syncs") and not facts.get("compiles"):
         # A sync cannot be captured; a compile's cost is the host's, which a graph replay never pays.
         modes["graph"] = timing.graph(fn, repeats=REPEATS)
@@ -710,7 +766,13 @@ def main(record: str) -> None:
     }
     for name, fn, facts in _probes(torch, triton, tl):
         t0 = time.time()
-        out["probes"][name] = _measure(torch, fn, facts)
+        try:
+            out["probes"][name] = _measure(torch, fn, facts)
+        except Exception as error:  # noqa: BLE001 - Triton's OutOfResources and kin, for one tile config
+            if not facts.get("gpu_only"):
+                raise
+            click.echo(f"{name}: skipped ({type(error).__name__}: {str(error).splitlines()[0][:120]})")
+            continue
         times = {m: v["median_us"] for m, v in out["probes"][name]["modes"].items()}
         click.echo(f"{name}: " + ", ".join(f"{m} {v:.2f} us" for m, v in times.items()) + f" [{time.time() - t0:.0f}s]")
     out["elapsed_s"] = round(time.time() - started, 1)

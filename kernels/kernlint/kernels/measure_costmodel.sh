@@ -15,7 +15,7 @@ mkdir -p "$OUT/vf"
 for name in "$@"; do
   start=$(date +%s)
   if [ "$name" = calibrate ]; then
-    timeout 420 $RUN -m kernlint.kernels.calibrate --record "$OUT/calibration_h100.json" >"$OUT/calibrate.log" 2>&1
+    timeout 540 $RUN -m kernlint.kernels.calibrate --record "$OUT/calibration_h100.json" >"$OUT/calibrate.log" 2>&1
     echo "calibrate rc=$? $(($(date +%s) - start))s"
     tail -30 "$OUT/calibrate.log"
     continue

@@ -6,20 +6,16 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
-from kernlint.model.tuning import CHOSEN, DIMENSION, PADDED
+from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DIMENSION, PADDED
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
 # Tile roles read from a constexpr's name: BLOCK_M, BLOCK_SIZE_M, TILE_M, BM.
 ROLE = re.compile(r"(?:^|_|^B|^T)([MNK])$")
 SIZE_NAME = re.compile(r"^(?:[mnk]|(?:size|n|num|dim)_?[mnk]|[mnk]_?(?:size|dim))$", re.IGNORECASE)
-# Configs for skinny (few rows, long K) through square problems, per role.
-CONFIGS = (
-    ({"M": 16, "N": 64, "K": 128}, 4, 4),
-    ({"M": 32, "N": 128, "K": 64}, 4, 4),
-    ({"M": 64, "N": 64, "K": 64}, 4, 3),
-    ({"M": 128, "N": 128, "K": 32}, 8, 3),
-)
+# Configs for skinny (few rows, long K) through square problems, per role (the model's set, which the cost
+# model prices the fix at).
+CONFIGS = tuple(({"M": m, "N": n, "K": k}, warps, stages) for m, n, k, warps, stages in AUTOTUNE_CONFIGS)
 
 
 class HardcodedLaunchConfig(Rule):
@@ -111,6 +107,7 @@ class HardcodedLaunchConfig(Rule):
         "problem sizes, and let the grid read the chosen block sizes from META."
     )
     priority = 30
+    fix_effect = "autotune"
 
     VALID = [
         # Elementwise kernel: no tl.dot.
