@@ -1192,3 +1192,17 @@ def test_kl003s_fix_is_the_best_of_its_autotuning_set_at_the_files_shapes() -> N
     (finding,) = [f for f in lint_source("k.py", FIXED_TILE).findings if f.code == "KL003"]
     estimate = finding.expected_speedup["for_this_file"]
     assert estimate["graph"] == pytest.approx(best / c["flops_tile_fp16_32x32x32_w4_s3"], rel=0.02)
+
+
+def test_a_batched_attention_product_is_sized_as_one_even_with_as_many_heads_as_batches() -> None:
+    """Q [B, H, L, D] times K read transposed into S [B, H, L, L]: 2*B*H*L*L*D flops, not a convolution's
+    (with B == H the operands once passed for a convolution's input and weight)."""
+    source = FIXED_TILE.replace(
+        "        M, K = a.shape\n        N = b.shape[1]\n        c = torch.empty(M, N, device=a.device, dtype=a.dtype)\n",
+        "        B, H, M, K = a.shape\n        N = b.shape[2]\n        c = torch.empty(B, H, M, N, device=a.device)\n",
+    ).replace(
+        "torch.randn(4096, 4096, dtype=torch.float16), torch.randn(4096, 4096, dtype=torch.float16)",
+        "torch.randn(8, 8, 512, 64, dtype=torch.float16), torch.randn(8, 8, 512, 64, dtype=torch.float16)",
+    )
+    (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
+    assert (launch.flops, launch.dot_mn) == (2 * 8 * 8 * 512 * 512 * 64, (8 * 8 * 512, 512))

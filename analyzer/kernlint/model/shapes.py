@@ -2925,6 +2925,16 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                 if w is out or w is a:
                     continue
                 size = DTYPE_BYTES.get(a.dtype, 4)
+                if len(w.shape) == len(a.shape) >= 3 and w.shape[:-2] == a.shape[:-2] == out.shape[:-2]:
+                    # A batched product per batch and head (attention's Q K^T and P V), B as [.., K, N] or as
+                    # [.., N, K] (read transposed). Looked for before a convolution's: with as many heads as
+                    # batches, [B, H, L, D] operands would pass for a convolution's input and weight.
+                    k = a.shape[-1]
+                    if out.shape[-2] == a.shape[-2] and (
+                        (w.shape[-2] == k and out.shape[-1] == w.shape[-1])
+                        or (w.shape[-1] == k and out.shape[-1] == w.shape[-2])
+                    ):
+                        return 2 * out.numel * k, size
                 if len(a.shape) >= 3 and len(w.shape) == len(a.shape):
                     if w.shape[1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
                         return 2 * out.numel * w.shape[1] * math.prod(w.shape[2:]), size
@@ -2934,9 +2944,6 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                         w.shape[1] == k and w.shape[0] == out.shape[-1]
                     ):
                         return 2 * out.numel * k, size
-                if len(w.shape) == len(a.shape) == 3 and w.shape[0] == a.shape[0] and w.shape[1] == a.shape[2]:
-                    if out.shape == (a.shape[0], a.shape[1], w.shape[2]):
-                        return 2 * out.numel * a.shape[2], size
     return 0, 4
 
 
