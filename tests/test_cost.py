@@ -1206,3 +1206,88 @@ def test_a_batched_attention_product_is_sized_as_one_even_with_as_many_heads_as_
     )
     (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
     assert (launch.flops, launch.dot_mn) == (2 * 8 * 8 * 512 * 512 * 64, (8 * 8 * 512, 512))
+
+
+UNREACHED_HELPER = """
+import torch
+import torch.nn as nn
+
+
+class NewGELU(nn.Module):
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(0.79788456 * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = NewGELU()
+
+    def forward(self, x):
+        return self.act(x)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim=1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        if x.dim() != 2 or self.dim not in (1, -1):
+            return torch.softmax(x, dim=self.dim)
+        return torch.nn.functional.gelu(x, approximate="tanh")
+
+
+dim = 4096
+
+
+def get_inputs():
+    return [torch.randn(4096, dim)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_finding_in_code_the_entry_point_never_runs_gains_nothing_for_the_file() -> None:
+    """KL023 in the reference's NewGELU (ModelNew calls F.gelu): estimated at 1.0x, with the reason, instead
+    of falling back to its pair's range; `self.dim not in (1, -1)` is decided (the parameter's default 1, not
+    the module constant `dim`), so the softmax branch is not the entry point's work."""
+    e = entry(UNREACHED_HELPER)
+    assert [(op.kind, op.line) for op in e.ops] == [("elementwise", 28)]
+    assert not e.runs(6, 8) and e.runs(26, 28)
+    (finding,) = [f for f in lint_source("k.py", UNREACHED_HELPER).findings if f.code == "KL023"]
+    estimate = finding.expected_speedup["for_this_file"]
+    assert (estimate["status"], estimate["kernelbench"], estimate["graph"]) == ("estimated", 1.0, 1.0)
+    assert estimate["reason"] == "ModelNew.forward does not run this code: its fix changes nothing the call does"
+    assert "findings_fixed" not in estimate
+
+
+def test_a_training_mode_batchnorm_solution_reads_the_modules_momentum_and_running_statistics() -> None:
+    source = KERNELBENCH.replace(
+        "self.linear = nn.Linear(in_features, out_features)", "self.bn = nn.BatchNorm1d(out_features)"
+    ).replace(
+        "        w = self.linear.weight.t().contiguous()\n        y = x @ w\n",
+        "        y = torch.cat([x, x], dim=1)\n"
+        "        m = self.bn.momentum\n"
+        "        self.bn.running_mean.mul_(1 - m)\n"
+        "        self.bn.num_batches_tracked += 1\n",
+    )
+    e = entry(source)
+    assert e.unknown == () and [op.kind for op in e.ops][:2] == ["copy", "elementwise"]
+
+
+def test_a_tuning_finding_with_an_estimate_for_the_file_ranks_by_it() -> None:
+    """kl003_smalltile_before.py: KL003 (its fixed 32x32x32 tile, estimated for the file) leads the
+    verdict over KL009, whose fix has no estimate (its pair measured 1.11x); without an estimate a tuning
+    finding would come after every other."""
+    from kernlint.advice import best_finding, verdict
+
+    path = ROOT / "fixtures/costmodel/kl003_smalltile_before.py"
+    findings = lint_source(str(path), path.read_text()).findings
+    assert sorted(f.code for f in findings) == ["KL003", "KL009"]
+    assert best_finding(findings).code == "KL003"
+    advice = verdict(str(path), findings)
+    assert advice["worth_optimizing"] == "yes"
+    assert advice["optimisation method"].startswith("Memory Layout Optimization: Autotune the kernel")

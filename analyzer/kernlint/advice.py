@@ -13,12 +13,14 @@ then says that the file's shapes are unknown; without records, by severity
 and each rule's documented `priority` (lower first).
 
 Tuning findings (a fixed tile config, an EVEN_K path: category tuning,
-named Memory Layout Optimization in the prompt's words) rank after every
-other performance finding of the file. What a fixed config costs depends on
-how far it is from the best one at the file's shapes, which the source does
-not tell: their rule's pair measures a config chosen badly on purpose. A
-structural defect (no tensor cores, a per-call copy, an unfused tail) is the
-one to name first; a file with tuning findings only still gets them.
+named Memory Layout Optimization in the prompt's words) rank by their
+estimate for the file like any other where the cost model makes one (KL003:
+the file's tile config against the best of the autotuning set at its
+shapes, both at measured per-config rates). Without one they rank after
+every other performance finding of the file: what a fixed config costs
+depends on how far it is from the best one at the file's shapes, and their
+rule's pair measures a config chosen badly on purpose. A file with tuning
+findings only still gets them.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     rule = rule_by_code_or_name(finding.code)
     priority = rule.priority if rule is not None else 99
     return (
-        finding.category is Category.TUNING,
+        finding.category is Category.TUNING and not own,
         -(gain or 0.0),
         not own,
         finding.severity.rank,

@@ -283,6 +283,13 @@ class EntryPoint:
     side_effects: tuple[str, ...] = ()
     # forward's returned tensors: (producing op, shape, the one number it holds or None).
     outputs: tuple[tuple[int, tuple[int, ...], float | None], ...] = ()
+    # The first and last lines of every function the entry point ran (forward, the helpers and submodules'
+    # methods it inlined) and of every kernel it launched: code outside them is not timed.
+    ran: tuple[tuple[int, int], ...] = ()
+
+    def runs(self, first: int, last: int) -> bool:
+        """Whether lines `first..last` lie in code the entry point runs."""
+        return any(start <= last and first <= end for start, end in self.ran)
 
     @property
     def fits_int32(self) -> bool:
@@ -500,6 +507,9 @@ class _Evaluator:
         self.constant_reasons: list[tuple[int, str, float, tuple[int, ...]]] = []
         self.identities: dict[int, str] = {}
         self.side_effects: list[str] = []
+        # The functions the entry point ran (forward, the helpers and submodules' methods it inlined): their
+        # first and last lines.
+        self.ran: list[tuple[int, int]] = []
 
     # -- the file ------------------------------------------------------------
 
@@ -560,6 +570,7 @@ class _Evaluator:
             if isinstance(value, Tensor) and value.origin == -1:
                 scope[name] = replace(value, origin=-2 - position)
         described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
+        self._ran(forward)
         returned: object = None
         try:
             returned = self._run_body(forward.body.body, scope, record=True)
@@ -585,7 +596,12 @@ class _Evaluator:
             constants=tuple(self.constant_reasons),
             side_effects=tuple(dict.fromkeys(self.side_effects)),
             outputs=tuple((t.origin, t.shape, t.value) for t in _tensors_in(returned)),
+            ran=tuple(dict.fromkeys([*self.ran, *(op.kernel_lines for op in self.ops if op.kernel_lines[0])])),
         )
+
+    def _ran(self, function: cst.FunctionDef) -> None:
+        span = self.model.span(function)
+        self.ran.append((span.line, span.end_line))
 
     def _class_constants(self, node: cst.ClassDef) -> dict[str, object]:
         """A class body's simple assignments (`expansion = 4`), as the attributes its instances start with."""
@@ -992,6 +1008,15 @@ class _Evaluator:
             right = self._eval_or_none(comparison.comparator, scope, record=False)
             test = tests.get(type(comparison.operator))
             static = (int, float, str, bool)
+            if isinstance(comparison.operator, (cst.In, cst.NotIn)) and isinstance(right, (list, tuple)):
+                # `self.dim not in (1, -1)`: membership in a static tuple or list.
+                if not isinstance(left, static) or not all(isinstance(item, static) for item in right):
+                    return None
+                found = left in right
+                if found != isinstance(comparison.operator, cst.In):
+                    return False
+                left = right
+                continue
             if test is None or not isinstance(left, static) or not isinstance(right, static):
                 return None
             try:
@@ -1339,6 +1364,7 @@ class _Evaluator:
     def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
         inner = self._bind_params(function, values, skip_self=skip_self)
         inner.update(keywords)
+        self._ran(function)
         outer_line, outer_recording = self._call_line, self._recording
         outer_node = self._call_node
         self._depth += 1
@@ -3011,6 +3037,13 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
         out["num_channels"] = shape[0]
     if name == "GroupNorm" and isinstance(groups, int):
         out["groups"] = groups
+    if name.startswith(("BatchNorm", "InstanceNorm")):
+        out["momentum"] = spec["momentum"] if isinstance(spec["momentum"], float) else 0.1
+        if static and name.startswith("BatchNorm"):
+            # The running statistics a training-mode solution updates (`self.bn.running_mean.mul_(...)`).
+            out["running_mean"] = Tensor(tuple(shape), "float32")
+            out["running_var"] = Tensor(tuple(shape), "float32")
+            out["num_batches_tracked"] = Tensor((), "int64")
     if static and affine:
         out["weight"] = Tensor(tuple(shape), "float32")
         if bias:
