@@ -1291,3 +1291,51 @@ def test_a_tuning_finding_with_an_estimate_for_the_file_ranks_by_it() -> None:
     advice = verdict(str(path), findings)
     assert advice["worth_optimizing"] == "yes"
     assert advice["optimisation method"].startswith("Memory Layout Optimization: Autotune the kernel")
+
+
+TRITON_SOFTMAX_ATTENTION = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_softmax_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=offs < n, other=float("-inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + tl.program_id(0) * n + offs, e / tl.sum(e, axis=0), mask=offs < n)
+
+
+def triton_softmax(x):
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    row_softmax_kernel[(x.numel() // x.shape[-1],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+    return y
+
+
+class ModelNew(nn.Module):
+    def forward(self, q, k, v):
+        att = triton_softmax(torch.matmul(q, k.transpose(-2, -1)) * 0.125)
+        return torch.matmul(att, v)
+
+
+def get_inputs():
+    return [torch.randn(16, 16, 2048, 64, dtype=torch.float16) for _ in range(3)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_materialized_attention_through_the_files_own_triton_softmax_is_estimated_as_one_fused_kernel() -> None:
+    """KL007's fix replaces the scores GEMM, the scale, the helper's Triton softmax launch and the output
+    GEMM by one attention op (the key's transposed view and the helper's output buffer stay)."""
+    ops = entry(TRITON_SOFTMAX_ATTENTION).ops
+    assert [op.kind for op in ops] == ["view", "gemm", "elementwise", "alloc", "triton", "gemm"]
+    fixed = cost.flash_attention(ops, 25, 26)
+    assert [op.kind for op in fixed] == ["view", "attention", "alloc"]
+    (finding,) = [f for f in lint_source("k.py", TRITON_SOFTMAX_ATTENTION).findings if f.code == "KL007"]
+    assert finding.expected_speedup["for_this_file"]["status"] == "estimated"

@@ -979,7 +979,13 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     # The scores GEMM: the first whose result reaches a later GEMM through elementwise and reduction
     # ops (a projection before it, nn.MultiheadAttention's packed one, feeds a GEMM directly).
     for scores in gemms:
-        between = _consumers(ops, {scores}, {"elementwise", "reduction"})
+        # A generated solution's own softmax kernel between them (a Triton launch with no product of its
+        # own, fed through a .contiguous() copy) is part of the chain the fused kernel replaces.
+        between = {
+            i
+            for i in _consumers(ops, {scores}, {"elementwise", "reduction", "copy", "view", "triton"})
+            if not (ops[i].kind == "triton" and ops[i].flops)
+        }
         output = next((i for i in gemms if i > scores and set(ops[i].inputs) & between), None)
         if output is not None:
             break

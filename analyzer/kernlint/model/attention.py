@@ -96,7 +96,24 @@ class AttentionFacts(HostValueFacts):
                 return receiver  # x.softmax(-1)
         if isinstance(func, cst.Call) and self.qualname(func.func) == SOFTMAX_MODULE and args:
             return args[0]  # nn.Softmax(dim=-1)(x)
+        if isinstance(func, cst.Name) and args and self._softmax_helper(func.value):
+            return args[0]  # triton_softmax(x): the file's own softmax, a Triton kernel's launch or torch's
         return None
+
+    def _softmax_helper(self, name: str) -> bool:
+        """A function of this module named for a softmax (`triton_softmax_lastdim`) whose body launches a
+        Triton kernel or calls a softmax: what a generated solution puts between `q @ k^T` and `@ v`."""
+        helper = self.function(name)
+        if helper is None or helper.node is None or helper.class_name or helper.decorators:
+            return False
+        if "softmax" not in name.lower():
+            return False
+        return any(
+            isinstance(call.func, cst.Subscript)
+            and self.code(call.func.value).strip() in self.kernels
+            or (self.qualname(call.func) in SOFTMAX_FUNCTIONS and self._imported(call.func))
+            for call in helper.calls
+        )
 
     def _dropout_module(self, scope: FunctionInfo, attribute: str) -> bool:
         """`self.<attribute>` is an nn.Dropout the module holds (elementwise on the probabilities)."""

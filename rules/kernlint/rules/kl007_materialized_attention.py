@@ -17,7 +17,9 @@ class MaterializedAttention(Rule):
     matrix: a matmul of queries and keys (`q @ k.transpose(-2, -1)`,
     `torch.matmul`, `torch.bmm`, `torch.baddbmm`, `q.matmul(...)`, a
     two-operand `torch.einsum`), a softmax of it (`torch.softmax`,
-    `F.softmax`, `scores.softmax(-1)`, an `nn.Softmax` module), and a matmul
+    `F.softmax`, `scores.softmax(-1)`, an `nn.Softmax` module, or a function
+    of the file named for a softmax that launches a Triton kernel, as
+    generated solutions write `triton_softmax(scores)`), and a matmul
     of the probabilities with values (`attn @ v`). The chain is followed
     through local names and through the scaling, masking (`masked_fill`,
     `+ mask`, `torch.where`), casting (`.float()`, `.to(q.dtype)`) and
@@ -218,6 +220,31 @@ class MaterializedAttention(Rule):
             """,
             line=9,
             column=18,
+        ),
+        # A generated solution's own softmax (a helper launching a Triton row kernel) between the two GEMMs:
+        # the score matrix is still written, read and written again.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_softmax_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=offs < n, other=float("-inf"))
+                e = tl.exp(x - tl.max(x, axis=0))
+                tl.store(y_ptr + tl.program_id(0) * n + offs, e / tl.sum(e, axis=0), mask=offs < n)
+            def triton_softmax(x):
+                y = torch.empty_like(x)
+                row_softmax_kernel[(x.numel() // x.shape[-1],)](x, y, x.shape[-1], BLOCK=triton.next_power_of_2(x.shape[-1]))
+                return y
+            class Attention(torch.nn.Module):
+                def forward(self, q, k, v):
+                    att = triton_softmax(torch.matmul(q, k.transpose(-2, -1)) * 0.125)
+                    return torch.matmul(att, v)
+            """,
+            line=17,
+            column=30,
         ),
         # The classic: `@`, a scale, F.softmax under `import torch.nn.functional as F`.
         Invalid(
