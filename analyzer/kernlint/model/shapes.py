@@ -283,8 +283,9 @@ class EntryPoint:
     side_effects: tuple[str, ...] = ()
     # forward's returned tensors: (producing op, shape, the one number it holds or None).
     outputs: tuple[tuple[int, tuple[int, ...], float | None], ...] = ()
-    # The first and last lines of every function the entry point ran (forward, the helpers and submodules'
-    # methods it inlined) and of every kernel it launched: code outside them is not timed.
+    # The first and last lines of every statement the entry point ran (forward's, and those of the helpers
+    # and submodules' methods it inlined; a branch it did not take is not among them) and of every kernel it
+    # launched: code outside them is not timed.
     ran: tuple[tuple[int, int], ...] = ()
 
     def runs(self, first: int, last: int) -> bool:
@@ -507,8 +508,8 @@ class _Evaluator:
         self.constant_reasons: list[tuple[int, str, float, tuple[int, ...]]] = []
         self.identities: dict[int, str] = {}
         self.side_effects: list[str] = []
-        # The functions the entry point ran (forward, the helpers and submodules' methods it inlined): their
-        # first and last lines.
+        # The statements the timed call ran (forward's, and those of the helpers and submodules' methods
+        # it inlined): their first and last lines.
         self.ran: list[tuple[int, int]] = []
 
     # -- the file ------------------------------------------------------------
@@ -570,7 +571,6 @@ class _Evaluator:
             if isinstance(value, Tensor) and value.origin == -1:
                 scope[name] = replace(value, origin=-2 - position)
         described = tuple((name, _describe(v)) for name, v in scope.items() if isinstance(v, Tensor))
-        self._ran(forward)
         returned: object = None
         try:
             returned = self._run_body(forward.body.body, scope, record=True)
@@ -599,9 +599,12 @@ class _Evaluator:
             ran=tuple(dict.fromkeys([*self.ran, *(op.kernel_lines for op in self.ops if op.kernel_lines[0])])),
         )
 
-    def _ran(self, function: cst.FunctionDef) -> None:
-        span = self.model.span(function)
-        self.ran.append((span.line, span.end_line))
+    def _ran(self, statement: cst.CSTNode) -> None:
+        """A statement the timed call runs: a simple one (or a nested def) whole, a compound one's header
+        line only (its blocks record their own statements where they run)."""
+        span = self.model.span(statement)
+        whole = isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef))
+        self.ran.append((span.line, span.end_line if whole else span.line))
 
     def _class_constants(self, node: cst.ClassDef) -> dict[str, object]:
         """A class body's simple assignments (`expansion = 4`), as the attributes its instances start with."""
@@ -652,6 +655,8 @@ class _Evaluator:
     def _run_body(self, body, scope: dict, record: bool) -> object | None:
         self._recording = record
         for position, statement in enumerate(body):
+            if record:
+                self._ran(statement)
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Return):
@@ -1364,7 +1369,6 @@ class _Evaluator:
     def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
         inner = self._bind_params(function, values, skip_self=skip_self)
         inner.update(keywords)
-        self._ran(function)
         outer_line, outer_recording = self._call_line, self._recording
         outer_node = self._call_node
         self._depth += 1
