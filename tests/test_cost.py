@@ -1339,3 +1339,52 @@ def test_materialized_attention_through_the_files_own_triton_softmax_is_estimate
     assert [op.kind for op in fixed] == ["view", "attention", "alloc"]
     (finding,) = [f for f in lint_source("k.py", TRITON_SOFTMAX_ATTENTION).findings if f.code == "KL007"]
     assert finding.expected_speedup["for_this_file"]["status"] == "estimated"
+
+
+PER_GROUP_LOOP = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def group_sum_kernel(x_ptr, out_ptr, base, idx, numel, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, numel, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + base + offs, mask=offs < numel, other=0.0)
+    tl.store(out_ptr + idx, tl.sum(acc, axis=0))
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        N, C, HW = x.shape
+        out = torch.empty(N * C, device=x.device)
+        for n in range(N):
+            for c in range(C):
+                idx = n * C + c
+                group_sum_kernel[(1,)](x, out, idx * HW, idx, HW, BLOCK=1024)
+        return out
+
+
+def get_inputs():
+    return [torch.randn(16, 32, 65536)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_launch_handed_its_loops_index_moves_that_steps_share_and_batching_the_loop_moves_it_once() -> None:
+    """512 launches of one program, each handed an index computed from both loops' indices, read 1/512 of
+    x each (not all of it 512 times); KL005's fix (the nested loops as one launch) is one grid of 512
+    programs over x once."""
+    (launch,) = [op for op in entry(PER_GROUP_LOOP).ops if op.kind == "triton"]
+    x_bytes, out_bytes = 16 * 32 * 65536 * 4, 16 * 32 * 4
+    assert (launch.repeat, launch.programs, launch.bytes) == (512, 1, (x_bytes + out_bytes) // 512)
+    (batched,) = [op for op in cost.batch_loop((launch,), 21, 24) if op.kind == "triton"]
+    assert (batched.repeat, batched.programs, batched.bytes) == (1, 512, launch.bytes * 512)
+    (finding,) = [f for f in lint_source("k.py", PER_GROUP_LOOP).findings if f.code == "KL005"]
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] > 10

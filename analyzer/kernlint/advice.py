@@ -7,8 +7,9 @@ before vs after the finding's fix, at the file's own shapes), largest
 first. A file is worth optimizing when that estimate is at least 1.2x (the
 architect prompt's 20% bar); under 1.1x it is not, and between the two it
 is not either, with a reason that says the gain is marginal. A finding the
-model cannot size (no static shapes, not a KernelBench-style file) ranks
-by its rule's measured gain on the reference-fix library, and the verdict
+model cannot size (no static shapes, not a KernelBench-style file, a fix
+it does not model) ranks by its rule's measured gain on the reference-fix
+library, after every finding estimated to pay for this file, and the verdict
 then says that the file's shapes are unknown; without records, by severity
 and each rule's documented `priority` (lower first).
 
@@ -62,6 +63,8 @@ def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     priority = rule.priority if rule is not None else 99
     return (
         finding.category is Category.TUNING and not own,
+        # A fix estimated to pay for this file comes before one whose gain is only its rule's pair's.
+        not (own and (gain or 0.0) >= WORTH_IT),
         -(gain or 0.0),
         not own,
         finding.severity.rank,

@@ -829,13 +829,18 @@ def remove_sync(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
 
 def batch_loop(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """The loop's per-step ops as one launch each over all steps' data."""
-    inside = [i for i, op in enumerate(ops) if op.loop_line == first and op.repeat > 1]
+    # The loop's ops, those of loops nested in it included (their `loop_line` is the innermost loop's).
+    inside = [i for i, op in enumerate(ops) if first <= op.loop_line <= last and op.repeat > 1]
     if not inside or any(ops[i].recurrent for i in inside):
         return None  # a step's product needs the step before's result: no batched launch does the loop
     batched = list(ops)
     for i in inside:
         op = ops[i]
-        batched[i] = replace(op, repeat=1, bytes=op.bytes * op.repeat, flops=op.flops * op.repeat, loop_line=0)
+        # One launch of all the steps' programs (a Triton grid gains the steps as an axis).
+        programs = op.programs * op.repeat if op.kind == "triton" else op.programs
+        batched[i] = replace(
+            op, repeat=1, bytes=op.bytes * op.repeat, flops=op.flops * op.repeat, loop_line=0, programs=programs
+        )
     return tuple(batched)
 
 
@@ -1626,7 +1631,7 @@ def estimate(
         fixed = entry.ops
     elif fixed is None or not applied:
         if effect == "batch_loop" and any(
-            op.recurrent and any(op.loop_line == f for f, _ in spans) for op in entry.ops
+            op.recurrent and any(f <= op.loop_line <= end for f, end in spans) for op in entry.ops
         ):
             return {
                 "status": "unknown",

@@ -490,6 +490,10 @@ class _Evaluator:
         self.ops: list[Op] = []
         self.unknown: list[str] = []
         self.loop: tuple[int, int] = (1, 0)
+        # The data loops around the statement being run: (index name, trip count), outermost first; and the
+        # names assigned in them from their indices (`base = (n * C + g * cpg) * spatial`) -> those indices.
+        self.loop_indices: list[tuple[str, int]] = []
+        self.from_index: dict[str, frozenset[str]] = {}
         self.self_attrs: dict[str, object] = {}
         self._recording = False
         # Module-level helpers and the model's methods forward may call: read
@@ -666,6 +670,8 @@ class _Evaluator:
                         value = self._host_value(small.value, scope, record)
                         for target in small.targets:
                             self._assign(target.target, value, scope)
+                        if self.loop_indices:
+                            self._follow_loop_index(small)
                         self._mark_read_syncs(count, small, body[position + 1 :])
                     elif isinstance(small, cst.AnnAssign) and small.value is not None:
                         self._assign(small.target, self._eval(small.value, scope, record), scope)
@@ -718,6 +724,19 @@ class _Evaluator:
             else:
                 raise _Unknown(f"line {self._line(statement)}: a {type(statement).__name__} statement")
         return None
+
+    def _follow_loop_index(self, assign: cst.Assign) -> None:
+        """Names an assignment in a data loop computes from the loop's indices, directly or through names
+        computed from them before; a name assigned from neither forgets its indices."""
+        read = {n.value for n in walk(assign.value) if isinstance(n, cst.Name)}
+        loops = {name for name, _ in self.loop_indices}
+        indices = frozenset((read & loops) | {i for name in read for i in self.from_index.get(name, ())})
+        for target in assign.targets:
+            for name in (n.value for n in walk(target.target) if isinstance(n, cst.Name)):
+                if indices:
+                    self.from_index[name] = indices
+                else:
+                    self.from_index.pop(name, None)
 
     def _mark_read_syncs(self, first: int, assign: cst.Assign, rest) -> None:
         """A value read to the host by this assignment (`peak = x.max().item()`) that a later statement of
@@ -810,12 +829,16 @@ class _Evaluator:
         self.loop = (outer[0] * count, self._line(node))
         first = len(self.ops)
         entering = {name: value.origin for name, value in scope.items() if isinstance(value, Tensor)}
+        indexed = isinstance(node.target, cst.Name)
         try:
             if isinstance(node.target, cst.Name):
                 scope[node.target.value] = None  # the loop index: unknown, sizes do not depend on it
+                self.loop_indices.append((node.target.value, count))
             self._run_body(node.body.body, scope, record)
         finally:
             self.loop = outer
+            if indexed:
+                self.loop_indices.pop()
         if self._through_product(scope, entering, first):
             self.ops[first:] = [replace(op, recurrent=True) for op in self.ops[first:]]
         return None
@@ -2453,6 +2476,12 @@ class _Evaluator:
         row_passes = self._row_passes(launched, node, values)
         reduced_product: tuple[int, ...] = ()
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
+        # A launch in a data loop that is handed the loop's index (`for c in range(C): stats[(N,)](y, c, ...)`)
+        # works on that step's share of its tensors: the steps together move them once.
+        read = {n.value for arg in node.args for n in walk(arg.value) if isinstance(n, cst.Name)}
+        indices = read | {index for name in read for index in self.from_index.get(name, ())}
+        share = math.prod(count for name, count in self.loop_indices if name in indices)
+        nbytes //= max(1, share)
         flops, path = 0, ""
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
