@@ -2478,10 +2478,10 @@ class _Evaluator:
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         # A launch in a data loop that is handed the loop's index (`for c in range(C): stats[(N,)](y, c, ...)`)
         # works on that step's share of its tensors: the steps together move them once.
-        read = {n.value for arg in node.args for n in walk(arg.value) if isinstance(n, cst.Name)}
-        indices = read | {index for name in read for index in self.from_index.get(name, ())}
-        share = math.prod(count for name, count in self.loop_indices if name in indices)
-        nbytes //= max(1, share)
+        if self.loop_indices:  # most launches: not in a data loop, no walk of their arguments
+            read = {n.value for arg in node.args for n in walk(arg.value) if isinstance(n, cst.Name)}
+            indices = read | {index for name in read for index in self.from_index.get(name, ())}
+            nbytes //= max(1, math.prod(count for name, count in self.loop_indices if name in indices))
         flops, path = 0, ""
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
