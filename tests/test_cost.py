@@ -1116,6 +1116,30 @@ def test_a_triton_gemm_reduced_over_its_columns_in_the_kernel_collapses_to_a_sum
     assert finding.expected_speedup["for_this_file"]["graph"] > 3
 
 
+
+GEMM_THEN_TORCH_SUM = GEMM_ROWSUM_KERNEL.replace(
+    "    acc = acc / 2.0\n    tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale)",
+    "    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc / 2.0)",
+).replace(
+    "out = torch.zeros((M, 1), device=x.device)", "out = torch.empty((M, N), device=x.device)"
+).replace("        return out\n", "        return torch.sum(out, dim=1, keepdim=True) * 1.5\n")
+
+
+def test_a_triton_gemm_stored_whole_then_summed_in_torch_collapses_like_a_torch_gemm() -> None:
+    e = entry(GEMM_THEN_TORCH_SUM)
+    launch = next(op for op in e.ops if op.kind == "triton")
+    assert (launch.dot_mn, launch.flops, launch.path) == ((1024, 8192), 2 * 1024 * 8192 * 8192, "tf32")
+    fixed = cost.collapse_gemm(e.ops, launch.line, launch.line)
+    assert [(op.kind, op.bytes, op.flops) for op in fixed if op.line == launch.line] == [
+        ("reduction", (8192 * 8192 + 8192) * 4, 0),  # the weight summed once
+        ("gemm", (1024 * 8192 + 8192 + 1024) * 4, 2 * 1024 * 8192),  # the GEMV, straight to the M sums
+    ]
+    assert not [op for op in fixed if op.kind == "reduction" and op.line != launch.line]  # torch.sum is gone
+    finding = next(f for f in lint_source("k.py", GEMM_THEN_TORCH_SUM).findings if f.code == "KL026")
+    assert finding.span.line == launch.line
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] > 3
+
+
 FIXED_TILE = """
 import torch
 import torch.nn as nn

@@ -1198,11 +1198,14 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             chain.add(i)
             frontier.add(i)
             extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
-        elif op.kind == "reduction" and not chain and set(op.inputs) <= set(launches):
-            # A sum or mean of the kernel's output alone, done in the kernel (partials per program):
-            # the full-size output is neither written nor read back.
+        elif op.kind == "reduction" and not chain and op.inputs and op.inputs[0] in launches:
+            # A sum or mean of the kernel's output (or a loss picking one entry per row of it, with its
+            # targets), done in the kernel (partials per program): the full-size output is neither written nor
+            # read back; the loss's other tensors are read by the kernel.
             chain.add(i)
-            extra -= max(op.in_bytes, default=0)
+            written = [ops[s].out_bytes for s in ops[op.inputs[0]].inputs if 0 <= s < i and ops[s].kind == "alloc"]
+            extra -= max(written, default=op.in_bytes[0])
+            extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
     merged = _merge_into_producer(ops, launches)
     if not chain:
         return merged
@@ -1378,6 +1381,37 @@ def collapse_kernel_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op
     return tuple(out)
 
 
+def _as_gemm(op: Op) -> Op:
+    """A Triton tl.dot launch whose tensors say which product it computes (`dot_mn`), as the GEMM it is: its
+    A and B operands first (picked from its tensors by their sizes), its output the M x N product. Other ops
+    unchanged."""
+    if op.kind != "triton" or not op.dot_mn or not op.flops:
+        return op
+    m, n = op.dot_mn
+    k = op.flops // (2 * m * n)
+    sizes = list(op.in_bytes)
+    picked = []
+    for want in (m * k * op.elem_bytes, n * k * op.elem_bytes):
+        if want not in sizes:
+            return op
+        j = next(j for j, size in enumerate(op.in_bytes) if size == want and j not in picked)
+        picked.append(j)
+    out_bytes = m * n * op.elem_bytes
+    return Op(
+        "gemm",
+        op.line,
+        bytes=op.in_bytes[picked[0]] + op.in_bytes[picked[1]] + out_bytes,
+        flops=op.flops,
+        path=op.path,
+        repeat=op.repeat,
+        inputs=tuple(op.inputs[j] for j in picked) if len(op.inputs) == len(op.in_bytes) else (),
+        in_bytes=(op.in_bytes[picked[0]], op.in_bytes[picked[1]]),
+        out_bytes=out_bytes,
+        elem_bytes=op.elem_bytes,
+        note=f"{op.note} as a GEMM",
+    )
+
+
 def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """A GEMM summed (or averaged over disjoint windows) through linear ops,
     as the plan writes it in forward: the weight reduced first (one read of
@@ -1387,6 +1421,7 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     in_kernel = collapse_kernel_gemm(ops, first, last)
     if in_kernel is not None:
         return in_kernel
+    ops = tuple(_as_gemm(op) if _at(op, first, last) else op for op in ops)
     gemms = [i for i in _on_lines(ops, first, last, {"gemm"}) if len(ops[i].in_bytes) >= 2]
     plans: dict[int, tuple[int, list[int]]] = {}  # GEMM -> (its reduction, the ops between them)
     for i in gemms:

@@ -373,7 +373,7 @@ def _integer_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer)
 
 
-def _self_attribute_root(node: cst.BaseExpression) -> bool:
+def self_attribute_root(node: cst.BaseExpression) -> bool:
     """`self.W`, `self.W.T`, `self.weight.t()`: a module attribute under views."""
     while True:
         if isinstance(node, cst.Attribute):
@@ -480,7 +480,14 @@ class EpilogueFacts(HostFlowFacts):
         attribute; a nonlinearity, or another tensor, keeps the product."""
         if not self._weight_gemm(producer, function):
             return None
-        tail = self.epilogue(producer, function, chain=True)
+        return self.collapsible_tail(producer, function)
+
+    def collapsible_tail(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue | None:
+        """The ops after `producer` (or after it wrote the tensor `name`) up
+        to a sum, a mean or a disjoint-window average, when every op before it
+        only scales or shifts by a literal or a module attribute: a
+        reduction that commutes with a GEMM `producer` computes."""
+        tail = self.epilogue(producer, function, name=name, chain=True)
         for op, kind, node in zip(tail.ops, tail.kinds, tail.nodes):
             if kind == "reduction":
                 summed = op.strip(".()").rsplit(".", 1)[-1].strip("()") in ("sum", "mean")
@@ -563,7 +570,7 @@ class EpilogueFacts(HostFlowFacts):
             operands = (producer.right,)
         elif isinstance(producer, cst.Call) and (self.qualname(producer.func) or "") in ("torch.matmul", "torch.mm"):
             operands = tuple(a.value for a in producer.args[1:2])
-        return any(_self_attribute_root(o) for o in operands)
+        return any(self_attribute_root(o) for o in operands)
 
     def _affine_step(self, node: cst.CSTNode) -> bool:
         """`y * c`, `c * y`, `y / c`, `y + c`, `y - c` with `c` a literal or a module attribute: linear in y."""

@@ -2320,12 +2320,12 @@ class _Evaluator:
             raise _Unknown(f"line {self._line(node)}: a loss with no tensor operand")
         if name in POINTWISE_LOSSES or name == "triplet_margin_loss":
             return self._composite_loss(tensors, node, record, name, reduction)
-        if name == "cross_entropy" and len(tensors[0].shape) >= 2:
-            # torch computes it as two kernels: log_softmax over the classes,
-            # its log-probabilities written in full, then nll_loss reading one
-            # of them per row (its target) into the mean.
+        if name in ("cross_entropy", "nll_loss") and len(tensors[0].shape) >= 2:
+            # torch computes cross_entropy as two kernels: log_softmax over the
+            # classes, its log-probabilities written in full, then nll_loss
+            # reading one of them per row (its target) into the mean.
             logits, rest = tensors[0], tensors[1:]
-            logp = self._softmax("log_softmax", logits, 1, node, record)
+            logp = self._softmax("log_softmax", logits, 1, node, record) if name == "cross_entropy" else logits
             picked = Tensor((logits.shape[0], *logits.shape[2:]), logp.dtype, origin=logp.origin, exact=False)
             tensors = [picked, *rest]
             name = "nll_loss"

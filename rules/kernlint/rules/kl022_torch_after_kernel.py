@@ -7,6 +7,7 @@ from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
 from kernlint.model.shapes import Op
+from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -37,9 +38,11 @@ class TorchAfterKernel(Rule):
 
     Also in a KernelBench-style forward: a sum or mean (`torch.mean(y)`,
     `y.sum(dim=1)`) that is the only reader of an elementwise kernel's
-    full-size output (a loss written per element, then averaged): the
-    kernel can reduce its block in registers and write partials, and the
-    full tensor is never written nor read back. Its estimate drops both.
+    full-size output (a loss written per element, then averaged), or an
+    `F.nll_loss` picking one entry per row of a row kernel's output (a
+    log-softmax written whole for it): the kernel can reduce its block in
+    registers and write partials, and the full tensor is never written nor
+    read back. Its estimate drops both.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -227,8 +230,62 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # The log-probabilities are returned too: the full tensor must be written.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def log_softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+                x = x - tl.max(x, axis=0)
+                y = x - tl.log(tl.sum(tl.exp(x), axis=0))
+                tl.store(y_ptr + row * n_cols + cols, y, mask=cols < n_cols)
+            class ModelNew(torch.nn.Module):
+                def forward(self, logits, target):
+                    log_probs = torch.empty_like(logits)
+                    log_softmax_rows[(logits.shape[0],)](logits, log_probs, logits.shape[1], BLOCK=4096)
+                    return F.nll_loss(log_probs, target), log_probs
+            def get_inputs():
+                return [torch.randn(32768, 4096), torch.randint(0, 4096, (32768,))]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
+        # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def log_softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+                x = x - tl.max(x, axis=0)
+                y = x - tl.log(tl.sum(tl.exp(x), axis=0))
+                tl.store(y_ptr + row * n_cols + cols, y, mask=cols < n_cols)
+            class ModelNew(torch.nn.Module):
+                def forward(self, logits, target):
+                    log_probs = torch.empty_like(logits)
+                    log_softmax_rows[(logits.shape[0],)](logits, log_probs, logits.shape[1], BLOCK=4096)
+                    return F.nll_loss(log_probs, target)
+            def get_inputs():
+                return [torch.randn(32768, 4096), torch.randint(0, 4096, (32768,))]
+            def get_init_inputs():
+                return []
+            """,
+            line=17,
+            column=9,
+        ),
         # A per-element loss written whole, then averaged by torch.
         Invalid(
             """
@@ -467,6 +524,12 @@ class TorchAfterKernel(Rule):
                 if model.kernel_uses(launch.kernel, "dot"):
                     continue
                 epilogue = model.epilogue(launch.node, function, name=output)
+                if not epilogue.ops:
+                    # A loss that picks one entry per row (`F.nll_loss(log_probs, target)`) is not elementwise,
+                    # but it too reduces the output in a pass the kernel could do.
+                    chained = model.epilogue(launch.node, function, name=output, chain=True)
+                    if chained.ops[:1] and _picking_loss(chained.ops[0]):
+                        epilogue = chained
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             yield from _kernel_chains(model, function)
             for call in function.calls:
@@ -496,6 +559,7 @@ def _report(
             epilogue.kinds[:1] == ("reduction",)
             and _additive(epilogue.ops[0])
             and _full_size_reduction(model, function, epilogue.nodes[0])
+            and (output is None or _read_once_after(model, function, output, node))
         ):
             yield _reduction_report(model, function, node, spelled, output, epilogue.ops[0])
         return
@@ -528,10 +592,25 @@ def _report(
     yield Report(node=node, message=message, plan=plan)
 
 
+def _read_once_after(model: FileModel, function: FunctionInfo, name: str, launch: cst.CSTNode) -> bool:
+    """`name` appears once in `function` after the launch (its reduction's read): nothing else reads the
+    tensor, nor is it returned."""
+    line = model.line_of(launch)
+    if function.node is None:
+        return False
+    return sum(1 for n in walk(function.node.body) if isinstance(n, cst.Name) and n.value == name and model.line_of(n) > line) == 1
+
+
 def _additive(op: str) -> bool:
-    """A sum or a mean (`torch.mean`, `.sum(dim=1)`): partial results per program add up."""
+    """A sum or a mean (`torch.mean`, `.sum(dim=1)`), or a loss picking one entry per row into its mean:
+    partial results per program add up."""
     name = op.split("(")[0].rstrip(".").rsplit(".", 1)[-1]
-    return name in ("sum", "mean")
+    return name in ("sum", "mean") or _picking_loss(op)
+
+
+def _picking_loss(op: str) -> bool:
+    """`F.nll_loss(logp, target)`: the mean of one entry per row, the target's."""
+    return op.split("(")[0].rstrip(".").rsplit(".", 1)[-1] == "nll_loss"
 
 
 def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cst.CSTNode) -> bool:
@@ -543,10 +622,17 @@ def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cs
         return False
     line = model.line_of(reduction)
     for op in entry.ops:
-        if op.kind != "reduction" or op.line != line or len(op.inputs) != 1 or not 0 <= op.inputs[0] < len(entry.ops):
+        if op.kind != "reduction" or op.line != line or not op.inputs or not 0 <= op.inputs[0] < len(entry.ops):
+            continue
+        if len(op.inputs) > 1 and op.note != "nll_loss":  # a loss's targets beside the kernel's output
             continue
         producer = entry.ops[op.inputs[0]]
-        if producer.kind == "triton" and not producer.flops and op.in_bytes[0] >= max(producer.in_bytes, default=0):
+        size = op.in_bytes[0]
+        if op.note == "nll_loss":
+            # It reads one entry per row of what the kernel wrote: the size written is its allocation's.
+            allocated = [entry.ops[s] for s in producer.inputs if 0 <= s < len(entry.ops)]
+            size = max((a.out_bytes for a in allocated if a.kind == "alloc"), default=0)
+        if producer.kind == "triton" and not producer.flops and size >= max(producer.in_bytes, default=0):
             return True
     return False
 
@@ -559,10 +645,20 @@ def _reduction_report(
         f"The {what} of {spelled} in `{function.qualname}` is written to memory whole only for `{reduction}` to "
         "read it back and reduce it: a full write and a full read of a tensor nothing else needs"
     )
+    if _picking_loss(reduction):
+        summed = (
+            "each program loads its rows' targets, keeps the value at the target (`-logp` there, by `tl.where` on "
+            "the column index) and adds the rows' sum, divided by the row count, to a one-element output with "
+            "`tl.atomic_add`"
+        )
+    else:
+        summed = (
+            "each program sums its block in registers (`tl.sum`) and adds the partial to the output with "
+            "`tl.atomic_add` (or writes one partial per program for a tiny second pass), dividing by the element "
+            "count for a mean"
+        )
     plan = (
-        f"Reduce inside the kernel of {spelled}: each program sums its block in registers (`tl.sum`) and adds "
-        "the partial to the output with `tl.atomic_add` (or writes one partial per program for a tiny second "
-        f"pass), dividing by the element count for a mean; drop `{reduction}` and the full-size output."
+        f"Reduce inside the kernel of {spelled}: {summed}; drop `{reduction}` and the full-size output."
         + _conv_bias_clause(model, function, node)
     )
     return Report(node=node, message=message, plan=plan)
