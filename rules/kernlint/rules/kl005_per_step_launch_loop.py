@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.epilogues import ELEMENTWISE_FUNCTIONS
-from kernlint.model.host_flow import Loop
+from kernlint.model.host_flow import HANDFUL, Loop
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -206,8 +206,97 @@ class PerStepLaunchLoop(Rule):
                     return [head(x).relu() for head in self.heads]
             """
         ),
+        # A count from the module that the file's shapes make a handful of steps.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def group_scale(x_ptr, y_ptr, start, stride, G: tl.constexpr):
+                row = tl.program_id(0)
+                cols = start + tl.arange(0, G)
+                v = tl.load(x_ptr + row * stride + cols)
+                tl.store(y_ptr + row * stride + cols, v - tl.sum(v, axis=0) / G)
+            class ModelNew(torch.nn.Module):
+                def __init__(self, groups):
+                    super().__init__()
+                    self.groups = groups
+                    self.scales = torch.nn.Parameter(torch.ones(groups))
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    gs = x.shape[1] // self.groups
+                    for g in range(self.groups):
+                        group_scale[(x.shape[0],)](x, y, g * gs, x.stride(0), G=gs)
+                    return y
+            def get_inputs():
+                return [torch.randn(1024, 8192)]
+            def get_init_inputs():
+                return [4]
+            """
+        ),
+        # A parameter picked per step (`self.scales[g]`): a loop over per-group weights, not a data dimension.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def group_scale(x_ptr, y_ptr, start, stride, G: tl.constexpr):
+                row = tl.program_id(0)
+                cols = start + tl.arange(0, G)
+                v = tl.load(x_ptr + row * stride + cols)
+                tl.store(y_ptr + row * stride + cols, v - tl.sum(v, axis=0) / G)
+            class ModelNew(torch.nn.Module):
+                def __init__(self, groups):
+                    super().__init__()
+                    self.groups = groups
+                    self.scales = torch.nn.Parameter(torch.ones(groups))
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    gs = x.shape[1] // self.groups
+                    for g in range(self.groups):
+                        group_scale[(x.shape[0],)](x * self.scales[g], y, g * gs, x.stride(0), G=gs)
+                    return y
+            def get_inputs():
+                return [torch.randn(1024, 8192)]
+            def get_init_inputs():
+                return [256]
+            """
+        ),
     ]
     INVALID = [
+        # A count from the module (`range(self.groups)`) that the file's shapes make 256 launches over slices.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def group_scale(x_ptr, y_ptr, start, stride, G: tl.constexpr):
+                row = tl.program_id(0)
+                cols = start + tl.arange(0, G)
+                v = tl.load(x_ptr + row * stride + cols)
+                tl.store(y_ptr + row * stride + cols, v - tl.sum(v, axis=0) / G)
+            class ModelNew(torch.nn.Module):
+                def __init__(self, groups):
+                    super().__init__()
+                    self.groups = groups
+                    self.scales = torch.nn.Parameter(torch.ones(groups))
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    gs = x.shape[1] // self.groups
+                    for g in range(self.groups):
+                        group_scale[(x.shape[0],)](x, y, g * gs, x.stride(0), G=gs)
+                    return y
+            def get_inputs():
+                return [torch.randn(1024, 8192)]
+            def get_init_inputs():
+                return [256]
+            """,
+            line=19,
+            column=9,
+        ),
         # A KernelBench-style GRU: torch ops per time step, T from a shape.
         Invalid(
             """
@@ -320,7 +409,9 @@ class PerStepLaunchLoop(Rule):
             reported: list[cst.CSTNode] = []
             for loop in model.loops(function):
                 if not loop.over_data:
-                    continue
+                    loop = _long_at_file_shapes(model, function, loop)
+                    if loop is None:
+                        continue
                 if any(model.inside(loop.node, outer, function) for outer in reported):
                     continue
                 work = self._work(model, function, loop, launchers)
@@ -395,4 +486,46 @@ class PerStepLaunchLoop(Rule):
             "(for a recurrent cell, the input projection of all steps) with one batched GEMM before it. If the "
             "loop must stay in Python, capture it in a CUDA graph."
         )
+        if _independent_slices(model, function, loop):
+            plan = (
+                f"Launch once instead of once per step: the steps of `{head}` work on separate slices, so make the "
+                "loop index a grid axis (`tl.program_id(1)`), compute each step's offsets from it inside the kernel, "
+                "and launch the kernel once over all steps (torch ops per step become one op over the whole tensor)."
+            )
         return Report(node=loop.node, message=message, plan=plan)
+
+
+def _long_at_file_shapes(model: FileModel, function: FunctionInfo, loop: Loop) -> Loop | None:
+    """`for g in range(self.num_groups)`: a count the syntax does not tie to a data dimension, that the file's
+    own shapes (a KernelBench-style forward) make more than a handful of steps, each launching work on a slice
+    (no `self.layers[g]`: a loop over layers picks a module per step), as a data loop."""
+    if loop.kind != "unknown" or not isinstance(loop.node, cst.For):
+        return None
+    iterable = loop.node.iter
+    if not (isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "range"):
+        return None
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return None
+    line = model.line_of(loop.node)
+    steps = max((op.repeat for op in entry.ops if op.loop_line == line), default=0)
+    if steps <= HANDFUL:
+        return None
+    target = loop.node.target
+    indices = {target.value} if isinstance(target, cst.Name) else set()
+    for node in walk(loop.node.body):
+        if isinstance(node, cst.Subscript) and model.code(node.value).startswith("self."):
+            if any(isinstance(n, cst.Name) and n.value in indices for n in walk(node.slice[0])):
+                return None  # a module or parameter picked per step: layers, not a data dimension
+    return Loop(loop.node, "data", loop.bound, f"{steps} steps at the file's shapes")
+
+
+def _independent_slices(model: FileModel, function: FunctionInfo, loop: Loop) -> bool:
+    """At the file's shapes, the loop's ops are known and none carries a step's result into the next one's
+    matrix product (`recurrent`): its steps are independent slices of the data."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return False
+    line = model.line_of(loop.node)
+    inside = [op for op in entry.ops if op.loop_line == line]
+    return bool(inside) and not any(op.recurrent for op in inside) and all(op.kind == "triton" for op in inside if op.launches)

@@ -248,7 +248,9 @@ class TorchAfterKernel(Rule):
             class ModelNew(torch.nn.Module):
                 def forward(self, logits, target):
                     log_probs = torch.empty_like(logits)
-                    log_softmax_rows[(logits.shape[0],)](logits, log_probs, logits.shape[1], BLOCK=4096)
+                    log_softmax_rows[(logits.shape[0],)](
+                        logits, log_probs, logits.shape[1], BLOCK=4096
+                    )
                     return F.nll_loss(log_probs, target), log_probs
             def get_inputs():
                 return [torch.randn(32768, 4096), torch.randint(0, 4096, (32768,))]
@@ -276,7 +278,9 @@ class TorchAfterKernel(Rule):
             class ModelNew(torch.nn.Module):
                 def forward(self, logits, target):
                     log_probs = torch.empty_like(logits)
-                    log_softmax_rows[(logits.shape[0],)](logits, log_probs, logits.shape[1], BLOCK=4096)
+                    log_softmax_rows[(logits.shape[0],)](
+                        logits, log_probs, logits.shape[1], BLOCK=4096
+                    )
                     return F.nll_loss(log_probs, target)
             def get_inputs():
                 return [torch.randn(32768, 4096), torch.randint(0, 4096, (32768,))]
@@ -598,7 +602,15 @@ def _read_once_after(model: FileModel, function: FunctionInfo, name: str, launch
     line = model.line_of(launch)
     if function.node is None:
         return False
-    return sum(1 for n in walk(function.node.body) if isinstance(n, cst.Name) and n.value == name and model.line_of(n) > line) == 1
+    own = {id(n) for n in walk(launch)}
+    return (
+        sum(
+            1
+            for n in walk(function.node.body)
+            if isinstance(n, cst.Name) and n.value == name and id(n) not in own and model.line_of(n) > line
+        )
+        == 1
+    )
 
 
 def _additive(op: str) -> bool:
