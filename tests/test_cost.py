@@ -4,6 +4,7 @@ checked against the validation pairs measured on the H100."""
 
 from __future__ import annotations
 
+import textwrap
 import copy
 import json
 import sys
@@ -1412,3 +1413,20 @@ def test_a_launch_handed_its_loops_index_moves_that_steps_share_and_batching_the
     assert (batched.repeat, batched.programs, batched.bytes) == (1, 512, launch.bytes * 512)
     (finding,) = [f for f in lint_source("k.py", PER_GROUP_LOOP).findings if f.code == "KL005"]
     assert finding.expected_speedup["for_this_file"]["kernelbench"] > 10
+
+
+def test_attention_built_from_launches_is_estimated_as_one_fused_attention() -> None:
+    """KL007's INVALID example of a Triton tl.dot scores kernel, a Triton softmax in place and torch.matmul with
+    the values: the flash-attention fix replaces all three, the scores (805 MB) never written."""
+    from kernlint.rules.kl007_materialized_attention import MaterializedAttention
+
+    source = textwrap.dedent(
+        next(example.code for example in MaterializedAttention.INVALID if "rows_kernel" in example.code)
+    )
+    e = entry(source)
+    fixed = cost.flash_attention(e.ops, 26, 28)
+    assert [op.kind for op in fixed] == ["alloc", "attention"]
+    assert fixed[1].flops == 2 * (2 * 16 * 12 * 1024 * 1024 * 64)
+    finding = next(f for f in lint_source("k.py", source).findings if f.code == "KL007")
+    assert finding.span.line == 26
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] > 3

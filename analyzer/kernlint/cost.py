@@ -980,7 +980,8 @@ def _root(head_of: dict[int, int], j: int) -> int:
 
 def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """scores GEMM -> scale/mask/softmax -> output GEMM as one fused attention kernel."""
-    gemms = [i for i, op in enumerate(ops) if op.kind == "gemm" and op.line >= first]
+    # A generated solution's Triton kernel for the scores (a tl.dot launch) is a GEMM here too.
+    gemms = [i for i, op in enumerate(ops) if op.product and op.line >= first]
     # The scores GEMM: the first whose result reaches a later GEMM through elementwise and reduction
     # ops (a projection before it, nn.MultiheadAttention's packed one, feeds a GEMM directly).
     for scores in gemms:
@@ -991,16 +992,22 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
             for i in _consumers(ops, {scores}, {"elementwise", "reduction", "copy", "view", "triton"})
             if not (ops[i].kind == "triton" and ops[i].flops)
         }
-        output = next((i for i in gemms if i > scores and set(ops[i].inputs) & between), None)
+        # A softmax kernel that writes in place leaves the scores' tensor to the output GEMM to read.
+        in_place = {scores} if any(ops[i].kind == "triton" for i in between) else set()
+        output = next((i for i in gemms if i > scores and set(ops[i].inputs) & (between | in_place)), None)
         if output is not None:
             break
     else:
         return None
     s, o = ops[scores], ops[output]
+    # What the scores' op wrote: a launch's output is the tensor allocated for it.
+    written = s.out_bytes or max(
+        (ops[j].out_bytes for j in s.inputs if 0 <= j < scores and ops[j].kind == "alloc"), default=0
+    )
     fused = Op(
         "attention",
         s.line,
-        bytes=(s.bytes - s.out_bytes) + (o.bytes - o.in_bytes[0]) if o.in_bytes else s.bytes,
+        bytes=(s.bytes - written) + (o.bytes - o.in_bytes[0]) if o.in_bytes else s.bytes,
         flops=s.flops + o.flops,
         path=s.path,
         repeat=s.repeat,

@@ -262,6 +262,11 @@ class Op:
     dot_configs: tuple[tuple[int, ...], ...] = ()
     dot_mn: tuple[int, ...] = ()
 
+    @property
+    def product(self) -> bool:
+        """A torch GEMM, or a Triton launch whose tensors say it computes one on the tensor cores (tl.dot)."""
+        return self.kind == "gemm" or (self.kind == "triton" and self.flops > 0 and self.path not in ("", "fma"))
+
 
 @dataclass(frozen=True)
 class EntryPoint:

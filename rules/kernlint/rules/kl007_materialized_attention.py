@@ -6,6 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
+from kernlint.model.shapes import Op
 from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -23,7 +24,12 @@ class MaterializedAttention(Rule):
     of the probabilities with values (`attn @ v`). The chain is followed
     through local names and through the scaling, masking (`masked_fill`,
     `+ mask`, `torch.where`), casting (`.float()`, `.to(q.dtype)`) and
-    dropout between the three steps. It also finds an `nn.MultiheadAttention`
+    dropout between the three steps. In a KernelBench-style forward, at the
+    file's shapes, it also follows attention built from launches that write
+    into buffers: scores from a Triton `tl.dot` kernel (or a torch matmul),
+    a Triton kernel of the file that exponentiates and reduces over rows (a
+    softmax, in place or not), and a product of the result with the values.
+    It also finds an `nn.MultiheadAttention`
     module called in a model's forward with `need_weights` left True (the
     default), which makes PyTorch take that unfused path and average the
     weights over the heads; `need_weights=False` lets it run SDPA's kernel.
@@ -203,8 +209,82 @@ class MaterializedAttention(Rule):
                 return p @ d, s @ e
             """
         ),
+        # Scores from a Triton kernel, squared by a second one (no softmax), then multiplied: not attention.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scores_kernel(q_ptr, k_ptr, s_ptr, T, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+                bh, pm, pn = tl.program_id(2), tl.program_id(0), tl.program_id(1)
+                rm = pm * BM + tl.arange(0, BM)
+                rn = pn * BN + tl.arange(0, BN)
+                rd = tl.arange(0, D)
+                q = tl.load(q_ptr + bh * T * D + rm[:, None] * D + rd[None, :])
+                k = tl.load(k_ptr + bh * T * D + rn[None, :] * D + rd[:, None])
+                tl.store(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :], tl.dot(q, k) * 0.125)
+            @triton.jit
+            def rows_kernel(s_ptr, T, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(s_ptr + row * T + cols, mask=cols < T, other=-float("inf"))
+                y = x * x
+                tl.store(s_ptr + row * T + cols, y, mask=cols < T)
+            class ModelNew(torch.nn.Module):
+                def forward(self, q, k, v):
+                    B, H, T, D = q.shape
+                    att = torch.empty((B, H, T, T), device=q.device)
+                    scores_kernel[(T // 64, T // 64, B * H)](q, k, att, T, D=D, BM=64, BN=64)
+                    rows_kernel[(B * H * T,)](att, T, BLOCK=1024)
+                    return torch.matmul(att, v)
+            def get_inputs():
+                return [torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
+        # Attention from launches writing into a buffer: a Triton tl.dot scores kernel, a Triton row softmax in
+        # place, torch.matmul with the values.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scores_kernel(q_ptr, k_ptr, s_ptr, T, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+                bh, pm, pn = tl.program_id(2), tl.program_id(0), tl.program_id(1)
+                rm = pm * BM + tl.arange(0, BM)
+                rn = pn * BN + tl.arange(0, BN)
+                rd = tl.arange(0, D)
+                q = tl.load(q_ptr + bh * T * D + rm[:, None] * D + rd[None, :])
+                k = tl.load(k_ptr + bh * T * D + rn[None, :] * D + rd[:, None])
+                tl.store(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :], tl.dot(q, k) * 0.125)
+            @triton.jit
+            def rows_kernel(s_ptr, T, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(s_ptr + row * T + cols, mask=cols < T, other=-float("inf"))
+                e = tl.exp(x - tl.max(x, axis=0))
+                y = e / tl.sum(e, axis=0)
+                tl.store(s_ptr + row * T + cols, y, mask=cols < T)
+            class ModelNew(torch.nn.Module):
+                def forward(self, q, k, v):
+                    B, H, T, D = q.shape
+                    att = torch.empty((B, H, T, T), device=q.device)
+                    scores_kernel[(T // 64, T // 64, B * H)](q, k, att, T, D=D, BM=64, BN=64)
+                    rows_kernel[(B * H * T,)](att, T, BLOCK=1024)
+                    return torch.matmul(att, v)
+            def get_inputs():
+                return [torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64)]
+            def get_init_inputs():
+                return []
+            """,
+            line=26,
+            column=9,
+        ),
         # nn.MultiheadAttention with its default need_weights=True (KernelBench level 3's VisionAttention).
         Invalid(
             """
@@ -347,10 +427,13 @@ class MaterializedAttention(Rule):
                 continue
             if model.in_kernelbench_reference(function):
                 continue  # the torch code the solution in ModelNew replaces
-            for chain in model.attention_chains(function):
+            chains = model.attention_chains(function)
+            for chain in chains:
                 if model.in_main_guard(chain.scores) or model.in_main_guard(chain.output):
                     continue
                 yield self._report(model, function, chain)
+            if not chains:
+                yield from _launched_chains(model, function)
             if function.is_module_level or function not in model.model_functions:
                 continue
             for call in function.calls:
@@ -410,3 +493,83 @@ def _untransposed(model: FileModel, key: cst.BaseExpression) -> str:
     if isinstance(key, cst.Call) and isinstance(key.func, cst.Attribute) and key.func.attr.value in ("transpose", "t"):
         return _shown(model, key.func.value)
     return _shown(model, key)
+
+
+# What may stand between the scores and the product with the values: masking, scaling, dropout, copies, and
+# Triton kernels without a product of their own (the softmax).
+BETWEEN = frozenset({"elementwise", "reduction", "copy", "view", "triton"})
+
+
+def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """In a KernelBench-style forward, at the file's shapes: scores written by a product (a Triton tl.dot
+    launch, or a torch matmul), read by a Triton softmax kernel of the file (exp and a row reduction, no
+    product), whose result a second product multiplies by another tensor: attention built from launches
+    that write into buffers, which the syntax of `softmax(q @ k^T) @ v` does not show."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    for i, op in enumerate(ops):
+        if not op.product:
+            continue
+        reached, frontier = set(), {i}
+        while frontier:
+            frontier = {
+                j
+                for j, other in enumerate(ops)
+                if j not in reached and set(other.inputs) & frontier and other.kind in BETWEEN and not other.product
+            }
+            reached |= frontier
+        softmaxes = [j for j in sorted(reached) if _softmax_kernel(model, ops[j])]
+        if not softmaxes:
+            continue
+        # A softmax kernel writes in place (`rows_kernel[grid](att, ...)`): the product after it reads `att`
+        # as the scores' op wrote it.
+        output = next(
+            (j for j, other in enumerate(ops) if j > softmaxes[0] and other.product and set(other.inputs) & (reached | {i})),
+            None,
+        )
+        if output is None:
+            continue
+        scores = _node_on(model, function, op)
+        if scores is None:
+            continue
+        softmax = ops[softmaxes[0]].note
+        message = (
+            f"`{function.qualname}` materializes attention scores (line {op.line}), normalizes them with the "
+            f"`{softmax}` kernel (line {ops[softmaxes[0]].line}) and multiplies them by the values (line "
+            f"{ops[output].line}): the seq x seq matrix makes four trips through memory"
+        )
+        plan = (
+            f"Replace lines {op.line}-{ops[output].line} with `torch.nn.functional.scaled_dot_product_attention"
+            "(q, k, v, scale=...)` (the mask as `attn_mask` or `is_causal=True`), or one Triton flash-attention "
+            "kernel that walks the keys in tiles with an online softmax (running max and rescaled running sum), "
+            "so the scores never leave the chip."
+        )
+        yield Report(node=scores, message=message, plan=plan)
+        return
+
+
+def _softmax_kernel(model: FileModel, op: Op) -> bool:
+    """A launch of a kernel of the file without a product that exponentiates and reduces over a row."""
+    if op.kind != "triton" or op.flops:
+        return False
+    launch = model.launch_at_site(op.site_line, op.note)
+    return launch is not None and bool(model.kernel_uses(launch.kernel, "exp", "exp2", "math.exp", "math.exp2")) and bool(
+        model.kernel_uses(launch.kernel, "max", "sum")
+    )
+
+
+def _node_on(model: FileModel, function: FunctionInfo, op: Op) -> cst.CSTNode | None:
+    """The call of `function` that `op` stands for: its launch, or a product on its line."""
+    if op.kind == "triton":
+        launch = model.launch_at_site(op.site_line, op.note)
+        return launch.node if launch is not None and launch.caller is function else None
+    return next(
+        (
+            n
+            for n in (*function.matmul_ops, *function.calls)
+            if model.line_of(n) == op.line and model.matmul_operands(n) is not None
+        ),
+        None,
+    )
