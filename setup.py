@@ -13,7 +13,11 @@ from pathlib import Path
 
 from setuptools import find_namespace_packages, setup
 
-ROOTS = {"kernlint": "analyzer/kernlint", "kernlint.rules": "rules/kernlint/rules", "kernlint.kernels": "kernels/kernlint/kernels"}
+ROOTS = {
+    "kernlint": "analyzer/kernlint",
+    "kernlint.rules": "rules/kernlint/rules",
+    "kernlint.kernels": "kernels/kernlint/kernels",
+}
 
 
 def version() -> str:

@@ -4,10 +4,10 @@ checked against the validation pairs measured on the H100."""
 
 from __future__ import annotations
 
-import textwrap
 import copy
 import json
 import sys
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -1117,13 +1117,14 @@ def test_a_triton_gemm_reduced_over_its_columns_in_the_kernel_collapses_to_a_sum
     assert finding.expected_speedup["for_this_file"]["graph"] > 3
 
 
-
-GEMM_THEN_TORCH_SUM = GEMM_ROWSUM_KERNEL.replace(
-    "    acc = acc / 2.0\n    tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale)",
-    "    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc / 2.0)",
-).replace(
-    "out = torch.zeros((M, 1), device=x.device)", "out = torch.empty((M, N), device=x.device)"
-).replace("        return out\n", "        return torch.sum(out, dim=1, keepdim=True) * 1.5\n")
+GEMM_THEN_TORCH_SUM = (
+    GEMM_ROWSUM_KERNEL.replace(
+        "    acc = acc / 2.0\n    tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale)",
+        "    tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc / 2.0)",
+    )
+    .replace("out = torch.zeros((M, 1), device=x.device)", "out = torch.empty((M, N), device=x.device)")
+    .replace("        return out\n", "        return torch.sum(out, dim=1, keepdim=True) * 1.5\n")
+)
 
 
 def test_a_triton_gemm_stored_whole_then_summed_in_torch_collapses_like_a_torch_gemm() -> None:

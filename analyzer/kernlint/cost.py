@@ -47,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
-from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops
+from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops, statistics_of
 from kernlint.model.tuning import AUTOTUNE_CONFIGS
 from kernlint.provenance import library_folder
 
@@ -1192,6 +1192,12 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
         replace(op, conv_bias=False) if op.conv_bias and any(j in ops[r].inputs for r in readers) else op
         for j, op in enumerate(ops)
     )
+    # A torch reduction handed to the kernel beside the tensor it reduced: computed by the kernel from the
+    # values it loads, its pass gone.
+    statistics = {r for i in launches for r in statistics_of(ops, i)}
+    if statistics:
+        ops = _without(ops, statistics)
+        launches = [i - sum(r < i for r in statistics) for i in launches]
     chain: set[int] = set()
     extra = 0
     frontier = set(launches)
@@ -1215,7 +1221,7 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
     merged = _merge_into_producer(ops, launches)
     if not chain:
-        return merged
+        return merged if merged is not None or not statistics else ops
     out = list(ops)
     out[launches[0]] = replace(ops[launches[0]], bytes=max(0, ops[launches[0]].bytes + extra))
     fused = _without(tuple(out), chain)

@@ -482,7 +482,9 @@ class EpilogueFacts(HostFlowFacts):
             return None
         return self.collapsible_tail(producer, function)
 
-    def collapsible_tail(self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None) -> Epilogue | None:
+    def collapsible_tail(
+        self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None
+    ) -> Epilogue | None:
         """The ops after `producer` (or after it wrote the tensor `name`) up
         to a sum, a mean or a disjoint-window average, when every op before it
         only scales or shifts by a literal or a module attribute: a

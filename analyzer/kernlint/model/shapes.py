@@ -268,6 +268,24 @@ class Op:
         return self.kind == "gemm" or (self.kind == "triton" and self.flops > 0 and self.path not in ("", "fma"))
 
 
+def statistics_of(ops: tuple[Op, ...], launch: int) -> list[int]:
+    """The torch reductions whose result a Triton launch is handed together with the tensor they reduced (as
+    large as the launch's largest tensor), and that nothing else reads: statistics the kernel could compute
+    from the values it loads anyway (KL022, and its fix in the cost model)."""
+    op = ops[launch]
+    found = []
+    for r in op.inputs:
+        if not 0 <= r < launch or ops[r].kind != "reduction" or not ops[r].inputs or not ops[r].in_bytes:
+            continue
+        source, size = ops[r].inputs[0], ops[r].in_bytes[0]
+        if source not in op.inputs or size < max(op.in_bytes) or ops[r].out_bytes * 2 > size:
+            continue
+        if ops[r].returned or any(r in other.inputs for j, other in enumerate(ops) if j != launch):
+            continue
+        found.append(r)
+    return found
+
+
 @dataclass(frozen=True)
 class EntryPoint:
     """What the file's entry point does at its own shapes."""

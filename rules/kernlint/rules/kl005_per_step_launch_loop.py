@@ -528,4 +528,8 @@ def _independent_slices(model: FileModel, function: FunctionInfo, loop: Loop) ->
         return False
     line = model.line_of(loop.node)
     inside = [op for op in entry.ops if op.loop_line == line]
-    return bool(inside) and not any(op.recurrent for op in inside) and all(op.kind == "triton" for op in inside if op.launches)
+    return (
+        bool(inside)
+        and not any(op.recurrent for op in inside)
+        and all(op.kind == "triton" for op in inside if op.launches)
+    )

@@ -526,7 +526,11 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
         # A softmax kernel writes in place (`rows_kernel[grid](att, ...)`): the product after it reads `att`
         # as the scores' op wrote it.
         output = next(
-            (j for j, other in enumerate(ops) if j > softmaxes[0] and other.product and set(other.inputs) & (reached | {i})),
+            (
+                j
+                for j, other in enumerate(ops)
+                if j > softmaxes[0] and other.product and set(other.inputs) & (reached | {i})
+            ),
             None,
         )
         if output is None:
@@ -555,8 +559,10 @@ def _softmax_kernel(model: FileModel, op: Op) -> bool:
     if op.kind != "triton" or op.flops:
         return False
     launch = model.launch_at_site(op.site_line, op.note)
-    return launch is not None and bool(model.kernel_uses(launch.kernel, "exp", "exp2", "math.exp", "math.exp2")) and bool(
-        model.kernel_uses(launch.kernel, "max", "sum")
+    return (
+        launch is not None
+        and bool(model.kernel_uses(launch.kernel, "exp", "exp2", "math.exp", "math.exp2"))
+        and bool(model.kernel_uses(launch.kernel, "max", "sum"))
     )
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
-from kernlint.model.shapes import Op
+from kernlint.model.shapes import Op, statistics_of
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -43,6 +43,12 @@ class TorchAfterKernel(Rule):
     log-softmax written whole for it): the kernel can reduce its block in
     registers and write partials, and the full tensor is never written nor
     read back. Its estimate drops both.
+
+    And in a KernelBench-style forward: a Triton launch handed a torch
+    reduction's result together with the tensor it reduced (`mx =
+    torch.amax(x, 1)`, then `kernel[grid](x, mx, out)`, statistics in torch
+    and the rest in Triton): the reduction is a full pass over a tensor the
+    kernel reads anyway. Its estimate drops that pass.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -87,12 +93,13 @@ class TorchAfterKernel(Rule):
     severity = Severity.WARNING
     summary = "A Triton kernel's output is read back by separate torch elementwise or norm ops, or another elementwise kernel."
     bottleneck = (
-        "Memory traffic between kernels: the Triton kernel writes its output to DRAM and each following torch op "
-        "reads it back and writes a new tensor, a full pass and a launch per op."
+        "Memory traffic between kernels: a tensor makes extra full trips through DRAM around a Triton kernel (its "
+        "output written, then read back by each following torch op; or read by a torch op in a pass of its own "
+        "before the kernel reads it again), a pass and a launch per op."
     )
     method = (
-        "Apply the torch ops (or the next elementwise kernel's work) inside the Triton kernel, to its values in "
-        "registers before the single store."
+        "Do the torch ops' work (or the next elementwise kernel's) inside the Triton kernel, on the values it "
+        "holds in registers, so each tensor is read once and written once."
     )
     priority = 16
     fix_effect = "fuse_into_kernel"
@@ -258,8 +265,58 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # The row means are returned too: the torch reduction's result is needed beside the kernel's.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def center(x_ptr, m_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + row * N + cols, mask=cols < N)
+                tl.store(y_ptr + row * N + cols, x - tl.load(m_ptr + row), mask=cols < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    m = torch.mean(x, dim=1)
+                    y = torch.empty_like(x)
+                    center[(x.shape[0],)](x, m, y, x.shape[1], BLOCK=4096)
+                    return y, m
+            def get_inputs():
+                return [torch.randn(16384, 4096)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
+        # Statistics in torch, the rest in Triton: the row means read x in a pass of their own.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def center(x_ptr, m_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + row * N + cols, mask=cols < N)
+                tl.store(y_ptr + row * N + cols, x - tl.load(m_ptr + row), mask=cols < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    m = torch.mean(x, dim=1)
+                    y = torch.empty_like(x)
+                    center[(x.shape[0],)](x, m, y, x.shape[1], BLOCK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(16384, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=15,
+            column=9,
+        ),
         # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
         Invalid(
             """
@@ -536,6 +593,7 @@ class TorchAfterKernel(Rule):
                         epilogue = chained
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             yield from _kernel_chains(model, function)
+            yield from _statistics_before(model, function)
             for call in function.calls:
                 if model.in_main_guard(call):
                     continue
@@ -744,6 +802,40 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
                 f"single `tl.store` (loading any other tensor `{second.name}` reads at the same offsets), and delete "
                 f"the launch at line {op.line}."
             ) + _conv_bias_clause(model, function, _call_on_line(model, function, producer.line, first))
+            yield Report(node=node, message=message, plan=plan)
+            break
+
+
+def _statistics_before(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """Triton launches of `function` (a KernelBench-style forward, at the file's shapes) handed a torch
+    reduction's result together with the tensor that reduction read (`mx = x.amax(1)`, then
+    `kernel[grid](x, mx, out)`): the reduction is a full pass over a tensor the kernel reads anyway, so the
+    kernel can compute it (a running max, a sum over the row it holds) and the pass goes."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    for i, op in enumerate(ops):
+        if op.kind != "triton" or op.product or not op.in_bytes:
+            continue
+        for r in statistics_of(ops, i):
+            reduction = ops[r]
+            kernel = _kernel_of(model, op)
+            node = _call_on_line(model, function, op.line, kernel) if kernel is not None else None
+            if kernel is None or node is None:
+                continue
+            calls = [c for c in function.calls if model.line_of(c) == reduction.line]
+            name = f"`{model.code(calls[0].func)}`" if calls else "a torch reduction"
+            message = (
+                f"`{kernel.name}` (line {op.line}) is handed the result of {name} (line {reduction.line}) and the "
+                f"{reduction.in_bytes[0] / 1e6:,.0f} MB tensor it reduced: that reduction is a full pass of its own "
+                "over a tensor the kernel reads anyway"
+            )
+            plan = (
+                f"Compute the reduction of line {reduction.line} inside `{kernel.name}` from the values it loads "
+                "(a running max or sum, with the index where it needs one, over the blocks each program walks; a "
+                "whole row's statistics when a program holds the row) and delete the torch op."
+            )
             yield Report(node=node, message=message, plan=plan)
             break
 
