@@ -407,11 +407,10 @@ class PerStepLaunchLoop(Rule):
             if function not in hot or model.kernel_of(function) is not None or model.is_test_or_benchmark(function):
                 continue
             reported: list[cst.CSTNode] = []
-            for loop in model.loops(function):
-                if not loop.over_data:
-                    loop = _long_at_file_shapes(model, function, loop)
-                    if loop is None:
-                        continue
+            for found in model.loops(function):
+                loop = found if found.over_data else _long_at_file_shapes(model, function, found)
+                if loop is None:
+                    continue
                 if any(model.inside(loop.node, outer, function) for outer in reported):
                     continue
                 work = self._work(model, function, loop, launchers)
