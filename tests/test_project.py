@@ -279,3 +279,27 @@ def test_a_module_modelled_for_an_importer_is_not_parsed_again(tmp_path: Path, m
     kernels.write_text(KERNELS + "\n")  # another text: parsed afresh
     codes(kernels)
     assert len(parsed) == 1
+
+
+def test_a_gemm_launch_of_an_imported_kernel_summed_in_torch_is_read_in_the_kernels_own_file(tmp_path: Path) -> None:
+    """KL026 reads the imported kernel's tile flow in the model of the file that defines it (it looked the
+    kernel's loops up in the launching file's positions: an internal error, KL999, on liger-kernel)."""
+    source = """\
+import torch
+import triton
+from ..kernels import mm_kernel
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(64, 64))
+
+    def forward(self, x):
+        c = torch.empty(x.shape[0], 64, device=x.device)
+        mm_kernel[(triton.cdiv(x.shape[0], 64),)](x, self.weight, c, x.shape[0], 64, 64, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+        return torch.sum(c, dim=1)
+"""
+    found = codes(tree(tmp_path, source))
+    assert not [code for code, _, _ in found if code.startswith("KL9")]
+    assert ("KL026", 13, 9) in found

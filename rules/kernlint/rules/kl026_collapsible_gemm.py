@@ -567,7 +567,8 @@ class CollapsibleGemm(Rule):
             output = model.launch_output(launches[0]) if launches else None
             if output is None:
                 return None
-        if not launches or not all(_stores_linear_tile(model, x.kernel) for x in launches):
+        # A kernel imported from another module of the project is read in the model of its own file.
+        if not launches or not all(_stores_linear_tile(model.home_of(x.kernel), x.kernel) for x in launches):
             return None
         if not any(self_attribute_root(a.value) for a in call.args):
             return None  # two inputs multiplied: no weight to sum once
