@@ -1431,3 +1431,104 @@ def test_attention_built_from_launches_is_estimated_as_one_fused_attention() -> 
     finding = next(f for f in lint_source("k.py", source).findings if f.code == "KL007")
     assert finding.span.line == 26
     assert finding.expected_speedup["for_this_file"]["kernelbench"] > 3
+
+
+THREE_ELEMENTWISE_KERNELS = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.where(x > 0, x, 0.01 * x), mask=offs < n)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    act[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        x = run(x)
+        x = run(x)
+        x = run(x)
+        return x
+
+
+def get_inputs():
+    return [torch.randn(64, 1024, 1024)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_chain_of_three_elementwise_kernels_is_fused_into_one_by_the_rules_fix() -> None:
+    """KL022 reports the second and third kernels; its fix (all of the rule's findings) leaves one kernel that
+    reads x and writes the last output: the merged launch keeps its producer's inputs, so the next merge
+    finds them (it had none, and the fix stopped after one pair)."""
+    e = entry(THREE_ELEMENTWISE_KERNELS)
+    assert [op.kind for op in e.ops].count("triton") == 3
+    findings = [f for f in lint_source("k.py", THREE_ELEMENTWISE_KERNELS).findings if f.code == "KL022"]
+    assert [f.span.line for f in findings] == [22, 23]
+    estimate = findings[0].expected_speedup["for_this_file"]
+    assert estimate["findings_fixed"] == 2
+    fixed = cost.fuse_into_kernel(cost.fuse_into_kernel(e.ops, 23, 23) or (), 22, 22)
+    assert fixed is not None and [op.kind for op in fixed].count("triton") == 1
+    assert estimate["graph"] > 2.5
+
+
+CONTIGUOUS_ALREADY = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n + cols, mask=cols < n)
+    tl.store(y_ptr + tl.program_id(0) * n + cols, tl.cumsum(x, axis=0), mask=cols < n)
+
+
+def scan(x, dim):
+    if dim != x.dim() - 1:
+        x = x.transpose(dim, -1)
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    rows[(x.shape[0],)](x, y, x.shape[1], BLOCK=4096)
+    return y
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return scan(x, self.dim)
+
+
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+
+
+def get_init_inputs():
+    return [1]
+"""
+
+
+def test_a_copy_of_a_tensor_contiguous_at_the_files_shapes_gains_nothing() -> None:
+    """The transpose sits in a branch the file's shapes do not take, so `x.contiguous()` copies nothing: KL002's
+    fix is estimated at 1.0x with that reason, not at its pair's measured range (which made the file 'worth
+    optimizing')."""
+    (finding,) = [f for f in lint_source("k.py", CONTIGUOUS_ALREADY).findings if f.code == "KL002"]
+    estimate = finding.expected_speedup["for_this_file"]
+    assert (estimate["status"], estimate["kernelbench"], estimate["graph"]) == ("estimated", 1.0, 1.0)
+    assert "the copy is a no-op" in estimate["reason"]

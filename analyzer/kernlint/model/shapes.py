@@ -261,6 +261,9 @@ class Op:
     dot_tile: tuple[int, ...] = ()
     dot_configs: tuple[tuple[int, ...], ...] = ()
     dot_mn: tuple[int, ...] = ()
+    # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
+    # may be combining partials another kernel wrote.
+    reduces: bool = False
 
     @property
     def product(self) -> bool:
@@ -268,22 +271,75 @@ class Op:
         return self.kind == "gemm" or (self.kind == "triton" and self.flops > 0 and self.path not in ("", "fma"))
 
 
-def statistics_of(ops: tuple[Op, ...], launch: int) -> list[int]:
+def statistics_of(ops: tuple[Op, ...], launch: int) -> list[tuple[int, frozenset[int]]]:
     """The torch reductions whose result a Triton launch is handed together with the tensor they reduced (as
     large as the launch's largest tensor), and that nothing else reads: statistics the kernel could compute
-    from the values it loads anyway (KL022, and its fix in the cost model)."""
+    from the values it loads anyway (KL022, and its fix in the cost model). Each comes with every op of its
+    pass: an elementwise op of that tensor the reduction reads (`x.pow(2).mean(1)`) and the small elementwise
+    ops between the reduction and the launch (`torch.rsqrt(ms + eps)`), which the kernel does on the values
+    it holds."""
     op = ops[launch]
+    if not op.in_bytes:
+        return []
+    largest = max(op.in_bytes)
     found = []
     for r in op.inputs:
+        after: set[int] = set()
+        # Back from the launch's argument through small elementwise ops of one tensor to the reduction.
+        while 0 <= r < launch and ops[r].kind == "elementwise" and len(set(ops[r].inputs)) == 1:
+            if ops[r].out_bytes * 2 > largest:
+                break
+            after.add(r)
+            r = ops[r].inputs[0]
+        if 0 <= r < launch and not after and not op.reduces and _statistics_kernel(ops, r, op, largest):
+            # A Triton kernel that only reduces a tensor the launch reads too, into a buffer the launch reads.
+            if not ops[r].returned and not any(r in other.inputs for j, other in enumerate(ops) if j != launch):
+                found.append((r, frozenset({r})))
+            continue
         if not 0 <= r < launch or ops[r].kind != "reduction" or not ops[r].inputs or not ops[r].in_bytes:
             continue
         source, size = ops[r].inputs[0], ops[r].in_bytes[0]
-        if source not in op.inputs or size < max(op.in_bytes) or ops[r].out_bytes * 2 > size:
+        if size < largest or ops[r].out_bytes * 2 > size:
             continue
-        if ops[r].returned or any(r in other.inputs for j, other in enumerate(ops) if j != launch):
+        before: set[int] = set()
+        if source not in op.inputs:
+            # An elementwise op of a tensor the kernel reads, reduced whole (a square, an absolute value).
+            pre = ops[source] if 0 <= source < r else None
+            if pre is None or pre.kind != "elementwise" or not pre.inputs or not set(pre.inputs) <= set(op.inputs):
+                continue
+            before.add(source)
+        chain = frozenset(before | {r} | after)
+        if any(ops[c].returned for c in chain):
             continue
-        found.append(r)
+        readers = {j for j, other in enumerate(ops) if j != launch and j not in chain and chain & set(other.inputs)}
+        if readers:
+            continue
+        found.append((r, chain))
     return found
+
+
+# The most elements one statistic may reduce for the kernel that applies it to compute it too: a program
+# then holds the values it reduces (a row, a channel column), as a one-program-per-row norm does; a
+# statistic over more (a whole tensor's sum) needs every program's part first, a grid-wide dependency.
+STATISTIC_EXTENT = 16384
+
+
+def _statistics_kernel(ops: tuple[Op, ...], s: int, launch: Op, largest: int) -> bool:
+    """Whether Triton launch `s` reduces a tensor `launch` reads whole (as large as its largest) into a
+    buffer of its own at most STATISTIC_EXTENT times smaller: statistics, no product, nothing else written.
+    (`launch` itself reduces nothing: one that does may be combining a long row's partials, which no
+    program of one kernel could hold.)"""
+    stats = ops[s]
+    if stats.kind != "triton" or stats.flops or stats.product or len(stats.inputs) != len(stats.in_bytes):
+        return False
+    read = [(i, size) for i, size in zip(stats.inputs, stats.in_bytes) if i in launch.inputs and size >= largest]
+    written = [i for i in stats.inputs if 0 <= i < s and ops[i].kind == "alloc"]
+    if not read or not written:
+        return False
+    size = read[0][1]
+    out = sum(ops[i].out_bytes for i in written)
+    others = [i for i in stats.inputs if i not in written and i != read[0][0]]
+    return 0 < out * 2 <= size and size <= out * STATISTIC_EXTENT and not others
 
 
 @dataclass(frozen=True)
@@ -2559,11 +2615,17 @@ class _Evaluator:
             and isinstance(self.model, OffsetFacts)
             and self.model.scalar_addresses(kernel)
         )
+        reduces = bool(
+            kernel is not None
+            and isinstance(self.model, KernelTileFacts)
+            and self.model.kernel_uses(kernel, "sum", "max", "min", "reduce", "argmax", "argmin")
+        )
         index = self._record(
             record,
             Op(
                 "triton",
                 line,
+                reduces=reduces,
                 bytes=nbytes,
                 flops=flops,
                 path=path,

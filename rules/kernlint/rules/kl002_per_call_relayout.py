@@ -19,7 +19,9 @@ class PerCallRelayout(Rule):
     they call in the same file) that transposes or permutes a tensor and
     materializes it (`w.t().contiguous()`, `w.T.contiguous()`,
     `x.transpose(1, 2).contiguous()`, `.contiguous()` on a name bound to a
-    transposed view, `buf.copy_(w.t())` into a buffer), or that clones or re-casts a module parameter
+    transposed view, `buf.copy_(w.t())` into a buffer), that copies a slice
+    of a module parameter along a later dimension (`w[:, :k].contiguous()`:
+    a strided view), or that clones or re-casts a module parameter
     (`self.w.clone()`, `self.w.to(torch.float16)`, `self.w.float()`).
 
     ## Why is this bad?
@@ -241,8 +243,39 @@ class PerCallRelayout(Rule):
                     return x @ self.wt()
             """
         ),
+        # A slice of rows is contiguous already (no copy); a slice of an activation is the consumer's business.
+        Valid(
+            """
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(96, 64)
+                def forward(self, x):
+                    w = self.fc.weight[:32].contiguous()
+                    x = x[:, :48].contiguous()
+                    return x @ w
+            """
+        ),
     ]
     INVALID = [
+        # A layer's weight split by columns (an RNN cell's input and hidden halves), each half copied per call.
+        Invalid(
+            """
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.i2h = nn.Linear(96, 64)
+                def forward(self, x, h):
+                    w = self.i2h.weight
+                    w_x = w[:, :32].contiguous()
+                    w_h = w[:, 32:]
+                    return x @ w_x.t() + h @ w_h.t()
+            """,
+            line=9,
+            column=15,
+        ),
         # A layer's weight copied transposed into a buffer allocated per call, for a kernel's [K, N] operand.
         Invalid(
             """
@@ -429,7 +462,11 @@ class PerCallRelayout(Rule):
             for call in function.calls:
                 if id(call) in covered:
                     continue
-                report = self._relayout(model, function, call, covered) or self._in_helper(model, function, call)
+                report = (
+                    self._relayout(model, function, call, covered)
+                    or self._column_slice(model, function, call)
+                    or self._in_helper(model, function, call)
+                )
                 if report is None:
                     report = self._recast(model, function, call, in_backward, covered)
                 if report is not None and not model.behind_cache(call, function):
@@ -467,6 +504,36 @@ class PerCallRelayout(Rule):
             plan=self._relayout_plan(model, function, call, view, base, role.origin),
             severity=Severity.WARNING if certain else Severity.INFO,
             confidence=None if role.kind == "parameter" else "high" if strided else "medium",
+        )
+
+    def _column_slice(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Report | None:
+        """`self.w[:, :k].contiguous()`: a slice of a module parameter along a dimension after the first is a
+        strided view, so `.contiguous()` copies it, on every call, though the kernel can read it in place."""
+        if call_name(call) != "contiguous":
+            return None
+        receiver = strip_identity(call.func.value)  # type: ignore[attr-defined]
+        if not isinstance(receiver, cst.Subscript) or not _slices_a_later_dimension(receiver):
+            return None
+        role = model.tensor_role(function, receiver.value)
+        if role.kind != "parameter" or role.origin is None:
+            return None
+        tensor = model.code(receiver.value)
+        target = model.copy_target(function, call)
+        copy = f"`{target} = {model.code(call)}`" if target else f"`{model.code(call)}`"
+        origin = role.origin
+        return Report(
+            node=call,
+            message=(
+                f"`{model.code(call)}` in `{function.qualname}` copies a slice of `{tensor}` along a dimension "
+                f"after the first (a strided view) on every call; {role.describe(tensor, function)}"
+            ),
+            plan=(
+                f"Pass `{tensor}` itself with its strides (`{tensor}.stride(0)`, `{tensor}.stride(1)`) and the "
+                f"slice's start as an offset the kernel adds to the pointer, and delete {copy}. If the kernel "
+                f"needs the slice contiguous, build it once in `{origin.cls.name}.__init__` with "
+                "`register_buffer` instead."
+            ),
+            severity=Severity.WARNING,
         )
 
     def _in_helper(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Report | None:
@@ -604,6 +671,26 @@ class PerCallRelayout(Rule):
             severity=Severity.INFO,
             confidence="medium",
         )
+
+
+def _slices_a_later_dimension(node: cst.Subscript) -> bool:
+    """`w[:, :k]`, `w[:, k:]`, `w[..., a:b]`: every dimension before the sliced one whole, so the result keeps
+    the rows' stride and is not contiguous (`w[:k]`, `w[:k, :]` stay contiguous)."""
+    elements = [element.slice for element in node.slice]
+    for position, index in enumerate(elements):
+        if position == 0:
+            if not (_whole(index) or (isinstance(index, cst.Index) and isinstance(index.value, cst.Ellipsis))):
+                return False
+            continue
+        if isinstance(index, cst.Slice) and not _whole(index):
+            return True
+        if not _whole(index):
+            return False
+    return False
+
+
+def _whole(index: cst.BaseSlice) -> bool:
+    return isinstance(index, cst.Slice) and index.lower is None and index.upper is None and index.step is None
 
 
 def _into_argument(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:

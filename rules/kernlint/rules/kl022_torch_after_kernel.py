@@ -47,8 +47,14 @@ class TorchAfterKernel(Rule):
     And in a KernelBench-style forward: a Triton launch handed a torch
     reduction's result together with the tensor it reduced (`mx =
     torch.amax(x, 1)`, then `kernel[grid](x, mx, out)`, statistics in torch
-    and the rest in Triton): the reduction is a full pass over a tensor the
-    kernel reads anyway. Its estimate drops that pass.
+    and the rest in Triton), also through an elementwise op of that tensor
+    before the reduction and small ones after it (an RMS norm's
+    `torch.rsqrt(x.pow(2).mean(1) + eps)`), or a Triton kernel of the file
+    that only reduces it into a buffer the launch reads, each statistic
+    over at most 16,384 elements (a row or a channel column a program can
+    hold; a whole tensor's sum needs every program's part first): the
+    reduction is a full pass over a tensor the kernel reads anyway. Its
+    estimate drops those ops, or that launch.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -265,6 +271,37 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # A long row's statistics in partials (one pair per chunk), combined by the kernel that applies them:
+        # no program could hold the row, so the two kernels are the split the row needs.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def partials(x_ptr, p_ptr, N, CHUNK: tl.constexpr):
+                offs = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+                v = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
+                tl.store(p_ptr + tl.program_id(0) * 64 + tl.program_id(1), tl.sum(v, axis=0))
+            @triton.jit
+            def center(x_ptr, p_ptr, y_ptr, N, CHUNK: tl.constexpr):
+                mean = tl.sum(tl.load(p_ptr + tl.program_id(0) * 64 + tl.arange(0, 64)), axis=0) / N
+                offs = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+                v = tl.load(x_ptr + tl.program_id(0) * N + offs, mask=offs < N)
+                tl.store(y_ptr + tl.program_id(0) * N + offs, v - mean, mask=offs < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    p = torch.empty(16, 64, device=x.device)
+                    partials[(16, 64)](x, p, x.shape[1], CHUNK=4096)
+                    y = torch.empty_like(x)
+                    center[(16, 64)](x, p, y, x.shape[1], CHUNK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(16, 262144)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The row means are returned too: the torch reduction's result is needed beside the kernel's.
         Valid(
             """
@@ -315,6 +352,67 @@ class TorchAfterKernel(Rule):
                 return []
             """,
             line=15,
+            column=9,
+        ),
+        # An RMS norm's statistics in torch (a square, a mean over the channels, a reciprocal square root) and
+        # the scaling in Triton: the square and the mean are two passes over x that the kernel reads anyway.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scale(x_ptr, r_ptr, y_ptr, n, CHW, HW, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                r = tl.load(r_ptr + (offs // CHW) * HW + offs % HW, mask=offs < n)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * r, mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    r = torch.rsqrt(x.pow(2).mean(dim=1, keepdim=True) + 1e-5)
+                    y = torch.empty_like(x)
+                    scale[(triton.cdiv(x.numel(), 1024),)](x, r, y, x.numel(), 64 * 4096, 4096, BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.randn(16, 64, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=14,
+            column=9,
+        ),
+        # The same statistics in a Triton kernel of their own (one per channel column), then a second kernel
+        # that reads x again to apply them: one kernel holding the 64 channels of its positions does both.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def stats(x_ptr, r_ptr, C, HW, BLOCK: tl.constexpr):
+                offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for c in range(0, C):
+                    v = tl.load(x_ptr + tl.program_id(0) * C * HW + c * HW + offs, mask=offs < HW)
+                    acc += v * v
+                tl.store(r_ptr + tl.program_id(0) * HW + offs, tl.rsqrt(acc / C + 1e-5), mask=offs < HW)
+            @triton.jit
+            def scale(x_ptr, r_ptr, y_ptr, n, CHW, HW, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                r = tl.load(r_ptr + (offs // CHW) * HW + offs % HW, mask=offs < n)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * r, mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    r = torch.empty(16, 4096, device=x.device)
+                    stats[(16, 4)](x, r, 64, 4096, BLOCK=1024)
+                    y = torch.empty_like(x)
+                    scale[(triton.cdiv(x.numel(), 1024),)](x, r, y, x.numel(), 64 * 4096, 4096, BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.randn(16, 64, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=23,
             column=9,
         ),
         # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
@@ -818,26 +916,42 @@ def _statistics_before(model: FileModel, function: FunctionInfo) -> Iterator[Rep
     for i, op in enumerate(ops):
         if op.kind != "triton" or op.product or not op.in_bytes:
             continue
-        for r in statistics_of(ops, i):
+        for r, chain in statistics_of(ops, i):
             reduction = ops[r]
             kernel = _kernel_of(model, op)
             node = _call_on_line(model, function, op.line, kernel) if kernel is not None else None
             if kernel is None or node is None:
                 continue
             calls = [c for c in function.calls if model.line_of(c) == reduction.line]
-            name = f"`{model.code(calls[0].func)}`" if calls else "a torch reduction"
+            # The reduction's own call where the line holds several (`torch.rsqrt(x.pow(2).mean(1) + eps)`).
+            reducing = [c for c in calls if _called_name(c) in _REDUCTIONS] or calls
+            name = f"`{model.code(reducing[0])}`" if reducing else "a torch reduction"
+            ops_word = "torch op" if len(chain) == 1 else f"{len(chain)} torch ops"
+            statistics_kernel = _kernel_of(model, reduction) if reduction.kind == "triton" else None
+            where = reduction.line
+            if statistics_kernel is not None:
+                name, ops_word = f"`{statistics_kernel.name}`", f"launch of `{statistics_kernel.name}`"
+                where = reduction.site_line or reduction.line
             message = (
-                f"`{kernel.name}` (line {op.line}) is handed the result of {name} (line {reduction.line}) and the "
+                f"`{kernel.name}` (line {op.site_line or op.line}) is handed the result of {name} (line {where}) and the "
                 f"{reduction.in_bytes[0] / 1e6:,.0f} MB tensor it reduced: that reduction is a full pass of its own "
                 "over a tensor the kernel reads anyway"
             )
             plan = (
-                f"Compute the reduction of line {reduction.line} inside `{kernel.name}` from the values it loads "
+                f"Compute the reduction of line {where} inside `{kernel.name}` from the values it loads "
                 "(a running max or sum, with the index where it needs one, over the blocks each program walks; a "
-                "whole row's statistics when a program holds the row) and delete the torch op."
+                f"whole row's statistics when a program holds the row) and delete the {ops_word}."
             )
             yield Report(node=node, message=message, plan=plan)
             break
+
+
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "max", "min", "var", "std", "norm", "logsumexp", "prod"})
+
+
+def _called_name(call: cst.Call) -> str:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
 
 
 def _kernel_of(model: FileModel, op: Op) -> Kernel | None:
@@ -857,4 +971,13 @@ def _call_on_line(model: FileModel, function: FunctionInfo, line: int, kernel: K
             return call
         if model.kernel_wrapper_method(call, function) is not None:
             return call
+    # A helper of the file that launches `kernel` among others (a statistics kernel, then the one that applies
+    # them), called on that line.
+    for call in function.calls:
+        if model.line_of(call) == line and isinstance(call.func, cst.Name):
+            name = call.func.value
+            if any(
+                x.kernel is kernel and x.caller.name == name and x.caller.class_name is None for x in model.launches
+            ):
+                return call
     return None
