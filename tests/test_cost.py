@@ -1532,3 +1532,83 @@ def test_a_copy_of_a_tensor_contiguous_at_the_files_shapes_gains_nothing() -> No
     estimate = finding.expected_speedup["for_this_file"]
     assert (estimate["status"], estimate["kernelbench"], estimate["graph"]) == ("estimated", 1.0, 1.0)
     assert "the copy is a no-op" in estimate["reason"]
+
+
+FUSED_QKV_ATTENTION = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scores(qkv_ptr, s_ptr, T, C, H, D, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+    m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    d = tl.arange(0, BLOCK_D)
+    bh = tl.program_id(2)
+    base = qkv_ptr + (bh // H) * T * 3 * C + (bh % H) * D
+    q = tl.load(base + m[:, None] * 3 * C + d[None, :])
+    k = tl.load(base + C + n[None, :] * 3 * C + d[:, None])
+    tl.store(s_ptr + bh * T * T + m[:, None] * T + n[None, :], tl.dot(q, k))
+
+
+@triton.jit
+def softmax(s_ptr, T, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    row = s_ptr + tl.program_id(0) * T
+    x = tl.load(row + cols, mask=cols < T, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(row + cols, e / tl.sum(e, axis=0), mask=cols < T)
+
+
+@triton.jit
+def pv(s_ptr, qkv_ptr, y_ptr, T, C, H, D, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+    m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    d = tl.arange(0, BLOCK_D)
+    bh = tl.program_id(1)
+    base = qkv_ptr + (bh // H) * T * 3 * C + 2 * C + (bh % H) * D
+    acc = tl.zeros((BLOCK_M, BLOCK_D), dtype=tl.float32)
+    for start in range(0, T, BLOCK_N):
+        n = start + tl.arange(0, BLOCK_N)
+        p = tl.load(s_ptr + bh * T * T + m[:, None] * T + n[None, :])
+        v = tl.load(base + n[:, None] * 3 * C + d[None, :])
+        acc += tl.dot(p, v)
+    tl.store(y_ptr + (bh // H) * T * C + m[:, None] * C + (bh % H) * D + d[None, :], acc)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, qkv):
+        B, T, C3 = qkv.shape
+        C, H = C3 // 3, 12
+        s = torch.empty((B * H, T, T), device=qkv.device)
+        scores[(T // 64, T // 64, B * H)](qkv, s, T, C, H, C // H, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64)
+        softmax[(B * H * T,)](s, T, BLOCK=1024)
+        y = torch.empty((B, T, C), device=qkv.device)
+        pv[(T // 64, B * H)](s, qkv, y, T, C, H, C // H, BLOCK_M=64, BLOCK_N=64, BLOCK_D=64)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(8, 1024, 3 * 768)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_dot_kernel_reading_its_operands_out_of_one_tensor_is_sized_from_its_tiles_and_grid() -> None:
+    """q and k read by offsets out of one fused qkv tensor name no product by their shapes: each program's
+    tl.dot (64x64x64) counts once, or once per trip of the loop around it (T / BLOCK_N), so the scores and the
+    product with the values are GEMMs of 2 * B*H * T*T * D flops each, and KL007's fused attention is estimated
+    (it saw no product and said nothing)."""
+    e = entry(FUSED_QKV_ATTENTION)
+    launches = [op for op in e.ops if op.kind == "triton"]
+    flops = 2 * 8 * 12 * 1024 * 1024 * 64
+    assert [(op.note, op.flops, op.path) for op in launches] == [
+        ("scores", flops, "tf32"),
+        ("softmax", 0, ""),
+        ("pv", flops, "tf32"),
+    ]
+    (finding,) = [f for f in lint_source("k.py", FUSED_QKV_ATTENTION).findings if f.code == "KL007"]
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] > 1.2

@@ -1194,7 +1194,11 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     )
     # A torch reduction handed to the kernel beside the tensor it reduced: computed by the kernel from the
     # values it loads, its pass gone.
-    statistics = {c for i in launches for _, chain in statistics_of(ops, i) for c in chain}
+    computing = {i: {c for _, chain in statistics_of(ops, i) for c in chain} for i in launches}
+    statistics = set().union(*computing.values())
+    # A launch that now computes its own statistics stays a kernel of its own: the plan moves the reduction
+    # into it, not it into the kernel that wrote its input.
+    mergeable = [i - sum(r < i for r in statistics) for i in launches if not computing[i]]
     if statistics:
         ops = _without(ops, statistics)
         launches = [i - sum(r < i for r in statistics) for i in launches]
@@ -1219,13 +1223,13 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             written = [ops[s].out_bytes for s in ops[op.inputs[0]].inputs if 0 <= s < i and ops[s].kind == "alloc"]
             extra -= max(written, default=op.in_bytes[0])
             extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
-    merged = _merge_into_producer(ops, launches)
+    merged = _merge_into_producer(ops, mergeable)
     if not chain:
         return merged if merged is not None or not statistics else ops
     out = list(ops)
     out[launches[0]] = replace(ops[launches[0]], bytes=max(0, ops[launches[0]].bytes + extra))
     fused = _without(tuple(out), chain)
-    return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in launches])
+    return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in mergeable])
 
 
 def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, ...] | None:

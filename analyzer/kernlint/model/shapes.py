@@ -318,6 +318,48 @@ def statistics_of(ops: tuple[Op, ...], launch: int) -> list[tuple[int, frozenset
     return found
 
 
+def _range_trips(loop: cst.For, given: dict[str, int]) -> int | None:
+    """The trips of `for i in range(start, stop, step)` (or tl.range / tl.static_range) whose bounds are
+    whole numbers, names in `given`, and + - * // and cdiv of them; None otherwise."""
+    call = loop.iter
+    if not isinstance(call, cst.Call):
+        return None
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+    if name not in ("range", "static_range") or not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
+        return None
+    bounds = [_whole_number(a.value, given) for a in call.args]
+    if any(b is None for b in bounds):
+        return None
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    assert start is not None and stop is not None and step is not None
+    return max(0, -(-(stop - start) // step)) if step > 0 else None
+
+
+def _whole_number(node: cst.BaseExpression, given: dict[str, int]) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.Name):
+        return given.get(node.value)
+    if isinstance(node, cst.BinaryOperation):
+        left, right = _whole_number(node.left, given), _whole_number(node.right, given)
+        if left is None or right is None:
+            return None
+        if isinstance(node.operator, cst.Add):
+            return left + right
+        if isinstance(node.operator, cst.Subtract):
+            return left - right
+        if isinstance(node.operator, cst.Multiply):
+            return left * right
+        if isinstance(node.operator, cst.FloorDivide) and right:
+            return left // right
+        return None
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cdiv":
+        args = [_whole_number(a.value, given) for a in node.args]
+        if len(args) == 2 and args[0] is not None and args[1]:
+            return -(-args[0] // args[1])
+    return None
+
+
 # The most elements one statistic may reduce for the kernel that applies it to compute it too: a program
 # then holds the values it reduces (a row, a channel column), as a one-program-per-row norm does; a
 # statistic over more (a whole tensor's sum) needs every program's part first, a grid-wide dependency.
@@ -2597,6 +2639,12 @@ class _Evaluator:
                     m, n, k = reduced_product
                     flops, elem = 2 * m * n * k, DTYPE_BYTES.get(tensors[0].dtype, 4)
                     dot_mn = (m, n)
+            if not flops and not reduced_product:
+                # Operands read out of one tensor by offsets (attention's q and k from a fused qkv
+                # projection), which no shape match names: the products its fixed tiles compute per program.
+                flops = self._tile_flops(kernel, node, values, programs)
+                if flops and tensors:
+                    elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
@@ -2709,6 +2757,47 @@ class _Evaluator:
             configs = tuple(c for c in (config_of(dict(cfg)) for cfg in kernel.autotune.configs or ()) if c)
             return (), configs
         return config_of({}), ()
+
+    def _tile_flops(self, kernel, node: cst.Call, values: dict[int, object], programs: int) -> int:
+        """The flops of a tl.dot launch from its fixed tile and its grid: each program runs each `tl.dot`
+        (BLOCK_M x BLOCK_N x BLOCK_K) once per trip of the loop around it, the trips counted from the loop's
+        `range` at the launch's values; 0 where any of them is unknown (an autotuned tile, a causal bound
+        read from the program id)."""
+        model = self.model
+        if programs <= 0 or kernel.autotune is not None or not isinstance(model, KernelTileFacts):
+            return 0
+        tile, _ = self._dot_configs(kernel, node, values)
+        if len(tile) < 3:
+            return 0
+        given = self._launch_values(kernel, node, values)
+        loop_of = {id(dot): loop.loop.node for loop in model.dot_loops(kernel) for dot in loop.dots}
+        total = 0
+        for call in kernel.function.calls:
+            if not model.is_tl(call.func, "dot"):
+                continue
+            loop = loop_of.get(id(call))
+            trips = 1 if loop is None else _range_trips(loop, given)
+            if trips is None:
+                return 0
+            total += 2 * tile[0] * tile[1] * tile[2] * trips
+        return programs * total
+
+    def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
+        """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""
+        names = [p.name for p in kernel.params]
+        given: dict[str, int] = {}
+        for param in kernel.params:
+            if isinstance(param.default, cst.Integer):
+                given[param.name] = int(param.default.value, 0)
+        position = 0
+        for arg in node.args:
+            value = values.get(id(arg.value))
+            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
+            if arg.keyword is None and not arg.star:
+                position += 1
+            if name is not None and isinstance(value, int) and not isinstance(value, bool):
+                given[name] = value
+        return given
 
     def _row_passes(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[tuple[int, int, int], ...]:
         """The tensors this launch's kernel reads in two or more full passes (KernelTileFacts.row_passes,
