@@ -210,7 +210,9 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     elementwise kernels, a conv's tail of two kernels, a reduction folded
     into its kernel), six convolution tails of KL004, a ResNet-18-style
     network at batch 2 and 12 for KL028 and a depthwise convolution at two
-    shapes for KL029, and KL026's collapse inside a Triton kernel. The files
+    shapes for KL029, and KL026's collapse inside a Triton kernel; and, in a later H100 lease, KL022's
+    statistics pass (an RMS norm's), KL007 over Triton launches reading a fused qkv tensor and KL002 on a
+    weight's column slices. The files
     whose gain is host time were measured in the newest calibration's own
     lease (kl002_decode, kl003_*, kl004_convbn/convbnstem, kl005_scan, kl006_*,
     kl007_gemm, kl011_*, kl026_kernelsum, kl028_*, kl029_dwsmall); the others, GPU-bound
@@ -221,7 +223,7 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     import costmodel
 
     rows = costmodel.rows()
-    assert len(rows) == 30 and len({r["rule"] for r in rows}) == 12
+    assert len(rows) == 33 and len({r["rule"] for r in rows}) == 12
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     # A graph cannot capture the files that synchronize: they are not close in graph mode either.
@@ -239,20 +241,24 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
     #   and 2.07x KernelBench across leases; its worth is wrong in this one.
     # - kl005_scan: its 4,096 strided per-step kernels run at 1.8 us each in a graph, above the probes' 1.2
     #   us floor (554x measured, 317x estimated), and eager 1,709x against 937x in this lease's host costs.
+    # - kl002_slice (a later lease): its after, two GEMVs on strided views and a tanh, is host-bound, and that
+    #   lease's host spent 17-26 us on one small torch matmul (bench/strided_host_h100.md), above the
+    #   calibration lease's per-op cost: 1.54x KernelBench measured (0.94x in a first run), 2.58x estimated;
+    #   its graph time is within 1.21x. Its worth agrees (over 1.2x both).
     # - kl029_dwsmall: KL029 stays silent at 1x32x28x28 (both kernels at the GPU's floor in the model: it
     #   claims 1.0x); the Triton kernel measured 1.12x KernelBench, 0.58x eager and 1.26x in a graph.
     assert missed == {
-        "kernelbench": {"kl004_convbn", "kl029_dwsmall"},
+        "kernelbench": {"kl002_slice", "kl004_convbn", "kl029_dwsmall"},
         "eager": {"kl005_scan", "kl029_dwsmall"},
         "graph": {"kl003_decode", "kl005_scan", "kl029_dwsmall"} | no_graph,
     }, missed
-    # The issue's bar, 10 of 12 (83%), in each mode: KernelBench mode at 28 of 30 (93%), eager mode at 28 of
-    # 30 (93%), graph mode at 23 of 26 (88%).
-    assert len(names - missed["kernelbench"]) == 28 and len(names - missed["eager"]) == 28
+    # The issue's bar, 10 of 12 (83%), in each mode: KernelBench mode at 30 of 33 (91%), eager mode at 31 of
+    # 33 (94%), graph mode at 26 of 29 (90%).
+    assert len(names - missed["kernelbench"]) == 30 and len(names - missed["eager"]) == 31
     for mode in ("kernelbench", "eager"):
         assert len(names - missed[mode]) * 12 >= 10 * len(names)
     assert (len(names - missed["graph"])) * 12 >= 10 * len(names - no_graph)
-    # worth_optimizing: right on 28 of 30; kl003_decode and kl004_convbn (above) are not.
+    # worth_optimizing: right on 31 of 33; kl003_decode and kl004_convbn (above) are not.
     assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl003_decode", "kl004_convbn"]
     # A CUDA graph captures exactly the files the model says it can (the others synchronize), among the files
     # with a finding.

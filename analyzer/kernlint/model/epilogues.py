@@ -14,7 +14,7 @@ from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
 from kernlint.model.host_syntax import _assigned_name, _rebound, _short, _walk_no_scopes
 from kernlint.model.syntax import call_name, keyword, literal_value, positional
-from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, TORCH_DTYPE
+from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, MODULE_MOVES, TORCH_DTYPE
 
 MATMUL_FUNCTIONS = frozenset(
     {"torch.matmul", "torch.mm", "torch.bmm", "torch.addmm", "torch.baddbmm", "torch.nn.functional.linear"}
@@ -319,7 +319,6 @@ CHAIN_POOL_MODULES = frozenset(
 
 
 # Methods that move or re-cast a module and return it.
-MODULE_MOVES = frozenset({"half", "float", "double", "bfloat16", "cuda", "to", "train", "eval", "requires_grad_"})
 
 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)

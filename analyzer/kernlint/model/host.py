@@ -12,6 +12,7 @@ import libcst as cst
 from kernlint.model.base import ModelBase
 from kernlint.model.facts import FunctionInfo, Kernel, Launch, ModuleTensor, ParameterSource
 from kernlint.model.syntax import ends_in_return, keyword, positional, statements, view_base, walk
+from kernlint.model.torch_api import MODULE_MOVES
 
 # Methods that run once rather than per call, by name (KL002).
 PREPARATION_PREFIXES = ("prepare", "load", "quantize", "pack", "init", "setup", "from_", "process_weights")
@@ -171,6 +172,12 @@ class HostFacts(ModelBase):
         return tensor is not None and self._modules_built(tensor.value)
 
     def _modules_built(self, value: cst.BaseExpression) -> bool:
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in MODULE_MOVES
+        ):
+            return self._modules_built(value.func.value)  # `nn.Linear(...).half()`: the module, converted
         if isinstance(value, cst.Call):
             name = self.qualname(value.func) or ""
             if name in MODULE_CONTAINERS:

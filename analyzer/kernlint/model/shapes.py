@@ -36,6 +36,7 @@ from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
 from kernlint.model.syntax import keyword, literal_value, positional, walk
+from kernlint.model.torch_api import MODULE_MOVES
 from kernlint.model.tuning import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS
 
 DTYPE_BYTES = {
@@ -193,6 +194,9 @@ class Tensor:
     value: float | None = None
     same: int | None = None
     exact: bool = True
+    # A slice (steps of 1) of a contiguous tensor: not contiguous, but its rows are, so a copy of it streams
+    # (`w[:, :k].contiguous()`), where a transposed view's copy runs at the transposed-copy rate.
+    sliced: bool = False
 
     @property
     def numel(self) -> int:
@@ -1286,6 +1290,7 @@ class _Evaluator:
             shape = list(base.shape)
             out: list[int] = []
             dim = 0
+            unit_steps = True
             for element in node.slice:
                 s = element.slice
                 if isinstance(s, cst.Index):
@@ -1307,10 +1312,19 @@ class _Evaluator:
                 if not all(isinstance(v, int) for v in (lower, upper, step)):
                     raise _Unknown(f"line {self._line(node)}: slice bounds are not static")
                 out.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
+                unit_steps = unit_steps and step == 1
                 dim += 1
             out.extend(shape[dim:])
             self._view(node, record, "indexing")
-            return Tensor(tuple(out), base.dtype, contiguous=False, origin=base.origin, value=base.value, exact=False)
+            return Tensor(
+                tuple(out),
+                base.dtype,
+                contiguous=False,
+                origin=base.origin,
+                value=base.value,
+                exact=False,
+                sliced=base.contiguous and unit_steps,
+            )
         raise _Unknown(f"line {self._line(node)}: subscript of a non-static value")
 
     # -- calls ---------------------------------------------------------------
@@ -2156,7 +2170,7 @@ class _Evaluator:
         if method in ("contiguous", "clone"):
             if method == "contiguous" and base.contiguous:
                 return base
-            kind = "transpose_copy" if not base.contiguous else "copy"
+            kind = "transpose_copy" if not base.contiguous and not base.sliced else "copy"
             op = Op(
                 kind,
                 line,
@@ -3127,10 +3141,6 @@ def _layers_of(value: object) -> object:
 
 def _holds_module(item: object) -> bool:
     return isinstance(item, _Module) or isinstance(item, (list, tuple)) and any(isinstance(i, _Module) for i in item)
-
-
-# Methods that return the module itself, moved or converted: `nn.GRU(...).half()`.
-MODULE_MOVES = {"half", "float", "bfloat16", "double", "to", "cuda", "eval", "train", "requires_grad_"}
 
 
 def _moved_module(module: _Module, method: str, values: list, kw) -> _Module:

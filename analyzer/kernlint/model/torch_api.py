@@ -117,6 +117,9 @@ TORCH_DTYPE = re.compile(r"^torch\.(?:float|half|bfloat|double|int|uint|long|sho
 # Iterating these walks dimension 0 of a tensor, one slice per step.
 UNBINDING = frozenset({"unbind", "split", "tensor_split"})
 
+# Methods that return an nn module itself, moved or converted (`nn.GRU(...).half()`, `.to(device)`).
+MODULE_MOVES = frozenset({"half", "float", "double", "bfloat16", "cuda", "to", "train", "eval", "requires_grad_"})
+
 # Methods that only tensors (and numpy arrays) have: their receiver is one.
 TENSOR_ONLY_METHODS = frozenset(
     {
