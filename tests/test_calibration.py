@@ -274,6 +274,8 @@ a, b = torch.randn(70, 20), torch.randn(20, 50)
 assert torch.allclose(fma(a, b, torch.empty(70, 50)), a @ b, atol=1e-4)
 a, b = torch.randn(32, 64), torch.randn(64, 32)
 assert torch.allclose(dot(a, b, torch.empty(32, 32), "ieee", (16, 16, 16)), a @ b, atol=1e-3)
+w = torch.randn(48, 64)  # a weight [N, K]: B read K-major
+assert torch.allclose(dot(a, w, torch.empty(32, 48), "ieee", (16, 16, 16), True), a @ w.t(), atol=1e-3)
 print("ok")
 """
     env = {**os.environ, "TRITON_INTERPRET": "1"}

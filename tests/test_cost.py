@@ -1618,3 +1618,96 @@ def test_a_dot_kernel_reading_its_operands_out_of_one_tensor_is_sized_from_its_t
     ]
     (finding,) = [f for f in lint_source("k.py", FUSED_QKV_ATTENTION).findings if f.code == "KL007"]
     assert finding.expected_speedup["for_this_file"]["kernelbench"] > 1.2
+
+
+RECAST_WEIGHT = """\
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8192, 8192)
+
+    def forward(self, x):
+        w = self.fc.weight.to(torch.float16)
+        return x.half() @ w.t()
+
+
+def get_inputs():
+    return [torch.randn(64, 8192)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_parameter_re_cast_per_call_is_removed_by_the_fix_and_an_activations_cast_stays() -> None:
+    """KL002's re-cast of a parameter: its fix casts the weight once at load time, so the estimate drops the
+    268 MB read and 134 MB write of the cast (it dropped nothing, and the fix read as a no-op); the cast of the
+    input x, an activation, is the call's work either way."""
+    (finding,) = [f for f in lint_source("k.py", RECAST_WEIGHT).findings if f.code == "KL002"]
+    estimate = finding.expected_speedup["for_this_file"]
+    assert estimate["findings_fixed"] == 1 and estimate["kernelbench"] > 2
+    fixed = cost.remove_copy(entry(RECAST_WEIGHT).ops, 11, 11)
+    assert fixed is not None
+    assert [(op.kind, op.note) for op in fixed if op.note.startswith("cast")] == [("elementwise", "cast from float32")]
+
+
+LINEAR_KERNEL = """\
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def linear(x_ptr, w_ptr, y_ptr, M, N, K, stride_bk, stride_bn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(w_ptr + (k + rk)[:, None] * stride_bk + rn[None, :] * stride_bn)
+        acc += tl.dot(a, b)
+    tl.store(y_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4096, 4096, bias=False)
+
+    def forward(self, x):
+        w = self.fc.weight
+        y = torch.empty(x.shape[0], 4096, device=x.device)
+        linear[(x.shape[0] // 128, 4096 // 128)](x, w, y, x.shape[0], 4096, 4096, STRIDES, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_warps=8)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(8192, 4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_tf32_dot_reading_a_weight_k_major_runs_at_the_k_major_probes_rate() -> None:
+    """B[k, n] read out of the nn.Linear weight w[n, k] (the launch hands `w.stride(1), w.stride(0)`: K
+    contiguous) runs at the triton_dot_tile_tf32k_* probe's rate, about 3x the row-major probe's on the H100;
+    the same kernel handed the strides the other way round (B row-major) keeps the row-major rate."""
+    kmajor = entry(LINEAR_KERNEL.replace("STRIDES", "w.stride(1), w.stride(0)"))
+    rows = entry(LINEAR_KERNEL.replace("STRIDES", "w.stride(0), w.stride(1)"))
+    (fast,) = [op for op in kmajor.ops if op.kind == "triton"]
+    (slow,) = [op for op in rows.ops if op.kind == "triton"]
+    assert (fast.dot_b_kmajor, slow.dot_b_kmajor) == (True, False)
+    assert (fast.path, fast.dot_tile[:3]) == ("tf32", (128, 128, 32))
+    c = cost.calibration(None).constants
+    assert cost.gpu_us(fast, c) == pytest.approx(fast.flops / c["flops_tile_tf32k_128x128x32_w8_s3"])
+    assert cost.gpu_us(slow, c) == pytest.approx(slow.flops / c["flops_tile_tf32_128x128x32_w8_s3"])
+    assert cost.gpu_us(slow, c) > 3 * cost.gpu_us(fast, c)

@@ -512,10 +512,13 @@ TILE_PROBE, TILE_RATE = "triton_dot_tile_", "flops_tile_"
 
 def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
     """The measured rate of a Triton tl.dot GEMM at `op`'s tile config, for its operand path (bf16 as
-    fp16); a config the calibration did not measure takes the nearest measured one's (tile sizes, warps
-    and stages compared by their ratios). None without tile probes for the path."""
+    fp16) and its B operand's layout (K-major where the record has those probes); a config the calibration
+    did not measure takes the nearest measured one's (tile sizes, warps and stages compared by their
+    ratios). None without tile probes for the path."""
     path = "fp16" if op.path in ("fp16", "bf16") else op.path
     prefix = f"{TILE_RATE}{path}_"
+    if op.dot_b_kmajor and any(key.startswith(f"{TILE_RATE}{path}k_") for key in c):
+        prefix = f"{TILE_RATE}{path}k_"  # B read K-major (a weight [N, K]): the probes that read it so
     best: tuple[float, float] | None = None
     for key, value in c.items():
         if not key.startswith(prefix):
@@ -793,7 +796,14 @@ def _consumers(ops: tuple[Op, ...], sources: set[int], kinds: set[str]) -> set[i
 
 
 def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """The per-call copies go: a transposed or plain copy, and a re-cast of a module parameter (inputs -1: a
+    parameter or constant), which the fix makes once at load time."""
     drop = set(_on_lines(ops, first, last, {"transpose_copy", "copy"}))
+    drop |= {
+        i
+        for i in _on_lines(ops, first, last, {"elementwise"})
+        if ops[i].note.startswith("cast") and ops[i].inputs == (-1,)
+    }
     return _without(ops, drop) if drop else None
 
 

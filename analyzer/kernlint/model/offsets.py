@@ -522,6 +522,47 @@ class OffsetFacts(KernelFacts):
                 return None
         return None
 
+    def dot_b_strides(self, kernel: Kernel) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None:
+        """The multipliers of the K axis (rows) and the N axis (columns) in the address of every `tl.dot`'s B
+        operand (`b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn`: the two strides; None
+        for an axis added without one, a unit stride), when all the dots agree; None where an address does
+        not show both axes (a block pointer, a computed operand)."""
+        found: tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None = None
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "dot"):
+                continue
+            operands = positional(call)[:2]
+            address = self._loaded_address(kernel, operands[1]) if len(operands) == 2 else None
+            strides = _axis_strides(address, self._kernel_index(kernel).values) if address is not None else None
+            if strides is None or set(strides) != {0, 1}:
+                return None
+            pair = (strides[0], strides[1])
+            if found is not None and [self.code(e) if e else "" for e in found] != [
+                self.code(e) if e else "" for e in pair
+            ]:
+                return None
+            found = pair
+        return found
+
+    def _loaded_address(self, kernel: Kernel, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The address of the `tl.load` a tile value comes from (through names and conversions), or None."""
+        index = self._kernel_index(kernel)
+        for _ in range(12):
+            if type(node) is cst.Name:
+                values = index.values.get(node.value)
+                if not values or len(values) > 1:
+                    return None
+                node = values[0]
+            elif type(node) is not cst.Call:
+                return None
+            elif self.is_tl(node.func, "load") and node.args:
+                return node.args[0].value
+            elif type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
+                node = node.func.value
+            else:
+                return None
+        return None
+
     def _address_ranges(self, kernel: Kernel, address: cst.BaseExpression) -> tuple[TileRange, ...]:
         index = self._kernel_index(kernel)
         known = index.ranges_memo.get(id(address))
@@ -575,6 +616,44 @@ class OffsetFacts(KernelFacts):
                 continue
             stack.extend((c, axis, depth + 1) for c in children(child))
         return tuple(found)
+
+
+def _axis_strides(
+    address: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]]
+) -> dict[int, cst.BaseExpression | None] | None:
+    """The terms of an address that a broadcast vector (`x[:, None]`, `x[None, :]`) adds, by axis: each
+    one's multiplier (None: none, a unit stride). Names are followed to their first value (a pointer that a
+    loop advances keeps its layout); None where an axis shows up twice."""
+    strides: dict[int, cst.BaseExpression | None] = {}
+    stack: list[tuple[cst.BaseExpression, int]] = [(address, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > 12:
+            return None
+        if type(node) is cst.Name:
+            bound = values.get(node.value)
+            if bound:
+                stack.append((bound[0], depth + 1))
+            continue
+        if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
+            stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
+            continue
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+            for vector, multiplier in ((node.left, node.right), (node.right, node.left)):
+                axis = _broadcast_axis(vector) if type(vector) is cst.Subscript else None
+                if axis is not None:
+                    if axis in strides:
+                        return None
+                    strides[axis] = multiplier
+                    break
+            continue
+        if type(node) is cst.Subscript:
+            axis = _broadcast_axis(node)
+            if axis is not None:
+                if axis in strides:
+                    return None
+                strides[axis] = None
+    return strides
 
 
 def _difference(start: cst.BaseExpression, end: cst.BaseExpression) -> cst.BaseExpression:

@@ -265,6 +265,9 @@ class Op:
     dot_tile: tuple[int, ...] = ()
     dot_configs: tuple[tuple[int, ...], ...] = ()
     dot_mn: tuple[int, ...] = ()
+    # Triton launches of a tl.dot kernel: its B operand is read K-major (a weight [N, K] read transposed, as
+    # kernels read an nn.Linear weight), where the launch shows the strides; TF32 runs several times faster so.
+    dot_b_kmajor: bool = False
     # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
     # may be combining partials another kernel wrote.
     reduces: bool = False
@@ -1742,6 +1745,17 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(node)}: nn.MultiheadAttention with sizes that are not static")
             attrs.update(spec)
             attrs["batch_first"] = kw("batch_first", False) is True
+            # Its parameters as torch names them, for a solution that runs them itself (`self.attn.in_proj_weight`
+            # handed to its own GEMM kernel): the packed q/k/v projection and out_proj, an nn.Linear.
+            embed = spec["embed_dim"]
+            attrs["in_proj_weight"] = Tensor((3 * embed, embed), "float32")
+            attrs["head_dim"] = embed // spec["num_heads"]
+            out_proj = self._nn_module("Linear", [embed, embed], _no_keywords, node)
+            if kw("bias", True):
+                attrs["in_proj_bias"] = Tensor((3 * embed,), "float32")
+            else:
+                out_proj.attrs.pop("bias")
+            attrs["out_proj"] = out_proj
         elif name == "TransformerEncoderLayer":
             spec = _spec(values, kw, ("d_model", "nhead", "dim_feedforward"))
             d_model, heads = spec["d_model"], spec["nhead"]
@@ -2207,6 +2221,9 @@ class _Evaluator:
             return replace(base, shape=(*windows, size), contiguous=False, exact=False)
         if method in ("size",):
             return list(base.shape) if not values else base.shape[int(values[0])]
+        if method == "stride" and base.contiguous and len(values) == 1 and isinstance(values[0], int):
+            # A contiguous tensor's row-major strides (what a launch hands a kernel to index it).
+            return math.prod(base.shape[values[0] % len(base.shape) + 1 :]) if base.shape else 1
         if method in ("dim", "ndimension"):
             return len(base.shape)
         if method == "numel":
@@ -2621,6 +2638,7 @@ class _Evaluator:
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
+        dot_b_kmajor = False
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = launched
@@ -2661,6 +2679,7 @@ class _Evaluator:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
+                dot_b_kmajor = self._b_kmajor(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
         # A program that loops over its data with loads and stores only (no product: a GEMM's
         # program moves whole A and B tiles per step, not one block of elements).
@@ -2705,6 +2724,7 @@ class _Evaluator:
                 dot_tile=dot_tile,
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
+                dot_b_kmajor=dot_b_kmajor,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2795,6 +2815,16 @@ class _Evaluator:
                 return 0
             total += 2 * tile[0] * tile[1] * tile[2] * trips
         return programs * total
+
+    def _b_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
+        """Whether the launch's tl.dot reads B with a unit stride along K and another along N."""
+        model = self.model
+        strides = model.dot_b_strides(kernel) if isinstance(model, OffsetFacts) else None
+        if strides is None:
+            return False
+        given = self._launch_values(kernel, node, values)
+        k, n = (1 if s is None else _whole_number(s, given) for s in strides)
+        return k == 1 and n is not None and n != 1
 
     def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
         """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""
