@@ -1711,3 +1711,16 @@ def test_a_tf32_dot_reading_a_weight_k_major_runs_at_the_k_major_probes_rate() -
     assert cost.gpu_us(fast, c) == pytest.approx(fast.flops / c["flops_tile_tf32k_128x128x32_w8_s3"])
     assert cost.gpu_us(slow, c) == pytest.approx(slow.flops / c["flops_tile_tf32_128x128x32_w8_s3"])
     assert cost.gpu_us(slow, c) > 3 * cost.gpu_us(fast, c)
+
+
+def test_an_elementwise_kernel_merged_into_the_kernel_that_reduces_its_output_saves_that_tensor() -> None:
+    """KL022's INVALID example of a loss in two kernels (a difference written whole, then squared and summed
+    per block): the fix is one kernel reading both inputs, 537 MB where the two moved 1,074 MB and the partial
+    sums; of the launches the finding's line holds, the merge that saves the largest tensor is the one made."""
+    from kernlint.rules.kl022_torch_after_kernel import TorchAfterKernel
+
+    source = textwrap.dedent(next(e.code for e in TorchAfterKernel.INVALID if "sq_sum" in e.code))
+    (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL022"]
+    launches = [op for op in cost.fuse_into_kernel(entry(source).ops, 21, 21) or () if op.kind == "triton"]
+    assert [(op.note, op.bytes) for op in launches] == [("sub", 2 * 8192 * 8192 * 4)]
+    assert finding.expected_speedup["for_this_file"]["graph"] > 1.8

@@ -1247,17 +1247,23 @@ def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, 
     earlier Triton launch, done by that launch before its store: one kernel
     that reads the first one's inputs and writes the second one's output,
     the tensor between them never written or read back."""
+    best: tuple[int, int, int] | None = None  # (bytes saved, launch, its producer)
     for i in sorted(launches, reverse=True):
         op = ops[i]
         for source, size in zip(op.inputs, op.in_bytes):
             if not 0 <= source < i or ops[source].kind != "triton" or size < max(op.in_bytes):
                 continue
-            if any(source in other.inputs for j, other in enumerate(ops) if j != i):
+            if ops[source].returned or any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue
-            producer = ops[source]
-            fused = replace(producer, bytes=max(0, producer.bytes + op.bytes - 2 * size))
-            return _replace_group(ops, {source, i}, fused)
-    return None
+            # Of several launches on the finding's lines (a helper's), the merge that saves the largest tensor.
+            if best is None or size > best[0]:
+                best = (size, i, source)
+    if best is None:
+        return None
+    size, i, source = best
+    producer = ops[source]
+    fused = replace(producer, bytes=max(0, producer.bytes + ops[i].bytes - 2 * size))
+    return _replace_group(ops, {source, i}, fused)
 
 
 def fuse_chain(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -32,9 +32,11 @@ class TorchAfterKernel(Rule):
     an elementwise kernel (no loop, no reduction, no `tl.dot`) whose
     largest tensor is the output of an earlier kernel that nothing else
     reads (`x = triton_mish(x); x = triton_mish(x)`, or a Triton GEMM whose
-    output a second kernel activates: its epilogue's work). Its estimate
-    merges the two launches into one that reads the first one's inputs and
-    writes the second one's output.
+    output a second kernel activates: its epilogue's work), or a kernel that
+    reduces what an elementwise kernel wrote (a loss's difference, then its
+    sum of squares: the first one's work belongs in the second one's loads).
+    Its estimate merges the two launches into one that reads the first one's
+    inputs and writes the second one's output.
 
     Also in a KernelBench-style forward: a sum or mean (`torch.mean(y)`,
     `y.sum(dim=1)`) that is the only reader of an elementwise kernel's
@@ -302,6 +304,36 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # The difference is returned too: it must be written whole, whatever reduces it.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def sub(a_ptr, b_ptr, d_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                a = tl.load(a_ptr + offs, mask=offs < n)
+                tl.store(d_ptr + offs, a - tl.load(b_ptr + offs, mask=offs < n), mask=offs < n)
+            @triton.jit
+            def sq_sum(d_ptr, part_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                d = tl.load(d_ptr + offs, mask=offs < n, other=0.0)
+                tl.store(part_ptr + tl.program_id(0), tl.sum(d * d, axis=0))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    n = a.numel()
+                    d = torch.empty_like(a)
+                    sub[(triton.cdiv(n, 1024),)](a, b, d, n, BLOCK=1024)
+                    part = torch.empty(triton.cdiv(n, 1024), device=a.device)
+                    sq_sum[(triton.cdiv(n, 1024),)](d, part, n, BLOCK=1024)
+                    return d, part.sum() / n
+            def get_inputs():
+                return [torch.randn(8192, 8192), torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The row means are returned too: the torch reduction's result is needed beside the kernel's.
         Valid(
             """
@@ -413,6 +445,39 @@ class TorchAfterKernel(Rule):
                 return []
             """,
             line=23,
+            column=9,
+        ),
+        # A loss in two kernels: the difference written whole (268 MB), then read back only to be squared and
+        # summed per block; the reducing kernel can load both inputs and subtract.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def sub(a_ptr, b_ptr, d_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                a = tl.load(a_ptr + offs, mask=offs < n)
+                tl.store(d_ptr + offs, a - tl.load(b_ptr + offs, mask=offs < n), mask=offs < n)
+            @triton.jit
+            def sq_sum(d_ptr, part_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                d = tl.load(d_ptr + offs, mask=offs < n, other=0.0)
+                tl.store(part_ptr + tl.program_id(0), tl.sum(d * d, axis=0))
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    n = a.numel()
+                    d = torch.empty_like(a)
+                    sub[(triton.cdiv(n, 1024),)](a, b, d, n, BLOCK=1024)
+                    part = torch.empty(triton.cdiv(n, 1024), device=a.device)
+                    sq_sum[(triton.cdiv(n, 1024),)](d, part, n, BLOCK=1024)
+                    return part.sum() / n
+            def get_inputs():
+                return [torch.randn(8192, 8192), torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=21,
             column=9,
         ),
         # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
@@ -868,7 +933,9 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
     file's shapes) that read, as their largest tensor, what an earlier
     Triton launch wrote and nothing else reads (a GEMM's output included),
     when the second kernel is elementwise (no loop, no reduction): its work
-    belongs before the first kernel's store."""
+    belongs before the first kernel's store; or when the first is elementwise
+    and the second reduces what it wrote (a loss's difference, then its sum of
+    squares): the first one's work belongs in the second one's loads."""
     entry = model.entry_point
     if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
         return
@@ -878,18 +945,36 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             continue
         for source, size in zip(op.inputs, op.in_bytes):
             producer = ops[source] if 0 <= source < i else None
-            if producer is None or producer.kind != "triton" or size < max(op.in_bytes):
-                continue
+            if producer is None or producer.kind != "triton" or size < max(op.in_bytes) or producer.returned:
+                continue  # a tensor forward returns must be written whole
             if any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue
             first, second = _kernel_of(model, producer), _kernel_of(model, op)
             if first is None or second is None:
                 continue
-            if model.kernel_uses(second, *REDUCING) or second.function.loops:
+            reducing = bool(model.kernel_uses(second, *REDUCING) or second.function.loops)
+            if reducing and (model.kernel_uses(second, "dot") or not _elementwise(model, first)):
                 continue
             node = _call_on_line(model, function, op.line, second)
             if node is None:
                 continue
+            if reducing:
+                # The first kernel's elementwise work (a difference, a square) moves into the loads of the
+                # kernel that reduces its output: one kernel reads the first one's inputs.
+                yield Report(
+                    node=node,
+                    message=(
+                        f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that "
+                        f"elementwise `{first.name}` (line {producer.line}) wrote and nothing else reads, to reduce "
+                        "it: two kernels and a full write and read of that tensor where one kernel would do"
+                    ),
+                    plan=(
+                        f"Do `{first.name}`'s elementwise work inside `{second.name}`, on the values it loads "
+                        f"(loading `{first.name}`'s inputs at the same offsets instead of its output), and delete "
+                        f"the launch of `{first.name}` and its output's allocation."
+                    ),
+                )
+                break
             message = (
                 f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that `{first.name}` "
                 f"(line {producer.line}) wrote and nothing else reads, and does elementwise work on it: two kernels "
@@ -902,6 +987,11 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             ) + _conv_bias_clause(model, function, _call_on_line(model, function, producer.line, first))
             yield Report(node=node, message=message, plan=plan)
             break
+
+
+def _elementwise(model: FileModel, kernel: Kernel) -> bool:
+    """A kernel that maps each element on its own: no loop, no reduction, no product."""
+    return not (model.kernel_uses(kernel, *REDUCING, "dot") or kernel.function.loops)
 
 
 def _statistics_before(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
