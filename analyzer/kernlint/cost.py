@@ -144,6 +144,9 @@ def derive_constants(record: dict) -> dict[str, float]:
             constants[f"bw_gemm_skinny_{path}"] = rate(f"gemm_skinny_{path}")
     if "triton_fma_gemm" in p:
         constants["flops_fma"] = rate("triton_fma_gemm", "flops")
+    if "triton_strided_lanes_fp32" in p:
+        # A load whose lanes read fp32 elements a row apart (one program per column, summing down it).
+        constants["bw_strided_lanes"] = rate("triton_strided_lanes_fp32")
     for name in p:
         if name.startswith(TILE_PROBE):
             # A Triton tl.dot GEMM at one tile config (`_tile_rate` reads them back by config).
@@ -468,7 +471,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         taps = (
             (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
         )
-        return max(c["triton_floor_us"], op.bytes / bandwidth, compute / share, scheduling, taps)
+        # Loads whose lanes read elements a stride apart: those tensors at the measured rate of such a load.
+        strided = 0.0
+        if op.strided_bytes and "bw_strided_lanes" in c:
+            strided = op.strided_bytes * max(0.0, 1 / c["bw_strided_lanes"] - 1 / bandwidth)
+        return max(c["triton_floor_us"], op.bytes / bandwidth + strided, compute / share, scheduling, taps)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0
@@ -805,6 +812,14 @@ def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
         if ops[i].note.startswith("cast") and ops[i].inputs == (-1,)
     }
     return _without(ops, drop) if drop else None
+
+
+def coalesce(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """KL030's fix: the kernel's lanes walk the contiguous dimension, so its loads stream."""
+    strided = [i for i in _on_lines(ops, first, last, {"triton"}) if ops[i].strided_bytes]
+    if not strided:
+        return None
+    return tuple(replace(op, strided_bytes=0, lane_stride=0) if i in strided else op for i, op in enumerate(ops))
 
 
 def remove_alloc(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -1667,6 +1682,7 @@ EFFECTS: dict[str, Effect] = {
     "block_programs": block_programs,
     "compile_once": compile_once,
     "online_passes": online_passes,
+    "coalesce": coalesce,
 }
 
 

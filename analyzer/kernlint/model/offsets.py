@@ -522,6 +522,7 @@ class OffsetFacts(KernelFacts):
                 return None
         return None
 
+    @kernel_fact
     def dot_b_strides(self, kernel: Kernel) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None:
         """The multipliers of the K axis (rows) and the N axis (columns) in the address of every `tl.dot`'s B
         operand (`b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn`: the two strides; None
@@ -543,6 +544,52 @@ class OffsetFacts(KernelFacts):
                 return None
             found = pair
         return found
+
+    @kernel_fact
+    def strided_lane_loads(self, kernel: Kernel) -> tuple[tuple[Address, tuple[cst.BaseExpression, ...]], ...]:
+        """The loads whose vector lanes all step by a stride: every term of the address that carries a
+        `tl.arange` is multiplied by something (`base + offs * stride_d1`), none adds the lanes as they are.
+        With the multipliers (their values are the launch's). Adjacent lanes then read elements a stride
+        apart: a 32-byte sector for each where a coalesced load shares one among eight fp32 lanes."""
+        index = self._kernel_index(kernel)
+        found = []
+        for address in self.addresses(kernel):
+            if address.block_pointer or not self.is_tl(address.call.func, "load") or not address.call.args:
+                continue
+            multipliers = self._lane_multipliers(kernel, index, address.call.args[0].value)
+            if multipliers:
+                found.append((address, multipliers))
+        return tuple(found)
+
+    def _lane_multipliers(
+        self, kernel: Kernel, index: _KernelIndex, address: cst.BaseExpression
+    ) -> tuple[cst.BaseExpression, ...] | None:
+        """The multipliers of an address's lane terms, or None when a lane term has none (coalesced) or the
+        address is not a plain sum of terms."""
+        multipliers: list[cst.BaseExpression] = []
+        stack: list[tuple[cst.BaseExpression, int]] = [(address, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > 12:
+                return None
+            if ARANGE not in self.offset_provenance(kernel, node):
+                continue  # a scalar offset: the base, a program's row
+            if type(node) is cst.Name:
+                bound = index.values.get(node.value)
+                if not bound or len(bound) > 1:
+                    return None  # a loop-carried pointer (`ptrs += ...`): not read here
+                stack.append((bound[0], depth + 1))
+                continue
+            if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
+                stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
+                continue
+            if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+                left, right = (ARANGE in self.offset_provenance(kernel, side) for side in (node.left, node.right))
+                if left != right:
+                    multipliers.append(node.right if left else node.left)
+                    continue
+            return None  # the lanes added as they are (`offs`, `offs[None, :]`), or a form not read here
+        return tuple(multipliers)
 
     def _loaded_address(self, kernel: Kernel, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The address of the `tl.load` a tile value comes from (through names and conversions), or None."""

@@ -268,6 +268,10 @@ class Op:
     # Triton launches of a tl.dot kernel: its B operand is read K-major (a weight [N, K] read transposed, as
     # kernels read an nn.Linear weight), where the launch shows the strides; TF32 runs several times faster so.
     dot_b_kmajor: bool = False
+    # Triton launches: the bytes of the tensors the kernel loads with every vector lane a stride apart (KL030),
+    # and the smallest such stride in elements, at the launch's values.
+    strided_bytes: int = 0
+    lane_stride: int = 0
     # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
     # may be combining partials another kernel wrote.
     reduces: bool = False
@@ -2696,6 +2700,7 @@ class _Evaluator:
             and isinstance(self.model, OffsetFacts)
             and self.model.scalar_addresses(kernel)
         )
+        strided_bytes, lane_stride = self._strided_loads(kernel, node, values) if kernel is not None else (0, 0)
         reduces = bool(
             kernel is not None
             and isinstance(self.model, KernelTileFacts)
@@ -2725,6 +2730,8 @@ class _Evaluator:
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
+                strided_bytes=strided_bytes,
+                lane_stride=lane_stride,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -2825,6 +2832,43 @@ class _Evaluator:
         given = self._launch_values(kernel, node, values)
         k, n = (1 if s is None else _whole_number(s, given) for s in strides)
         return k == 1 and n is not None and n != 1
+
+    def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int]:
+        """(bytes, smallest lane stride) of the tensors the launch's kernel loads with all its lanes a stride
+        of 2 or more elements apart, at the launch's values; (0, 0) where none is, or a stride is unknown."""
+        model = self.model
+        loads = model.strided_lane_loads(kernel) if isinstance(model, OffsetFacts) else ()
+        if not loads:
+            return 0, 0
+        given = self._launch_values(kernel, node, values)
+        tensors = self._launch_tensors(kernel, node, values)
+        total, smallest, seen = 0, 0, set()
+        for address, multipliers in loads:
+            steps = [_whole_number(m, given) for m in multipliers]
+            if any(step is None or step < 2 for step in steps):
+                continue
+            least = min(step for step in steps if step is not None)
+            for pointer in address.pointers:
+                tensor = tensors.get(pointer)
+                if tensor is not None and pointer not in seen:
+                    seen.add(pointer)
+                    total += tensor.nbytes
+                    smallest = least if not smallest else min(smallest, least)
+        return total, smallest
+
+    def _launch_tensors(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, Tensor]:
+        """The kernel's pointer parameters the launch hands a tensor, by name."""
+        names = [p.name for p in kernel.params]
+        found: dict[str, Tensor] = {}
+        position = 0
+        for arg in node.args:
+            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
+            if arg.keyword is None and not arg.star:
+                position += 1
+            value = values.get(id(arg.value))
+            if name is not None and isinstance(value, Tensor):
+                found[name] = value
+        return found
 
     def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
         """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""

@@ -34,6 +34,9 @@ Probes (each name is a key of the record's "probes"):
     GEMM at each tile config of ``DOT_CONFIGS`` (tiles, warps, stages),
     graph mode only: a kernel's product at its own fixed tile, and the best
     of KL003's autotuning set at a file's shapes (its fix);
+  * ``triton_strided_lanes_fp32``: column sums of a 1 GiB fp32 [16, 4096,
+    4096], one program per column: a load whose lanes read elements a row
+    apart (KL030's uncoalesced load);
   * ``triton_dot_tile_{fp16k,tf32k}_{BM}x{BN}x{BK}_w{W}_s{S}``: the same, B
     read K-major out of a weight [N, K] (as kernels read an nn.Linear
     weight), where TF32 runs about 3x faster than on a row-major B (first
@@ -281,6 +284,30 @@ def _probe_kernels(triton, tl):
     return stream, fma, dot
 
 
+def _strided_lanes_kernel(triton, tl):
+    """The triton_strided_lanes_* probe's kernel: one program per (batch, column) of x [B, R, C], summing
+    down its column in BLOCK-row steps, so a load's lanes read elements a row (C elements) apart."""
+
+    @triton.jit
+    def column_sums(x_ptr, out_ptr, R, C, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+        pid = tl.program_id(0)
+        b = pid // C
+        j = pid % C
+        base = x_ptr + b.to(tl.int64) * R * C + j
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in range(0, R, BLOCK):
+            rows = start + tl.arange(0, BLOCK)
+            acc += tl.load(base + rows * C, mask=rows < R, other=0.0)
+        tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+    def run(x, out):
+        B, R, C = x.shape
+        column_sums[(B * C,)](x, out, R, C, BLOCK=256)
+        return out
+
+    return run
+
+
 def _probes(torch, triton, tl):
     """(name, fn, facts) of every probe; facts: bytes moved, flops, ops, path."""
     dev = "cuda"
@@ -456,6 +483,20 @@ def _probes(torch, triton, tl):
                 triton_launches=1,
                 gpu_only=True,
             )
+    # Loads whose lanes are a row apart: column sums of a 1 GiB fp32 [16, 4096, 4096], one program per
+    # column (adjacent programs read adjacent columns): what such a load moves per second (KL030).
+    columns = _strided_lanes_kernel(triton, tl)
+    xs = torch.randn(16, 4096, 4096, device=dev)
+    sums = torch.empty(16 * 4096, device=dev)
+    add(
+        "triton_strided_lanes_fp32",
+        lambda: columns(xs, sums),
+        bytes=4 * (xs.numel() + sums.numel()),
+        ops=1,
+        lane_stride=4096,
+        triton_launches=1,
+        gpu_only=True,
+    )
     # A product on the CUDA cores in Triton: 4096 x 4096 outputs over K = 1024, fp32.
     fm, fn, fk = 4096, 4096, 1024
     fa = torch.randn(fm, fk, device=dev)
