@@ -1724,3 +1724,37 @@ def test_an_elementwise_kernel_merged_into_the_kernel_that_reduces_its_output_sa
     launches = [op for op in cost.fuse_into_kernel(entry(source).ops, 21, 21) or () if op.kind == "triton"]
     assert [(op.note, op.bytes) for op in launches] == [("sub", 2 * 8192 * 8192 * 4)]
     assert finding.expected_speedup["for_this_file"]["graph"] > 1.8
+
+
+IM2COL = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(64, 3 * 5 * 5))
+
+    def forward(self, x):
+        cols = F.unfold(x, kernel_size=5, padding=2)
+        return self.weight @ cols
+
+
+def get_inputs():
+    return [torch.randn(8, 3, 128, 128)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_f_unfold_is_an_im2col_copy_of_every_window() -> None:
+    """F.unfold (im2col, as generated convolutions write it) reads x once and writes each 5x5 window's 75
+    values per output position: [8, 75, 16384]; the file stays static (it was 'not in the cost table')."""
+    e = entry(IM2COL)
+    assert not e.unknown
+    (im2col,) = [op for op in e.ops if op.note.startswith("F.unfold")]
+    assert (im2col.kind, im2col.in_bytes, im2col.out_bytes) == ("copy", (8 * 3 * 128 * 128 * 4,), 8 * 75 * 16384 * 4)

@@ -1668,6 +1668,8 @@ class _Evaluator:
             return self._loss(tensors, node, record, name, kw("reduction", "mean"))
         if name in ("split", "chunk"):
             return self._split(tensors[0], name, values[1:], kw, node)
+        if qualname == "torch.nn.functional.unfold" and tensors and len(tensors[0].shape) == 4:
+            return self._im2col(tensors[0], values[1:], kw, node, record)
         if name in ("cat", "stack"):
             parts = values[0]
             dim = kw("dim", values[1] if len(values) > 1 else 0)
@@ -1692,6 +1694,35 @@ class _Evaluator:
         if name in ("is_inference_mode_enabled", "is_grad_enabled", "no_grad", "inference_mode"):
             return None
         raise _Unknown(f"line {line}: `{qualname}` is not in the cost table")
+
+    def _im2col(self, x: Tensor, values: list, kw, node, record) -> Tensor:
+        """F.unfold of [B, C, H, W]: every kernel window's C*kh*kw values as a column, [B, C*kh*kw, L]: a copy
+        that reads x and writes kh*kw times its size (at stride 1), one kernel."""
+        spec = _spec(values, kw, ("kernel_size", "dilation", "padding", "stride"))
+        sizes = []
+        for key, default in (("kernel_size", None), ("dilation", 1), ("padding", 0), ("stride", 1)):
+            value = spec.get(key) if spec.get(key) is not None else default
+            if value is None:
+                raise _Unknown(f"line {self._line(node)}: F.unfold without a static kernel_size")
+            sizes.append(_tuple(value, 2))
+        (kh, kw_), (dh, dw), (ph, pw), (sh, sw) = sizes
+        if not all(isinstance(v, int) for pair in sizes for v in pair):
+            raise _Unknown(f"line {self._line(node)}: F.unfold with sizes that are not static")
+        B, C, H, W = x.shape
+        oh = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (W + 2 * pw - dw * (kw_ - 1) - 1) // sw + 1
+        out = Tensor((B, C * kh * kw_, oh * ow), x.dtype)
+        op = Op(
+            "copy",
+            self._line(node),
+            bytes=x.nbytes + out.nbytes,
+            inputs=(x.origin,),
+            in_bytes=(x.nbytes,),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
+            note="F.unfold (im2col)",
+        )
+        return replace(out, origin=self._record(record, op))
 
     def _nn_module(self, name: str, values: list, kw, node) -> _Module:
         attrs: dict[str, object] = {}
