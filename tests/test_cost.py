@@ -1758,3 +1758,18 @@ def test_f_unfold_is_an_im2col_copy_of_every_window() -> None:
     assert not e.unknown
     (im2col,) = [op for op in e.ops if op.note.startswith("F.unfold")]
     assert (im2col.kind, im2col.in_bytes, im2col.out_bytes) == ("copy", (8 * 3 * 128 * 128 * 4,), 8 * 75 * 16384 * 4)
+
+
+def test_a_join_of_kernel_outputs_is_dropped_by_the_fix() -> None:
+    """KL022's INVALID example of two kernels' outputs joined by torch.cat: the fix stores each into its slice
+    of the joined tensor, so the join's copy (a read and a write of both outputs) goes and nothing else."""
+    from kernlint.rules.kl022_torch_after_kernel import TorchAfterKernel
+
+    source = textwrap.dedent(next(e.code for e in TorchAfterKernel.INVALID if "torch.cat([ya, yb]" in e.code))
+    ops = entry(source).ops
+    fixed = cost.fuse_into_kernel(ops, 16, 16)
+    assert fixed is not None
+    assert [op.kind for op in ops if op.kind not in ("alloc", "view")] == ["triton", "triton", "copy"]
+    assert [op.kind for op in fixed if op.kind not in ("alloc", "view")] == ["triton", "triton"]
+    (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL022"]
+    assert finding.expected_speedup["for_this_file"]["graph"] > 1.5

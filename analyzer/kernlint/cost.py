@@ -47,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
-from kernlint.model.shapes import EntryPoint, Op, dead_with, live_ops, statistics_of
+from kernlint.model.shapes import EntryPoint, Op, concatenated_launches, dead_with, live_ops, statistics_of
 from kernlint.model.tuning import AUTOTUNE_CONFIGS
 from kernlint.provenance import library_folder
 
@@ -1210,7 +1210,9 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     (`_merge_into_producer`)."""
     launches = _on_lines(ops, first, last, {"triton"})
     if not launches:
-        return None
+        # A torch.cat of Triton launches' outputs: each kernel stores into its slice of the result instead.
+        joins = [i for i in _on_lines(ops, first, last, {"copy"}) if concatenated_launches(ops, i)]
+        return _without(ops, set(joins)) if joins else None
     # A kernel that reads a convolution's output adds its bias too (the plan): PyTorch's bias pass goes.
     readers = set(launches) | {s for i in launches for s in ops[i].inputs if 0 <= s < i and ops[s].kind == "triton"}
     ops = tuple(

@@ -371,6 +371,20 @@ def _whole_number(node: cst.BaseExpression, given: dict[str, int]) -> int | None
     return None
 
 
+def concatenated_launches(ops: tuple[Op, ...], join: int) -> bool:
+    """Whether op `join` is a torch.cat / torch.stack of two or more Triton launches' outputs that nothing else
+    reads or returns: each kernel could store into its slice of the joined tensor (KL022, and its fix)."""
+    op = ops[join]
+    if op.kind != "copy" or op.note not in ("torch.cat", "torch.stack") or len(op.inputs) < 2:
+        return False
+    for part in op.inputs:
+        if not 0 <= part < join or ops[part].kind != "triton" or ops[part].returned:
+            return False
+        if any(part in other.inputs for j, other in enumerate(ops) if j != join):
+            return False
+    return True
+
+
 # The most elements one statistic may reduce for the kernel that applies it to compute it too: a program
 # then holds the values it reduces (a row, a channel column), as a one-program-per-row norm does; a
 # statistic over more (a whole tensor's sum) needs every program's part first, a grid-wide dependency.
@@ -1683,7 +1697,10 @@ class _Evaluator:
                 shape = list(first.shape)
                 shape[dim] = sum(p.shape[dim] for p in parts)
             out = Tensor(tuple(shape), first.dtype)
-            index = self._record(record, Op("copy", line, bytes=2 * out.nbytes, inputs=tuple(p.origin for p in parts)))
+            index = self._record(
+                record,
+                Op("copy", line, bytes=2 * out.nbytes, inputs=tuple(p.origin for p in parts), note=f"torch.{name}"),
+            )
             return replace(out, origin=index)
         if name in ("transpose", "permute", "t"):
             return self._tensor_method(tensors[0], name, node, values[1:], kw, record)

@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
-from kernlint.model.shapes import Op, statistics_of
+from kernlint.model.shapes import Op, concatenated_launches, statistics_of
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -57,6 +57,10 @@ class TorchAfterKernel(Rule):
     hold; a whole tensor's sum needs every program's part first): the
     reduction is a full pass over a tensor the kernel reads anyway. Its
     estimate drops those ops, or that launch.
+
+    And a `torch.cat` (or `torch.stack`) of Triton kernels' outputs that
+    nothing else reads (a network's branches joined): each kernel can store
+    into its slice of the joined tensor. Its estimate drops the join's copy.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -334,6 +338,30 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # One branch's output is returned as well: it must exist on its own, so the join is not the only reader.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    n = a.numel()
+                    ya = torch.empty_like(a)
+                    relu[(triton.cdiv(n, 1024),)](a, ya, n, BLOCK=1024)
+                    yb = torch.empty_like(b)
+                    relu[(triton.cdiv(n, 1024),)](b, yb, n, BLOCK=1024)
+                    return torch.cat([ya, yb], dim=1), ya
+            def get_inputs():
+                return [torch.randn(16, 64, 256, 256), torch.randn(16, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The row means are returned too: the torch reduction's result is needed beside the kernel's.
         Valid(
             """
@@ -479,6 +507,32 @@ class TorchAfterKernel(Rule):
             """,
             line=21,
             column=9,
+        ),
+        # Two branches' kernels, then torch.cat of their outputs: each output copied once more.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def relu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, a, b):
+                    n = a.numel()
+                    ya = torch.empty_like(a)
+                    relu[(triton.cdiv(n, 1024),)](a, ya, n, BLOCK=1024)
+                    yb = torch.empty_like(b)
+                    relu[(triton.cdiv(n, 1024),)](b, yb, n, BLOCK=1024)
+                    return torch.cat([ya, yb], dim=1)
+            def get_inputs():
+                return [torch.randn(16, 64, 256, 256), torch.randn(16, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """,
+            line=16,
+            column=16,
         ),
         # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
         Invalid(
@@ -757,6 +811,7 @@ class TorchAfterKernel(Rule):
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             yield from _kernel_chains(model, function)
             yield from _statistics_before(model, function)
+            yield from _joined_outputs(model, function)
             for call in function.calls:
                 if model.in_main_guard(call):
                     continue
@@ -987,6 +1042,39 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             ) + _conv_bias_clause(model, function, _call_on_line(model, function, producer.line, first))
             yield Report(node=node, message=message, plan=plan)
             break
+
+
+def _joined_outputs(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """A torch.cat (or stack) in `function` (a KernelBench-style forward, at the file's shapes) of Triton
+    launches' outputs that nothing else reads: the join copies every part once more; each kernel can store
+    into its slice of the joined tensor."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    for i, op in enumerate(ops):
+        if not concatenated_launches(ops, i):
+            continue
+        call = next(
+            (c for c in function.calls if model.line_of(c) == op.line and _called_name(c) in ("cat", "stack")), None
+        )
+        kernels = [k for k in (_kernel_of(model, ops[part]) for part in op.inputs) if k is not None]
+        if call is None or len(kernels) != len(op.inputs):
+            continue
+        names = ", ".join(dict.fromkeys(f"`{k.name}`" for k in kernels))
+        yield Report(
+            node=call,
+            message=(
+                f"`{model.code(call.func)}` at line {op.line} copies the outputs of {names} ({op.bytes / 2e6:,.0f} MB) "
+                "into a new tensor, and nothing else reads them: a full read and write of every part after the "
+                "kernels wrote it"
+            ),
+            plan=(
+                f"Allocate the joined tensor first and let {names} store into their slices of it (the slice's "
+                "pointer offset and the joined tensor's strides as arguments), and delete the "
+                f"`{model.code(call.func)}`."
+            ),
+        )
 
 
 def _elementwise(model: FileModel, kernel: Kernel) -> bool:
