@@ -47,7 +47,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
-from kernlint.model.shapes import EntryPoint, Op, concatenated_launches, dead_with, live_ops, statistics_of
+from kernlint.model.shapes import (
+    STATISTIC_EXTENT,
+    EntryPoint,
+    Op,
+    concatenated_launches,
+    dead_with,
+    live_ops,
+    prologue_of,
+    statistics_of,
+)
 from kernlint.model.tuning import AUTOTUNE_CONFIGS
 from kernlint.provenance import library_folder
 
@@ -1189,7 +1198,23 @@ def online_passes(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
         if passes != op.row_passes:
             saved = sum((old[1] - new[1]) * old[2] for old, new in zip(op.row_passes, passes))
             out[i], changed = replace(op, bytes=op.bytes - saved, row_passes=passes), True
-    return tuple(out) if changed else None
+    if changed:
+        return tuple(out)
+    # The passes as separate kernels (a max kernel, an exp-sum kernel, a normalize kernel over the same
+    # tensor, launched one after the other): the first computes both statistics online, the middle ones go.
+    starts = [i for i, op in enumerate(ops) if op.kind == "triton" and first <= (op.site_line or op.line) <= last]
+    if not starts or not ops[starts[0]].in_bytes:
+        return None
+    head = ops[starts[0]]
+    tensor = head.inputs[head.in_bytes.index(max(head.in_bytes))]
+    group = [
+        j
+        for j in range(starts[0], len(ops))
+        if ops[j].kind == "triton" and ops[j].line == head.line and tensor in ops[j].inputs
+    ]
+    if len(group) <= ONLINE_PASSES:
+        return None
+    return _without(ops, set(group[1 : len(group) - ONLINE_PASSES + 1]))
 
 
 def compile_once(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -1221,6 +1246,17 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
     )
     # A torch reduction handed to the kernel beside the tensor it reduced: computed by the kernel from the
     # values it loads, its pass gone.
+    # A torch elementwise op whose result only the kernel reads: applied to the values the kernel loads, the
+    # kernel reads that op's inputs instead, and the op's pass goes.
+    prologues = {i: prologue_of(ops, i) for i in launches}
+    if any(prologues.values()):
+        out = list(ops)
+        for i, found in prologues.items():
+            extra = sum(sum(ops[r].in_bytes) - ops[r].out_bytes for r in found)
+            out[i] = replace(ops[i], bytes=max(0, ops[i].bytes + extra))
+        dropped = {r for found in prologues.values() for r in found}
+        ops = _without(tuple(out), dropped)
+        launches = [i - sum(r < i for r in dropped) for i in launches]
     computing = {i: {c for _, chain in statistics_of(ops, i) for c in chain} for i in launches}
     statistics = set().union(*computing.values())
     # A launch that now computes its own statistics stays a kernel of its own: the plan moves the reduction
@@ -1238,6 +1274,7 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
         if op.kind == "elementwise":
             chain.add(i)
             frontier.add(i)
+            extra += _epilogue_traffic(ops, launches, chain, i)
         elif op.kind == "reduction" and op.out_bytes and op.out_bytes == max(op.in_bytes, default=0):
             chain.add(i)
             frontier.add(i)
@@ -1252,11 +1289,36 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
     merged = _merge_into_producer(ops, mergeable)
     if not chain:
-        return merged if merged is not None or not statistics else ops
+        return merged if merged is not None or not (statistics or any(prologues.values())) else ops
     out = list(ops)
     out[launches[0]] = replace(ops[launches[0]], bytes=max(0, ops[launches[0]].bytes + extra))
     fused = _without(tuple(out), chain)
     return fused if merged is None else _merge_into_producer(fused, [i - sum(j < i for j in chain) for i in mergeable])
+
+
+def _epilogue_traffic(ops: tuple[Op, ...], launches: list[int], chain: set[int], i: int) -> int:
+    """What the fused kernel still moves for elementwise op `i` of its epilogue: the large tensors the op reads
+    besides the kernel's results (read again, unless the kernel reads them too and holds what each of its
+    outputs needs: at most STATISTIC_EXTENT elements per output), and the amount by which the op's result
+    outgrows what the kernel wrote (a row's norm, then `x / norm`: the fused kernel writes the full tensor)."""
+    op = ops[i]
+    kernel_reads = {s for launch in launches for s in ops[launch].inputs}
+    written = sum(
+        ops[s].out_bytes
+        for launch in launches
+        for s in ops[launch].inputs
+        if 0 <= s < launch and ops[s].kind == "alloc"
+    )
+    extra = 0
+    for source, size in zip(op.inputs, op.in_bytes):
+        if source in launches or source in chain or size * 2 <= op.out_bytes:
+            continue  # the kernel's own results, and small operands (a bias, a per-row scale)
+        if source in kernel_reads and written and size <= written * STATISTIC_EXTENT:
+            continue  # each program holds the values it needs for its outputs
+        extra += size
+    if not {s for s in op.inputs if s in chain}:  # the first op after the kernel: its write replaces the kernel's
+        extra += max(0, op.out_bytes - written) if written else 0
+    return extra
 
 
 def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, ...] | None:

@@ -371,6 +371,27 @@ def _whole_number(node: cst.BaseExpression, given: dict[str, int]) -> int | None
     return None
 
 
+def prologue_of(ops: tuple[Op, ...], launch: int) -> list[int]:
+    """The torch elementwise ops (not a cast) whose full-size result a Triton launch without a product reads as
+    its largest tensor, and nothing else reads or returns (`masked = x * mask`, then `scan[grid](masked, ...)`):
+    the kernel could apply them to the values it loads (KL022, and its fix in the cost model)."""
+    op = ops[launch]
+    if op.kind != "triton" or op.product or not op.in_bytes:
+        return []
+    largest = max(op.in_bytes)
+    found = []
+    for r, size in zip(op.inputs, op.in_bytes):
+        if not 0 <= r < launch or r in found:
+            continue
+        pre = ops[r]
+        if pre.kind != "elementwise" or pre.note.startswith("cast") or pre.returned or size < largest:
+            continue
+        if pre.out_bytes < largest or any(r in other.inputs for j, other in enumerate(ops) if j != launch):
+            continue
+        found.append(r)
+    return found
+
+
 def concatenated_launches(ops: tuple[Op, ...], join: int) -> bool:
     """Whether op `join` is a torch.cat / torch.stack of two or more Triton launches' outputs that nothing else
     reads or returns: each kernel could store into its slice of the joined tensor (KL022, and its fix)."""

@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
-from kernlint.model.shapes import Op, concatenated_launches, statistics_of
+from kernlint.model.shapes import Op, concatenated_launches, prologue_of, statistics_of
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -61,6 +61,10 @@ class TorchAfterKernel(Rule):
     And a `torch.cat` (or `torch.stack`) of Triton kernels' outputs that
     nothing else reads (a network's branches joined): each kernel can store
     into its slice of the joined tensor. Its estimate drops the join's copy.
+
+    Also a torch elementwise op (not a cast) whose full-size result only a
+    Triton kernel without a product reads, as its largest tensor (`masked =
+    x * mask` before a scan kernel): the kernel can apply it as it loads.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -362,6 +366,29 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # The masked tensor is returned as well: the torch op's result must exist.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_cumsum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                cols = tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + tl.program_id(0) * N + cols, mask=cols < N, other=0.0)
+                tl.store(y_ptr + tl.program_id(0) * N + cols, tl.cumsum(v, axis=0), mask=cols < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, mask):
+                    masked = x * mask
+                    y = torch.empty_like(masked)
+                    row_cumsum[(x.shape[0],)](masked, y, x.shape[1], BLOCK=4096)
+                    return y, masked
+            def get_inputs():
+                return [torch.randn(32768, 4096), torch.rand(32768, 4096) > 0.5]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The row means are returned too: the torch reduction's result is needed beside the kernel's.
         Valid(
             """
@@ -533,6 +560,31 @@ class TorchAfterKernel(Rule):
             """,
             line=16,
             column=16,
+        ),
+        # A mask applied in torch before a row-scan kernel: the product written whole, then read back.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_cumsum(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+                cols = tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + tl.program_id(0) * N + cols, mask=cols < N, other=0.0)
+                tl.store(y_ptr + tl.program_id(0) * N + cols, tl.cumsum(v, axis=0), mask=cols < N)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, mask):
+                    masked = x * mask
+                    y = torch.empty_like(masked)
+                    row_cumsum[(x.shape[0],)](masked, y, x.shape[1], BLOCK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(32768, 4096), torch.rand(32768, 4096) > 0.5]
+            def get_init_inputs():
+                return []
+            """,
+            line=14,
+            column=9,
         ),
         # A row log-softmax written whole for F.nll_loss to pick one entry per row (cross-entropy in two steps).
         Invalid(
@@ -812,6 +864,7 @@ class TorchAfterKernel(Rule):
             yield from _kernel_chains(model, function)
             yield from _statistics_before(model, function)
             yield from _joined_outputs(model, function)
+            yield from _prologues(model, function)
             for call in function.calls:
                 if model.in_main_guard(call):
                     continue
@@ -1075,6 +1128,41 @@ def _joined_outputs(model: FileModel, function: FunctionInfo) -> Iterator[Report
                 f"`{model.code(call.func)}`."
             ),
         )
+
+
+def _prologues(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """A torch elementwise op in `function` (a KernelBench-style forward, at the file's shapes) whose full-size
+    result only a Triton kernel without a product reads (`masked = x * mask`, then the kernel over `masked`):
+    the kernel can apply it to the values it loads, and the op's write and read go."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    for i, op in enumerate(ops):
+        for r in prologue_of(ops, i):
+            kernel = _kernel_of(model, op)
+            node = _call_on_line(model, function, op.line, kernel) if kernel is not None else None
+            if kernel is None or node is None:
+                continue
+            pre = ops[r]
+            assigned = [
+                b.value for b in function.bindings if isinstance(b, cst.Assign) and model.line_of(b) == pre.line
+            ]
+            text = model.code(assigned[0]) if len(assigned) == 1 else None
+            what = f"`{text}`" if text else "a torch elementwise op"
+            yield Report(
+                node=node,
+                message=(
+                    f"`{kernel.name}` (line {op.site_line or op.line}) reads the {pre.out_bytes / 1e6:,.0f} MB "
+                    f"result of {what} (line {pre.line}), which nothing else reads: a torch pass that writes it "
+                    "and a read back, where the kernel could compute it from the op's inputs as it loads"
+                ),
+                plan=(
+                    f"Hand `{kernel.name}` the inputs of line {pre.line} and apply the op to the values it loads "
+                    f"(at the same offsets), and delete the torch op."
+                ),
+            )
+            break
 
 
 def _elementwise(model: FileModel, kernel: Kernel) -> bool:
