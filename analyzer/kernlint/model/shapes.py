@@ -2925,34 +2925,22 @@ class _Evaluator:
                     smallest = least if not smallest else min(smallest, least)
         return total, smallest
 
+    def _arguments(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, object]:
+        """The value of each kernel parameter the launch binds (the model's Launch.arguments), by name."""
+        launch = next((launch for launch in self.model.launches_of(kernel) if launch.node is node), None)
+        if launch is None:
+            return {}
+        return {name: values.get(id(argument)) for name, argument in launch.arguments.items()}
+
     def _launch_tensors(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, Tensor]:
         """The kernel's pointer parameters the launch hands a tensor, by name."""
-        names = [p.name for p in kernel.params]
-        found: dict[str, Tensor] = {}
-        position = 0
-        for arg in node.args:
-            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
-            if arg.keyword is None and not arg.star:
-                position += 1
-            value = values.get(id(arg.value))
-            if name is not None and isinstance(value, Tensor):
-                found[name] = value
-        return found
+        return {k: v for k, v in self._arguments(kernel, node, values).items() if isinstance(v, Tensor)}
 
     def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
         """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""
-        names = [p.name for p in kernel.params]
-        given: dict[str, int] = {}
-        for param in kernel.params:
-            if isinstance(param.default, cst.Integer):
-                given[param.name] = int(param.default.value, 0)
-        position = 0
-        for arg in node.args:
-            value = values.get(id(arg.value))
-            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
-            if arg.keyword is None and not arg.star:
-                position += 1
-            if name is not None and isinstance(value, int) and not isinstance(value, bool):
+        given = {p.name: int(p.default.value, 0) for p in kernel.params if isinstance(p.default, cst.Integer)}
+        for name, value in self._arguments(kernel, node, values).items():
+            if isinstance(value, int) and not isinstance(value, bool):
                 given[name] = value
         return given
 

@@ -958,20 +958,18 @@ def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cs
     """In a KernelBench-style forward, at the file's shapes: the reduction on `reduction`'s line reads a
     Triton kernel's output as large as the kernel's largest input (an elementwise kernel's, not a
     per-row value), so writing it and reading it back cost two full passes."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
-        return False
+    ops = _forward_ops(model, function)
     line = model.line_of(reduction)
-    for op in entry.ops:
-        if op.kind != "reduction" or op.line != line or not op.inputs or not 0 <= op.inputs[0] < len(entry.ops):
+    for op in ops:
+        if op.kind != "reduction" or op.line != line or not op.inputs or not 0 <= op.inputs[0] < len(ops):
             continue
         if len(op.inputs) > 1 and op.note != "nll_loss":  # a loss's targets beside the kernel's output
             continue
-        producer = entry.ops[op.inputs[0]]
+        producer = ops[op.inputs[0]]
         size = op.in_bytes[0]
         if op.note == "nll_loss":
             # It reads one entry per row of what the kernel wrote: the size written is its allocation's.
-            allocated = [entry.ops[s] for s in producer.inputs if 0 <= s < len(entry.ops)]
+            allocated = [ops[s] for s in producer.inputs if 0 <= s < len(ops)]
             size = max((a.out_bytes for a in allocated if a.kind == "alloc"), default=0)
         if producer.kind == "triton" and not producer.flops and size >= max(producer.in_bytes, default=0):
             return True
@@ -1044,10 +1042,7 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
     belongs before the first kernel's store; or when the first is elementwise
     and the second reduces what it wrote (a loss's difference, then its sum of
     squares): the first one's work belongs in the second one's loads."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
-        return
-    ops = entry.ops
+    ops = _forward_ops(model, function)
     for i, op in enumerate(ops):
         if op.kind != "triton" or not op.in_bytes:
             continue
@@ -1101,10 +1096,7 @@ def _joined_outputs(model: FileModel, function: FunctionInfo) -> Iterator[Report
     """A torch.cat (or stack) in `function` (a KernelBench-style forward, at the file's shapes) of Triton
     launches' outputs that nothing else reads: the join copies every part once more; each kernel can store
     into its slice of the joined tensor."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
-        return
-    ops = entry.ops
+    ops = _forward_ops(model, function)
     for i, op in enumerate(ops):
         if not concatenated_launches(ops, i):
             continue
@@ -1134,10 +1126,7 @@ def _prologues(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
     """A torch elementwise op in `function` (a KernelBench-style forward, at the file's shapes) whose full-size
     result only a Triton kernel without a product reads (`masked = x * mask`, then the kernel over `masked`):
     the kernel can apply it to the values it loads, and the op's write and read go."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
-        return
-    ops = entry.ops
+    ops = _forward_ops(model, function)
     for i, op in enumerate(ops):
         for r in prologue_of(ops, i):
             kernel = _kernel_of(model, op)
@@ -1165,6 +1154,14 @@ def _prologues(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
             break
 
 
+def _forward_ops(model: FileModel, function: FunctionInfo) -> tuple[Op, ...]:
+    """The entry point's ops at the file's shapes, where `function` is a KernelBench-style forward; else ()."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return ()
+    return entry.ops
+
+
 def _elementwise(model: FileModel, kernel: Kernel) -> bool:
     """A kernel that maps each element on its own: no loop, no reduction, no product."""
     return not (model.kernel_uses(kernel, *REDUCING, "dot") or kernel.function.loops)
@@ -1175,10 +1172,7 @@ def _statistics_before(model: FileModel, function: FunctionInfo) -> Iterator[Rep
     reduction's result together with the tensor that reduction read (`mx = x.amax(1)`, then
     `kernel[grid](x, mx, out)`): the reduction is a full pass over a tensor the kernel reads anyway, so the
     kernel can compute it (a running max, a sum over the row it holds) and the pass goes."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
-        return
-    ops = entry.ops
+    ops = _forward_ops(model, function)
     for i, op in enumerate(ops):
         if op.kind != "triton" or op.product or not op.in_bytes:
             continue
