@@ -443,15 +443,24 @@ def _probes(torch, triton, tl):
         )
     # The same GEMM at every tile config of DOT_CONFIGS, fp16 operands and fp32 ones as TF32: the rate of a
     # kernel's product at its own tile (GPU time only; a config whose tiles do not fit the SM's shared
-    # memory for a path is left out of the record).
-    for label, dtype in (("fp16", torch.float16), ("tf32", torch.float32)):
+    # memory for a path is left out of the record). Then the same configs with B read K-major out of a
+    # weight [N, K] (the `k` paths), as a kernel reads an nn.Linear weight: the tensor cores' TF32 path runs
+    # several times faster so than on a row-major B (fp16 about the same).
+    for label, dtype, b_kmajor in (
+        ("fp16", torch.float16, False),
+        ("tf32", torch.float32, False),
+        ("fp16k", torch.float16, True),
+        ("tf32k", torch.float32, True),
+    ):
         ta = torch.randn(dm, dm, device=dev, dtype=dtype)
         tb = torch.randn(dm, dm, device=dev, dtype=dtype)
         tc = torch.empty(dm, dm, device=dev, dtype=dtype)
         for bm, bn, bk, warps, stages in DOT_CONFIGS:
             add(
                 f"triton_dot_tile_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
-                lambda ta=ta, tb=tb, tc=tc, cfg=(bm, bn, bk, warps, stages): dot(ta, tb, tc, "tf32", cfg),
+                lambda ta=ta, tb=tb, tc=tc, cfg=(bm, bn, bk, warps, stages), k=b_kmajor: dot(
+                    ta, tb, tc, "tf32", cfg, k
+                ),
                 flops=2 * dm**3,
                 bytes=3 * dm * dm * ta.element_size(),
                 ops=1,
@@ -459,27 +468,7 @@ def _probes(torch, triton, tl):
                 tile=[bm, bn, bk],
                 num_warps=warps,
                 num_stages=stages,
-                triton_launches=1,
-                gpu_only=True,
-            )
-    # The same configs with B read K-major out of a weight [N, K], as a kernel reads an nn.Linear weight: the
-    # tensor cores' TF32 path runs several times faster so than on a row-major B (fp16 about the same).
-    for label, dtype in (("fp16k", torch.float16), ("tf32k", torch.float32)):
-        ka = torch.randn(dm, dm, device=dev, dtype=dtype)
-        kw = torch.randn(dm, dm, device=dev, dtype=dtype)
-        kc = torch.empty(dm, dm, device=dev, dtype=dtype)
-        for bm, bn, bk, warps, stages in DOT_CONFIGS:
-            add(
-                f"triton_dot_tile_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
-                lambda ka=ka, kw=kw, kc=kc, cfg=(bm, bn, bk, warps, stages): dot(ka, kw, kc, "tf32", cfg, True),
-                flops=2 * dm**3,
-                bytes=3 * dm * dm * ka.element_size(),
-                ops=1,
-                path=label,
-                tile=[bm, bn, bk],
-                num_warps=warps,
-                num_stages=stages,
-                b_kmajor=True,
+                **({"b_kmajor": True} if b_kmajor else {}),
                 triton_launches=1,
                 gpu_only=True,
             )
