@@ -1855,3 +1855,32 @@ def test_a_softmax_in_three_kernels_keeps_two_passes_under_the_online_fix() -> N
     assert fixed is not None and [op.note for op in fixed if op.kind == "triton"] == ["row_max", "row_normalize"]
     estimate = finding.expected_speedup["for_this_file"]
     assert estimate["status"] == "estimated" and 1.2 < estimate["graph"] < 1.6
+
+
+def test_a_tl_dot_grid_that_leaves_sms_idle_streams_at_its_configs_measured_rate_per_program() -> None:
+    """A decode-shaped GEMM (16 x 8192 x 8192 fp16) at a fixed 64x64x32 tile runs 128 programs, fewer than
+    the SMs: where the record has the triton_dot_programs_* probes, each program streams at its config's
+    measured rate per program, not at its share of the GPU's bandwidth; the fix's autotuning set takes the
+    config whose programs stream fastest. A record without the probes prices it as before."""
+    record = json.loads(CALIBRATION.read_text())
+    plain = cost.derive_constants(record)
+    path = ROOT / "fixtures/costmodel/kl003_decode_before.py"
+    source = path.read_text()
+    (launch,) = [op for op in build_model(str(path), source, parse(source)).entry_point.ops if op.kind == "triton"]
+    assert (launch.dot_tile, launch.programs) == ((64, 64, 32, 4, 3), 128)
+    probed = copy.deepcopy(record)
+    for config, us in (("64x64x32_w4_s3", 170.0), ("16x64x128_w4_s4", 42.0)):
+        probed["probes"][f"triton_dot_programs_fp16_{config}"] = {
+            "bytes": 64 * 10**6,
+            "programs": 32,
+            "modes": {"graph": {"median_us": us}},
+        }
+    c = cost.derive_constants(probed)
+    per_program = 64 * 10**6 / 170.0 / 32
+    assert c["bw_dot_program_fp16_64x64x32_w4_s3"] == pytest.approx(per_program, rel=1e-3)  # rates kept to 4 digits
+    per_program = c["bw_dot_program_fp16_64x64x32_w4_s3"]
+    assert cost.gpu_us(launch, c) == pytest.approx(launch.bytes / (128 * per_program))
+    assert cost.gpu_us(launch, plain) < cost.gpu_us(launch, c) / 1.5
+    (fixed,) = cost.autotune((launch,), launch.line, launch.line)
+    # The 16-row config's programs stream 4x faster: the whole GPU's bandwidth bounds it, not its programs.
+    assert cost.gpu_us(fixed, c) == pytest.approx(cost.gpu_us(fixed, plain))

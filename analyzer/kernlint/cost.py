@@ -160,6 +160,9 @@ def derive_constants(record: dict) -> dict[str, float]:
         if name.startswith(TILE_PROBE):
             # A Triton tl.dot GEMM at one tile config (`_tile_rate` reads them back by config).
             constants[TILE_RATE + name[len(TILE_PROBE) :]] = rate(name, "flops")
+        if name.startswith(PROGRAMS_PROBE):
+            # The same kernel over fewer output tiles than SMs: what one program streams at that config.
+            constants[PROGRAM_RATE + name[len(PROGRAMS_PROBE) :]] = rate(name) / p[name]["programs"]
     for path in ("fp16", "tf32", "fp32"):
         if f"triton_dot_{path}" in p:
             constants[f"flops_triton_{path}"] = rate(f"triton_dot_{path}", "flops")
@@ -455,6 +458,12 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             bandwidth = c["bw_scalar_loop"]
             if op.programs:
                 bandwidth = min(bandwidth, op.programs * c["bw_scalar_loop_program"])
+        if op.dot_tile and op.programs and share < 1.0:
+            # A tl.dot grid that leaves SMs idle: each program streams its operands at what its loop keeps in
+            # flight at its tile config (the measured rate per program of that config, or the nearest one's).
+            per_program = _nearest_config(op, c, PROGRAM_RATE)
+            if per_program:
+                bandwidth = min(bandwidth, op.programs * per_program)
         if op.dot_configs and op.dot_mn:
             # An autotuned launch runs the config that is fastest at its shapes.
             return min(gpu_us(_with_tile(op, config), c) for config in op.dot_configs)
@@ -521,9 +530,10 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     return max(floor, op.bytes / _bandwidth(op, c), compute) + bias
 
 
-# The triton_dot_tile_* probes' names, `{path}_{BM}x{BN}x{BK}_w{warps}_s{stages}` after the prefix, and the
-# constants derived from them.
+# The triton_dot_tile_* and triton_dot_programs_* probes' names, `{path}_{BM}x{BN}x{BK}_w{warps}_s{stages}`
+# after the prefix, and the constants derived from them (flops per µs; bytes per µs of one program).
 TILE_PROBE, TILE_RATE = "triton_dot_tile_", "flops_tile_"
+PROGRAMS_PROBE, PROGRAM_RATE = "triton_dot_programs_", "bw_dot_program_"
 
 
 def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
@@ -531,10 +541,16 @@ def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
     fp16) and its B operand's layout (K-major where the record has those probes); a config the calibration
     did not measure takes the nearest measured one's (tile sizes, warps and stages compared by their
     ratios). None without tile probes for the path."""
+    return _nearest_config(op, c, TILE_RATE)
+
+
+def _nearest_config(op: Op, c: dict[str, float], constant: str) -> float | None:
+    """The constant `constant{path}_{config}` measured at `op`'s tile config or the nearest one (see
+    `_tile_rate`); None without such constants for the path."""
     path = "fp16" if op.path in ("fp16", "bf16") else op.path
-    prefix = f"{TILE_RATE}{path}_"
-    if op.dot_b_kmajor and any(key.startswith(f"{TILE_RATE}{path}k_") for key in c):
-        prefix = f"{TILE_RATE}{path}k_"  # B read K-major (a weight [N, K]): the probes that read it so
+    prefix = f"{constant}{path}_"
+    if op.dot_b_kmajor and any(key.startswith(f"{constant}{path}k_") for key in c):
+        prefix = f"{constant}{path}k_"  # B read K-major (a weight [N, K]): the probes that read it so
     best: tuple[float, float] | None = None
     for key, value in c.items():
         if not key.startswith(prefix):

@@ -42,6 +42,12 @@ Probes (each name is a key of the record's "probes"):
     weight), where TF32 runs about 3x faster than on a row-major B (first
     measured as a supplement: ``--only triton_dot_tile_tf32k_ --only
     triton_dot_tile_fp16k_`` adds probes to an existing record);
+  * ``triton_dot_programs_{fp16,tf32,fp16k,tf32k}_{BM}x{BN}x{BK}_w{W}_s{S}``:
+    the same kernel at each config over ``DOT_PROGRAMS`` output tiles (one
+    row of tiles, N = DOT_PROGRAMS x BN, K = ``DOT_PROGRAMS_K``), fewer
+    programs than SMs: each program streams its slice of B as fast as the
+    tiles its loop keeps in flight allow, far below an SM's share of the
+    bandwidth (a decode-shaped GEMM whose grid leaves SMs idle); graph only;
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
     add): an elementwise op with a broadcast operand, which PyTorch runs
     unvectorized (~1.6 TB/s where a plain stream runs 3);
@@ -154,6 +160,9 @@ LIBRARY_SCAN_INPUT = (16384, 16384)
 # a size, BLOCK) and tiny_triton_N (a pointer, BLOCK).
 LAUNCH_ARGS = 21
 TINY_LAUNCH_ARGS = 2
+# triton_dot_programs_*: output tiles (programs, one per SM) and the depth each one's loop streams.
+DOT_PROGRAMS = 32
+DOT_PROGRAMS_K = 16384
 SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
@@ -468,6 +477,42 @@ def _probes(torch, triton, tl):
                 tile=[bm, bn, bk],
                 num_warps=warps,
                 num_stages=stages,
+                **({"b_kmajor": True} if b_kmajor else {}),
+                triton_launches=1,
+                gpu_only=True,
+            )
+    # The same configs over a grid of DOT_PROGRAMS output tiles, one row of them (M = BM): a GEMM whose grid
+    # leaves SMs idle streams B at what each program's loop keeps in flight (its tiles and stages), the
+    # rate per program that such a grid's time is priced at (a decode-shaped GEMM with a fixed 64-row tile).
+    for label, dtype, b_kmajor in (
+        ("fp16", torch.float16, False),
+        ("tf32", torch.float32, False),
+        ("fp16k", torch.float16, True),
+        ("tf32k", torch.float32, True),
+    ):
+        # One buffer per operand for every config (its largest), each config's operands contiguous views of it.
+        most_m, most_n = max(c[0] for c in DOT_CONFIGS), DOT_PROGRAMS * max(c[1] for c in DOT_CONFIGS)
+        flat_a = torch.randn(most_m * DOT_PROGRAMS_K, device=dev, dtype=dtype)
+        flat_b = torch.randn(DOT_PROGRAMS_K * most_n, device=dev, dtype=dtype)
+        flat_c = torch.empty(most_m * most_n, device=dev, dtype=dtype)
+        for bm, bn, bk, warps, stages in DOT_CONFIGS:
+            pn, pk = DOT_PROGRAMS * bn, DOT_PROGRAMS_K
+            pa = flat_a[: bm * pk].view(bm, pk)
+            pb = flat_b[: pn * pk].view(pn, pk) if b_kmajor else flat_b[: pk * pn].view(pk, pn)
+            pc = flat_c[: bm * pn].view(bm, pn)
+            add(
+                f"triton_dot_programs_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
+                lambda pa=pa, pb=pb, pc=pc, cfg=(bm, bn, bk, warps, stages), k=b_kmajor: dot(
+                    pa, pb, pc, "tf32", cfg, k
+                ),
+                flops=2 * bm * pn * pk,
+                bytes=(bm * pk + pk * pn + bm * pn) * pa.element_size(),
+                ops=1,
+                path=label,
+                tile=[bm, bn, bk],
+                num_warps=warps,
+                num_stages=stages,
+                programs=DOT_PROGRAMS,
                 **({"b_kmajor": True} if b_kmajor else {}),
                 triton_launches=1,
                 gpu_only=True,
