@@ -21,7 +21,11 @@ shapes, both at measured per-config rates). Without one they rank after
 every other performance finding of the file: what a fixed config costs
 depends on how far it is from the best one at the file's shapes, and their
 rule's pair measures a config chosen badly on purpose. A file with tuning
-findings only still gets them.
+findings only still gets them where its shapes are unknown (the pair's
+range, said to be the pair's); where the file has static shapes but the
+model cannot price the tuning fix (a tl.dot kernel whose product no shape
+match names), the pair's gain says nothing about this file's config, so
+the verdict is "no" and says the gain is not estimated.
 """
 
 from __future__ import annotations
@@ -129,6 +133,13 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             path,
             f"The largest measured gain, {where}, is {gain:.2f}x on the reference-fix library, under the 20% bar "
             f"({unknown_text(_why_unknown(best))}).",
+        )
+    if not own and best.category is Category.TUNING and _why_unknown(best).startswith(NO_FIX_MODEL):
+        return _no(
+            path,
+            f"Only a tuning finding is left, {where}, and its gain at this file's shapes is not estimated "
+            f"({_why_unknown(best)}): its reference pair measures a config chosen badly on purpose, which says "
+            "nothing about this file's config.",
         )
     if gain is None and best.severity is Severity.INFO:
         return _no(

@@ -48,11 +48,13 @@ from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
 from kernlint.model.shapes import (
+    IM2COL,
     STATISTIC_EXTENT,
     EntryPoint,
     Op,
     concatenated_launches,
     dead_with,
+    im2col_readers,
     live_ops,
     prologue_of,
     statistics_of,
@@ -1433,12 +1435,24 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     """A GEMM with a diagonal operand as row/column scaling (the dense
     diagonal is never built), and a GEMM whose result is masked to a
     triangle as a triangular GEMM (half the flops, the mask in its store)."""
-    gemms = _on_lines(ops, first, last, {"gemm"})
-    if not gemms:
-        return None
     out = list(ops)
     drop: set[int] = set()
     changed = False
+    for u in _on_lines(ops, first, last, {"copy"}):
+        if ops[u].note != IM2COL:
+            continue
+        # A convolution lowered to im2col: the GEMM reads the windows from the input (an implicit GEMM at the
+        # same tiles, or cuDNN's) and the column matrix is never written nor read.
+        readers, copies = im2col_readers(ops, u)
+        for j in readers:
+            if ops[j].flops:
+                reader = ops[j]
+                out[j] = replace(reader, bytes=max(0, reader.bytes - ops[u].out_bytes) + ops[u].in_bytes[0])
+                drop |= {u, *copies}
+                changed = True
+    gemms = _on_lines(ops, first, last, {"gemm"})
+    if not gemms and not changed:
+        return None
     for i in gemms:
         gemm = ops[i]
         diagonal = [j for j in gemm.inputs if j >= 0 and ops[j].note == "diag"]

@@ -52,6 +52,10 @@ DTYPE_BYTES = {
     "float8_e4m3fn": 1,
     "float8_e5m2": 1,
 }
+# The note of F.unfold's copy (a convolution's column matrix).
+IM2COL = "F.unfold (im2col)"
+# A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
+SECTOR_BYTES = 32
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32"}
 CREATORS = {
     "randn",
@@ -1595,6 +1599,10 @@ class _Evaluator:
             if values and isinstance(values[0], Tensor):
                 size = kw("output_size", values[1] if len(values) > 1 else None)
                 return self._adaptive_pool(values[0], size, int(name[-2]), f"F.{name}", node, record)
+        if name in FUNCTIONAL_CONVS:
+            values = args()
+            if len(values) >= 2 and isinstance(values[0], Tensor) and isinstance(values[1], Tensor):
+                return self._conv(_functional_conv(name, values, kw), values[0], node, record)
         dtype = kw("dtype")
         if "out" in keywords or kw("inplace", False) is True:
             self._effect(f"line {line}: torch.{name} writes a tensor in place")
@@ -1758,7 +1766,7 @@ class _Evaluator:
             in_bytes=(x.nbytes,),
             out_bytes=out.nbytes,
             elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
-            note="F.unfold (im2col)",
+            note=IM2COL,
         )
         return replace(out, origin=self._record(record, op))
 
@@ -1793,6 +1801,12 @@ class _Evaluator:
             attrs["spec"] = spec
             # What a solution reads back from the module (`self.conv.out_channels`), as torch stores it.
             attrs.update(in_channels=c_in, out_channels=c_out, groups=groups, kernel_size=kernel)
+            for key, default in (("stride", 1), ("padding", 0), ("dilation", 1), ("output_padding", 0)):
+                value = spec.get(key) if spec.get(key) is not None else default
+                if isinstance(value, int) or (isinstance(value, (list, tuple)) and len(value) == dims):
+                    attrs[key] = _tuple(
+                        value, dims
+                    )  # `self.conv.stride` handed to F.conv2d: a tuple, as torch keeps it
             attrs["bias"] = kw("bias", True) is not False
             # What `self.conv.bias` reads: the bias tensor, or None without one (a solution's `if ... is not None`).
             attrs["bias_tensor"] = Tensor((c_out,), "float32") if attrs["bias"] else None
@@ -2904,7 +2918,8 @@ class _Evaluator:
 
     def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int]:
         """(bytes, smallest lane stride) of the tensors the launch's kernel loads with all its lanes a stride
-        of 2 or more elements apart, at the launch's values; (0, 0) where none is, or a stride is unknown."""
+        apart that puts each lane in a 32-byte sector of its own, at the launch's values; (0, 0) where none
+        is, or a stride is unknown."""
         model = self.model
         loads = model.strided_lane_loads(kernel) if isinstance(model, OffsetFacts) else ()
         if not loads:
@@ -2919,6 +2934,10 @@ class _Evaluator:
             least = min(step for step in steps if step is not None)
             for pointer in address.pointers:
                 tensor = tensors.get(pointer)
+                if tensor is not None and least * DTYPE_BYTES.get(tensor.dtype, 4) < SECTOR_BYTES:
+                    # Lanes a few elements apart (a stride-2 pool's window) still share a 32-byte sector,
+                    # and the window's next tap reads the rest of it from L1: no sector per lane.
+                    continue
                 if tensor is not None and pointer not in seen:
                     seen.add(pointer)
                     total += tensor.nbytes
@@ -3318,7 +3337,44 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                         w.shape[1] == k and w.shape[0] == out.shape[-1]
                     ):
                         return 2 * out.numel * k, size
+    transposed = _transposed_product(tensors)
+    if transposed is not None:
+        m, n, k, size = transposed
+        return 2 * m * n * k, size
     return 0, 4
+
+
+def im2col_readers(ops: tuple[Op, ...], unfold: int) -> tuple[list[int], set[int]]:
+    """The ops that read F.unfold's column matrix (op `unfold`), directly or through views and copies of it
+    (`.transpose(1, 2).contiguous()`), and those copies."""
+    chain, readers, copies = {unfold}, [], set()
+    for j in range(unfold + 1, len(ops)):
+        if chain & set(ops[j].inputs):
+            if ops[j].kind in ("view", "copy", "transpose_copy"):
+                chain.add(j)
+                if ops[j].kind != "view":
+                    copies.add(j)
+            else:
+                readers.append(j)
+    return readers, copies
+
+
+def _transposed_product(tensors: list[Tensor]) -> tuple[int, int, int, int] | None:
+    """(M, N, K, operand bytes per element) of a 2-D product whose A the kernel reads transposed out of a
+    [K, M] tensor (`A.T @ B`, `A.T @ B.T` through strides): an output [M, N] beside operands holding M and K,
+    and K and N, in either order; None. Looked for after the plain forms."""
+    for out in tensors:
+        if len(out.shape) != 2:
+            continue
+        m, n = out.shape
+        for a in tensors:
+            if a is out or len(a.shape) != 2 or a.shape[1] != m:
+                continue
+            k = a.shape[0]
+            for w in tensors:
+                if w is not out and w is not a and len(w.shape) == 2 and sorted(w.shape) == sorted((k, n)):
+                    return m, n, k, DTYPE_BYTES.get(a.dtype, 4)
+    return None
 
 
 def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
@@ -3332,6 +3388,9 @@ def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
                     k = a.shape[-1]
                     if 2 * out.numel * k == flops:
                         return (out.numel // out.shape[-1], out.shape[-1])
+    transposed = _transposed_product(tensors)
+    if flops and transposed is not None and 2 * transposed[0] * transposed[1] * transposed[2] == flops:
+        return transposed[:2]
     return ()
 
 
@@ -3385,6 +3444,7 @@ def _norm_parameters(name: str, values: list, kw) -> dict[str, object]:
         out["num_channels"] = shape[0]
     if name == "GroupNorm" and isinstance(groups, int):
         out["groups"] = groups
+        out["num_groups"] = groups  # as torch stores it (`self.gn.num_groups` handed to F.group_norm)
     if name.startswith(("BatchNorm", "InstanceNorm")):
         out["momentum"] = spec["momentum"] if isinstance(spec["momentum"], float) else 0.1
         if static and name.startswith("BatchNorm"):
@@ -3415,6 +3475,33 @@ def _rnn_parameters(gates: int, spec: dict) -> dict[str, Tensor]:
                 out[f"bias_ih_l{layer}{suffix}"] = Tensor((gates * hidden,), "float32")
                 out[f"bias_hh_l{layer}{suffix}"] = Tensor((gates * hidden,), "float32")
     return out
+
+
+# F.conv*d / F.conv_transpose*d: the module each one is the forward of (its arguments after input, weight, bias).
+FUNCTIONAL_CONVS = {
+    **{f"conv{d}d": (f"Conv{d}d", ("stride", "padding", "dilation", "groups")) for d in (1, 2, 3)},
+    **{
+        f"conv_transpose{d}d": (f"ConvTranspose{d}d", ("stride", "padding", "output_padding", "groups", "dilation"))
+        for d in (1, 2, 3)
+    },
+}
+
+
+def _functional_conv(name: str, values: list, kw) -> _Module:
+    """`F.conv2d(x, weight, bias, ...)` as the nn.Conv2d whose forward it is: its sizes read off the weight
+    ([C_out, C_in / groups, k..], a transposed one's [C_in, C_out / groups, k..]), a bias where one is passed."""
+    kind, names = FUNCTIONAL_CONVS[name]
+    weight = values[1]
+    spec = _spec(values[3:], kw, names)
+    groups = spec.get("groups") if isinstance(spec.get("groups"), int) else 1
+    dims = CONV_DIMS[kind]
+    if kind.startswith("ConvTranspose"):
+        c_in, c_out = weight.shape[0], weight.shape[1] * groups
+    else:
+        c_out, c_in = weight.shape[0], weight.shape[1] * groups
+    spec.update(in_channels=c_in, out_channels=c_out, kernel_size=tuple(weight.shape[-dims:]), groups=groups)
+    bias = kw("bias", values[2] if len(values) > 2 else None)
+    return _Module(kind, {"spec": spec, "weight": weight, "bias": isinstance(bias, Tensor)})
 
 
 def _spec(values: list, kw, names: tuple[str, ...]) -> dict[str, Any]:

@@ -124,6 +124,32 @@ class UnfusedEpilogue(Rule):
                     return mish(x)
             """
         ),
+        # A conv built with `bias=bias`, where the file's init inputs pass False: no bias pass to move.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def relu_kernel(x_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(x_ptr + offs, tl.maximum(x, 0.0), mask=offs < n)
+            class ModelNew(nn.Module):
+                def __init__(self, c_in, c_out, bias=True):
+                    super().__init__()
+                    self.conv = nn.Conv3d(c_in, c_out, 3, bias=bias)
+                def forward(self, x):
+                    y = self.conv(x)
+                    relu_kernel[(triton.cdiv(y.numel(), 1024),)](y, y.numel(), BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.randn(8, 16, 32, 32, 32)]
+            def get_init_inputs():
+                return [16, 32, False]
+            """
+        ),
         # A container whose conv is followed only by a norm (a ResNet shortcut): no elementwise tail.
         Valid(
             """
@@ -572,7 +598,7 @@ class UnfusedEpilogue(Rule):
                     yield from self._report(model, function, call, spelled, epilogue, kind)
                     if kind == "conv" and not epilogue.ops:
                         found = model.conv_bias_reader(call, function)
-                        if found is not None:
+                        if found is not None and not _built_without_bias(model, function, call):
                             yield self._bias_report(model, function, call, spelled, found[1])
             for operation in function.matmul_ops:
                 if model.collapsible_reduction(operation, function) is not None or id(operation) in model.dead_node_ids:
@@ -682,3 +708,14 @@ def _functional(model: FileModel, function: FunctionInfo, node: cst.CSTNode) -> 
     """The convolution at `node` written as a function call (`F.conv3d`)."""
     found = model.conv_functional(node, function) if isinstance(node, cst.Call) else None
     return found or "F.conv2d"
+
+
+def _built_without_bias(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:
+    """At a KernelBench-style file's own shapes, the convolution `call` runs without a bias (a module built
+    with `bias=bias` where the file's init inputs pass False): there is no bias pass to move."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return False
+    line = model.span(call).line
+    convs = [op for op in entry.ops if op.line == line and op.kind == "gemm" and op.note.startswith("nn.Conv")]
+    return bool(convs) and not any(op.conv_bias for op in convs)

@@ -34,7 +34,10 @@ class TorchAfterKernel(Rule):
     reads (`x = triton_mish(x); x = triton_mish(x)`, or a Triton GEMM whose
     output a second kernel activates: its epilogue's work), or a kernel that
     reduces what an elementwise kernel wrote (a loss's difference, then its
-    sum of squares: the first one's work belongs in the second one's loads).
+    sum of squares: the first one's work belongs in the second one's loads),
+    or what a window kernel wrote (a few taps along one axis, every loop a
+    `tl.static_range`: a separable pool's first pass, which the second
+    kernel can take from the input as one window over all the axes).
     Its estimate merges the two launches into one that reads the first one's
     inputs and writes the second one's output.
 
@@ -413,6 +416,39 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
+        # A row sum over a loop of runtime length, then a kernel that reduces the sums: the first kernel is
+        # no window of a few taps (its loop walks the whole row), so its output is not recomputed per load.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_sums(x_ptr, s_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for start in range(0, N, BLOCK):
+                    offs = start + tl.arange(0, BLOCK)
+                    acc += tl.load(x_ptr + row * N + offs, mask=offs < N, other=0.0)
+                tl.store(s_ptr + row * BLOCK + tl.arange(0, BLOCK), acc)
+            @triton.jit
+            def total(s_ptr, out_ptr, BLOCK: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                tl.store(out_ptr + row, tl.sum(tl.load(s_ptr + row * BLOCK + tl.arange(0, BLOCK)), axis=0))
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    M, N = x.shape
+                    s = torch.empty((M, 1024), device=x.device)
+                    row_sums[(M,)](x, s, N, BLOCK=1024)
+                    out = torch.empty(M, device=x.device)
+                    total[(M,)](s, out, BLOCK=1024)
+                    return out
+            def get_inputs():
+                return [torch.randn(16384, 65536)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
         # Statistics in torch, the rest in Triton: the row means read x in a pass of their own.
@@ -533,6 +569,45 @@ class TorchAfterKernel(Rule):
                 return []
             """,
             line=21,
+            column=9,
+        ),
+        # A separable pool in two kernels: a 3-tap window along W written whole (268 MB), then read back only
+        # by the kernel that pools it along H; one kernel can take the 3 x 3 window from x itself.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def pool_w(x_ptr, t_ptr, W, KS: tl.constexpr, BLOCK: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                ow = tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for k in tl.static_range(KS):
+                    acc += tl.load(x_ptr + row * W + ow + k, mask=ow + k < W, other=0.0)
+                tl.store(t_ptr + row * W + ow, acc, mask=ow < W)
+            @triton.jit
+            def pool_h(t_ptr, y_ptr, H, W, KS: tl.constexpr, BLOCK: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                ow = tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for k in tl.static_range(KS):
+                    acc += tl.load(t_ptr + (row + k) * W + ow, mask=(ow < W) & (row + k < H), other=0.0)
+                tl.store(y_ptr + row * W + ow, acc / (KS * KS), mask=ow < W)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    H, W = x.shape
+                    t = torch.empty_like(x)
+                    pool_w[(H,)](x, t, W, KS=3, BLOCK=8192)
+                    y = torch.empty_like(x)
+                    pool_h[(H,)](t, y, H, W, KS=3, BLOCK=8192)
+                    return y
+            def get_inputs():
+                return [torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=27,
             column=9,
         ),
         # Two branches' kernels, then torch.cat of their outputs: each output copied once more.
@@ -1056,24 +1131,32 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
             if first is None or second is None:
                 continue
             reducing = bool(model.kernel_uses(second, *REDUCING) or second.function.loops)
-            if reducing and (model.kernel_uses(second, "dot") or not _elementwise(model, first)):
+            if reducing and (
+                model.kernel_uses(second, "dot") or not (_elementwise(model, first) or _window(model, first))
+            ):
                 continue
             node = _call_on_line(model, function, op.line, second)
             if node is None:
                 continue
             if reducing:
-                # The first kernel's elementwise work (a difference, a square) moves into the loads of the
-                # kernel that reduces its output: one kernel reads the first one's inputs.
+                # The first kernel's elementwise work (a difference, a square), or its few-tap window along one
+                # axis (a separable pool's first pass), moves into the loads of the kernel that reduces its
+                # output: one kernel reads the first one's inputs.
+                window = not _elementwise(model, first)
+                what = "a window of a few neighbouring elements per output" if window else "elementwise work"
                 yield Report(
                     node=node,
                     message=(
                         f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that "
-                        f"elementwise `{first.name}` (line {producer.line}) wrote and nothing else reads, to reduce "
+                        f"{'' if window else 'elementwise '}`{first.name}` (line {producer.line}"
+                        f"{', ' + what if window else ''}) wrote and nothing else reads, to reduce "
                         "it: two kernels and a full write and read of that tensor where one kernel would do"
                     ),
                     plan=(
-                        f"Do `{first.name}`'s elementwise work inside `{second.name}`, on the values it loads "
-                        f"(loading `{first.name}`'s inputs at the same offsets instead of its output), and delete "
+                        f"Do `{first.name}`'s {'window (its few taps)' if window else what} inside `{second.name}`, "
+                        "on the values it loads "
+                        f"(loading `{first.name}`'s inputs at the offsets it reads instead of its output"
+                        f"{': one window over all the axes at once' if window else ''}), and delete "
                         f"the launch of `{first.name}` and its output's allocation."
                     ),
                 )
@@ -1165,6 +1248,20 @@ def _forward_ops(model: FileModel, function: FunctionInfo) -> tuple[Op, ...]:
 def _elementwise(model: FileModel, kernel: Kernel) -> bool:
     """A kernel that maps each element on its own: no loop, no reduction, no product."""
     return not (model.kernel_uses(kernel, *REDUCING, "dot") or kernel.function.loops)
+
+
+def _window(model: FileModel, kernel: Kernel) -> bool:
+    """A kernel whose every output is a fixed handful of neighbouring inputs combined (a pool's or a
+    stencil's taps along one axis): no reduction, no product, and every loop unrolled over a compile-time
+    count (`tl.static_range`), so a kernel reading its output can recompute it from its inputs."""
+    loops = model.kernel_loops(kernel)
+    return (
+        bool(loops)
+        and not model.kernel_uses(kernel, *REDUCING)
+        and all(
+            isinstance(loop.node.iter, cst.Call) and model.is_tl(loop.node.iter.func, "static_range") for loop in loops
+        )
+    )
 
 
 def _statistics_before(model: FileModel, function: FunctionInfo) -> Iterator[Report]:

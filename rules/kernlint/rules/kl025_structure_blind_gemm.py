@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import StructuredProduct
+from kernlint.model.shapes import IM2COL, im2col_readers
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -16,7 +18,12 @@ class StructureBlindGemm(Rule):
     `torch.diag_embed`, `torch.diagflat`), directly or through a local name
     (`torch.diag(a) @ b`, `torch.mm(b, torch.diag(a))`), and a product
     whose result is masked to a triangle (`torch.tril(a @ b)`,
-    `torch.triu(torch.matmul(a, b))`, `(a @ b).tril()`).
+    `torch.triu(torch.matmul(a, b))`, `(a @ b).tril()`). In a KernelBench-style
+    forward (at the file's shapes, through the helpers it calls) it also finds
+    a convolution lowered to im2col: `F.unfold` writes the column matrix (each
+    input element once per kernel tap) and a GEMM (a Triton `tl.dot` kernel or
+    torch's matmul) reads it back; its estimate drops the column matrix, the
+    GEMM reading the windows from the input.
 
     It stays silent on `torch.diag` of something that is not multiplied,
     on a triangular mask of a tensor that is not a product (a causal mask
@@ -26,7 +33,10 @@ class StructureBlindGemm(Rule):
     ## Why is this bad?
     `torch.diag(a)` writes an N x N matrix that is zero off the diagonal,
     and the GEMM then spends 2 N^2 M flops and reads it back to scale the
-    rows of the other operand: O(N^2 M) work for an O(N M) result. A
+    rows of the other operand: O(N^2 M) work for an O(N M) result. An im2col
+    matrix of a k x k convolution is k^2 times its input at stride 1: one
+    kernel writes it and the GEMM reads it back, where cuDNN's or a Triton
+    implicit GEMM loads each window from the input, which stays in cache. A
     product masked to a triangle computes every tile of the output and
     throws half of them away, then a second kernel writes the mask.
 
@@ -60,19 +70,40 @@ class StructureBlindGemm(Rule):
     name = "structure-blind-gemm"
     category = Category.ALGORITHM_REPLACEMENT
     severity = Severity.WARNING
-    summary = "A dense GEMM with a diagonal matrix built by torch.diag, or a full GEMM masked to a triangle."
+    summary = (
+        "A dense GEMM with a diagonal matrix built by torch.diag, a full GEMM masked to a triangle, or a convolution "
+        "lowered to an im2col (F.unfold) matrix that a GEMM reads."
+    )
     bottleneck = (
-        "Wasted compute and traffic: the GEMM multiplies zeros (a dense diagonal matrix) or computes tiles the "
-        "triangular mask throws away."
+        "Wasted compute and traffic: the GEMM multiplies zeros (a dense diagonal matrix), computes tiles the "
+        "triangular mask throws away, or reads a column matrix that repeats each input element once per kernel tap."
     )
     method = (
-        "Use the structure: scale rows or columns by the diagonal's vector instead of a GEMM, and compute only "
-        "the triangle's tiles with the mask applied in the GEMM's store."
+        "Use the structure: scale rows or columns by the diagonal's vector instead of a GEMM, compute only the "
+        "triangle's tiles with the mask applied in the GEMM's store, and read a convolution's windows from its input "
+        "(cuDNN's convolution, or an implicit-GEMM kernel) instead of an im2col matrix."
     )
     priority = 11
     fix_effect = "structured_gemm"
 
     VALID = [
+        # The same convolution through cuDNN (F.conv2d): no column matrix.
+        Valid(
+            """
+            import torch
+            import torch.nn.functional as F
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(64, 128, 3, padding=1, bias=False)
+                def forward(self, x):
+                    return F.conv2d(x, self.conv.weight, None, padding=1)
+            def get_inputs():
+                return [torch.randn(16, 64, 64, 64)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The broadcast product: the fix itself.
         Valid(
             """
@@ -140,6 +171,43 @@ class StructureBlindGemm(Rule):
         ),
     ]
     INVALID = [
+        # A 3x3 convolution as F.unfold, then a Triton GEMM over the column matrix (a generated kernel's lowering).
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(k + rk)[None, :] < K, other=0.0)
+                    b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None], mask=(k + rk)[:, None] < K, other=0.0)
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(64, 128, 3, padding=1, bias=False)
+                def forward(self, x):
+                    B, C, H, W = x.shape
+                    cols = F.unfold(x, 3, padding=1).transpose(1, 2).reshape(B * H * W, C * 9)
+                    w = self.conv.weight.view(128, C * 9)
+                    out = torch.empty(B * H * W, 128, device=x.device)
+                    gemm[(B * H * W // 64, 2)](cols, w, out, B * H * W, 128, C * 9, BM=64, BN=64, BK=32)
+                    return out.view(B, H, W, 128).permute(0, 3, 1, 2)
+            def get_inputs():
+                return [torch.randn(16, 64, 64, 64)]
+            def get_init_inputs():
+                return []
+            """,
+            line=23,
+            column=16,
+        ),
         # KernelBench level 1 problem 12's formula.
         Invalid(
             """
@@ -221,6 +289,7 @@ class StructureBlindGemm(Rule):
                 if model.in_main_guard(found.product):
                     continue
                 yield self._report(model, function, found)
+            yield from _im2col_products(model, function)
 
     def _report(self, model: FileModel, function: FunctionInfo, found: StructuredProduct) -> Report:
         product = " ".join(model.code(found.product).split())
@@ -248,3 +317,56 @@ class StructureBlindGemm(Rule):
                 "triangular too, each tile's K loop can stop at the diagonal."
             )
         return Report(node=found.product, message=message, plan=plan)
+
+
+def _im2col_products(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
+    """In a KernelBench-style forward (at the file's shapes, through the helpers it calls): a convolution
+    lowered to `F.unfold` (im2col), whose column matrix, kh x kw times the input, a GEMM then reads (a
+    Triton tl.dot kernel or torch's matmul)."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+        return
+    ops = entry.ops
+    reported: set[int] = set()
+    for i, op in enumerate(ops):
+        if op.note != IM2COL or op.line in reported:
+            continue
+        gemm = next((ops[j] for j in im2col_readers(ops, i)[0] if ops[j].flops), None)
+        if gemm is None:
+            continue
+        node = _unfolding_call(model, function, op.line)
+        if node is None:
+            continue
+        reported.add(op.line)
+        where = "" if (model.qualname(node.func) or "").endswith("unfold") else f" (in `{model.code(node.func)}`)"
+        yield Report(
+            node=node,
+            message=(
+                f"A convolution lowered to `F.unfold`{where} in `{function.qualname}`: the {op.out_bytes / 1e6:,.0f} MB "
+                f"column matrix (each input element copied once per kernel tap, from {op.in_bytes[0] / 1e6:,.0f} MB of "
+                f"input) is written and read back by the GEMM at line {gemm.line}: a GEMM blind to the "
+                "convolution's structure"
+            ),
+            plan=(
+                "Read the windows in the GEMM instead of materializing them: call `F.conv2d` (cuDNN's implicit GEMM, "
+                "with the layer's stride, padding and dilation) and keep only the epilogue in Triton, or make the "
+                "Triton kernel an implicit GEMM whose A tile is loaded straight from the input at each (channel, "
+                "tap, output position) offset; delete the `F.unfold` and its column matrix."
+            ),
+        )
+
+
+def _unfolding_call(model: FileModel, function: FunctionInfo, line: int) -> cst.Call | None:
+    """`function`'s call on `line` that runs the F.unfold: the call itself, or the call of a helper of the
+    file whose body calls it (`conv2d_relu(x, self.conv1)`)."""
+    calls = [c for c in function.calls if model.line_of(c) == line]
+    for call in calls:
+        if (model.qualname(call.func) or "").endswith("functional.unfold"):
+            return call
+    for call in calls:
+        helper = model.function(call.func.value) if isinstance(call.func, cst.Name) else None
+        if helper is not None and any(
+            (model.qualname(inner.func) or "").endswith("functional.unfold") for inner in helper.calls
+        ):
+            return call
+    return None

@@ -15,8 +15,9 @@ class UncoalescedLoad(Rule):
     """
     ## What it does
     Finds a Triton kernel, launched by a KernelBench-style file's forward at
-    the file's own shapes, that loads a tensor with every vector lane a
-    stride of two or more elements from the next: each term of the load's
+    the file's own shapes, that loads a tensor with every vector lane far
+    enough from the next to need a 32-byte sector of its own (8 fp32
+    elements, 16 fp16 ones, or more): each term of the load's
     address that carries a `tl.arange` is multiplied by a stride
     (`base + offs * stride_d1`, with `stride_d1 = x.stride(1)` at the
     launch), none adds the lanes as they are. The typical case is a
@@ -24,7 +25,9 @@ class UncoalescedLoad(Rule):
     the lanes walk down the column.
 
     It stays silent when one lane axis of a tile is contiguous (a GEMM's
-    2-D tiles), when the launch makes the stride 1, when the strides are
+    2-D tiles), when the launch makes the stride 1 or a few elements (a
+    stride-2 pool's window, whose next tap reads the rest of each sector
+    from L1), when the strides are
     not known (a library's launcher, outside a KernelBench-style file), on
     one-element loads (KL019's) and on tensors under 4 MB.
 
@@ -79,6 +82,33 @@ class UncoalescedLoad(Rule):
     fix_effect = "coalesce"
 
     VALID = [
+        # A 2x2 pool with stride 2: lanes two elements apart share each 32-byte sector, and the window's next
+        # tap (j = 1) reads the other half of it from L1.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def pool2(x_ptr, y_ptr, W, OW, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                ow = tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for i in tl.static_range(2):
+                    for j in tl.static_range(2):
+                        acc += tl.load(x_ptr + (row * 2 + i) * W + ow * 2 + j, mask=ow < OW, other=0.0)
+                tl.store(y_ptr + row * OW + ow, acc * 0.25, mask=ow < OW)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    H, W = x.shape
+                    y = torch.empty(H // 2, W // 2, device=x.device)
+                    pool2[(H // 2,)](x, y, W, W // 2, BLOCK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The lanes read adjacent elements: a row per program.
         Valid(
             """
@@ -328,7 +358,7 @@ class UncoalescedLoad(Rule):
             def even_channels(x_ptr, y_ptr, C, BR: tl.constexpr, BC: tl.constexpr):
                 r = tl.program_id(0) * BR + tl.arange(0, BR)
                 c = tl.arange(0, BC)
-                v = tl.load(x_ptr + r[:, None] * (2 * C) + c[None, :] * 2)
+                v = tl.load(x_ptr + r[:, None] * (8 * C) + c[None, :] * 8)
                 tl.store(y_ptr + r[:, None] * C + c[None, :], v)
             class ModelNew(torch.nn.Module):
                 def forward(self, x):
@@ -336,7 +366,7 @@ class UncoalescedLoad(Rule):
                     even_channels[(x.shape[0] // 16,)](x, y, 64, BR=16, BC=64)
                     return y
             def get_inputs():
-                return [torch.randn(262144, 128)]
+                return [torch.randn(65536, 512)]
             def get_init_inputs():
                 return []
             """,
