@@ -1884,3 +1884,41 @@ def test_a_tl_dot_grid_that_leaves_sms_idle_streams_at_its_configs_measured_rate
     (fixed,) = cost.autotune((launch,), launch.line, launch.line)
     # The 16-row config's programs stream 4x faster: the whole GPU's bandwidth bounds it, not its programs.
     assert cost.gpu_us(fixed, c) == pytest.approx(cost.gpu_us(fixed, plain))
+
+
+FLATTEN_AND_ENCODER_LAYER = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 64, 4, stride=4)
+        self.layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, batch_first=True)
+        self.head = nn.Parameter(torch.randn(4096, 10))
+
+    def forward(self, x):
+        y = self.conv(x).flatten(start_dim=1)
+        sa, norm = self.layer.self_attn, self.layer.norm1
+        qkv = torch.matmul(y.view(-1, 64), sa.in_proj_weight.t())
+        return torch.matmul(y, self.head), qkv * norm.weight.sum() + norm.eps
+
+
+def get_inputs():
+    return [torch.randn(8, 3, 32, 32)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_flatten_keeps_the_dims_before_start_dim_and_an_encoder_layer_has_its_torch_submodules() -> None:
+    """`x.flatten(start_dim=1)` of [8, 64, 8, 8] is [8, 4096], not one dimension; a TransformerEncoderLayer
+    exposes self_attn's packed projection and its norms' parameters and eps, as torch builds them."""
+    e = entry(FLATTEN_AND_ENCODER_LAYER)
+    assert e.unknown == ()
+    projection, head = [op for op in e.ops if op.kind == "gemm" and op.note != "nn.Conv2d"]
+    assert head.flops == 2 * 8 * 4096 * 10  # [8, 4096] @ [4096, 10]
+    assert projection.flops == 2 * 512 * 64 * 192  # [512, 64] @ in_proj_weight.t() [64, 192]

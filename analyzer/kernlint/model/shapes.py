@@ -1851,10 +1851,18 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(node)}: nn.TransformerEncoderLayer with sizes that are not static")
             activation = kw("activation", "relu")
             first = kw("batch_first", False) is True
+            eps = kw("layer_norm_eps", 1e-5)
             attrs.update(
-                self_attn=_Module(
-                    "MultiheadAttention", {"embed_dim": d_model, "num_heads": heads, "batch_first": first}
+                # Its submodules as torch builds them (`layer.self_attn.in_proj_weight`, `layer.norm1.eps`
+                # handed to a solution's own kernels).
+                self_attn=self._nn_module(
+                    "MultiheadAttention",
+                    [d_model, heads],
+                    lambda key, default=None: first if key == "batch_first" else default,
+                    node,
                 ),
+                norm1=self._nn_module("LayerNorm", [d_model, eps], _no_keywords, node),
+                norm2=self._nn_module("LayerNorm", [d_model, eps], _no_keywords, node),
                 linear1=self._nn_module("Linear", [d_model, ff], _no_keywords, node),
                 linear2=self._nn_module("Linear", [ff, d_model], _no_keywords, node),
                 norm_first=kw("norm_first", False) is True,
@@ -2298,6 +2306,12 @@ class _Evaluator:
             "detach",
             "unflatten",
         ):
+            if method == "flatten":
+                # start_dim / end_dim by keyword (`x.flatten(start_dim=1)`, `torch.flatten(x, start_dim=1)`).
+                values = [
+                    kw("start_dim", values[0] if values else 0),
+                    kw("end_dim", values[1] if len(values) > 1 else -1),
+                ]
             return self._reshape(base, method, values, node)
         if method == "unfold" and len(values) == 3 and all(isinstance(v, int) for v in values):
             # A sliding-window view (patches): `dim` becomes the window count, a last dimension of `size`.
