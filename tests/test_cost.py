@@ -1922,3 +1922,37 @@ def test_flatten_keeps_the_dims_before_start_dim_and_an_encoder_layer_has_its_to
     projection, head = [op for op in e.ops if op.kind == "gemm" and op.note != "nn.Conv2d"]
     assert head.flops == 2 * 8 * 4096 * 10  # [8, 4096] @ [4096, 10]
     assert projection.flops == 2 * 512 * 64 * 192  # [512, 64] @ in_proj_weight.t() [64, 192]
+
+
+def test_a_fix_the_model_cannot_price_is_bounded_by_deleting_the_code_it_names(tmp_path: Path) -> None:
+    """At a file the model sizes, a finding whose fix it does not model still gets an upper bound: the call
+    without the ops on the finding's lines (here the relu and scale at line 14, asked for as a tensor-core
+    fix, which finds no GEMM there). A bound under 1.2x makes the verdict 'no', whatever the pair measured."""
+    e = entry(KERNELBENCH)
+    result = cost.estimate("tensor_cores", e, [(14, 14)])
+    c = cost.calibration().constants
+    named = {i for i, op in enumerate(e.ops) if op.line == 14}
+    assert len(named) == 2
+    whole, without = cost.entry_time(e.ops, c), cost.entry_time(cost._without(e.ops, named), c)
+    assert result["status"] == "unknown"
+    assert result["at_most"]["kernelbench"] == round(whole.kernelbench / without.kernelbench, 2)
+    assert result["at_most"]["graph"] is None  # the .item() sync: no CUDA graph of the call
+    from kernlint import advice, claims
+    from kernlint.findings import Category, Finding, Severity, Span
+
+    finding = Finding(
+        code="KL020",
+        name="gemm-without-dot",
+        category=Category.ALGORITHM_REPLACEMENT,
+        severity=Severity.WARNING,
+        message="m",
+        path="k.py",
+        span=Span(14, 5, 14, 30),
+        plan="p",
+        expected_speedup={
+            **claims.expected_speedup("KL020"),
+            "for_this_file": {**result, "at_most": {"kernelbench": 1.04}},
+        },
+    )
+    verdict = advice.verdict("k.py", [finding])
+    assert verdict["worth_optimizing"] == "no" and "at most 1.04x" in verdict["reason"]

@@ -11,7 +11,10 @@ model cannot size (no static shapes, not a KernelBench-style file, a fix
 it does not model) ranks by its rule's measured gain on the reference-fix
 library, after every finding estimated to pay for this file, and the verdict
 then says that the file's shapes are unknown; without records, by severity
-and each rule's documented `priority` (lower first).
+and each rule's documented `priority` (lower first). Where the model sizes
+the file but not the fix, the gain of deleting the code the finding names
+outright bounds it (`at_most`, Amdahl's law): a bound under 1.2x is a "no",
+whatever the rule's pair measured on its own kernel.
 
 Tuning findings (a fixed tile config, an EVEN_K path: category tuning,
 named Memory Layout Optimization in the prompt's words) rank by their
@@ -61,8 +64,19 @@ def _gain(finding: Finding, target_gpu: str | None) -> tuple[float | None, bool]
     return (gain, True) if own else (claims.measured_gain(finding.code, target_gpu), False)
 
 
+def _at_most(finding: Finding) -> float | None:
+    """For a finding the model cannot price at a file it sizes: the KernelBench-mode gain of deleting the
+    code it names (an upper bound on its fix), or None."""
+    estimate = (finding.expected_speedup or {}).get("for_this_file") or {}
+    bound = (estimate.get("at_most") or {}).get("kernelbench")
+    return float(bound) if bound is not None else None
+
+
 def _rank(finding: Finding, target_gpu: str | None) -> tuple:
     gain, own = _gain(finding, target_gpu)
+    bound = _at_most(finding)
+    if not own and bound is not None:
+        gain = min(gain, bound) if gain is not None else bound  # no fix gains more than deleting the code
     rule = rule_by_code_or_name(finding.code)
     priority = rule.priority if rule is not None else 99
     return (
@@ -133,6 +147,14 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
             path,
             f"The largest measured gain, {where}, is {gain:.2f}x on the reference-fix library, under the 20% bar "
             f"({unknown_text(_why_unknown(best))}).",
+        )
+    bound = _at_most(best)
+    if not own and bound is not None and bound < WORTH_IT:
+        return _no(
+            path,
+            f"{where} is not estimated for this file ({_why_unknown(best)}), but the code it names takes little "
+            f"of the call at the file's own shapes: deleting it outright would gain at most {bound:.2f}x in "
+            "KernelBench timing, under the 20% bar.",
         )
     if not own and best.category is Category.TUNING and _why_unknown(best).startswith(NO_FIX_MODEL):
         return _no(

@@ -1780,6 +1780,25 @@ EFFECTS: dict[str, Effect] = {
 }
 
 
+def _at_most(entry: EntryPoint, spans: list[tuple[int, int]], c: dict[str, float]) -> dict:
+    """For a fix the model cannot price, at a file it sizes: what deleting the ops the findings name (on
+    their lines in forward, or the launches of the kernel they sit in) would gain, per mode, an upper bound on
+    any fix of them (Amdahl); {} where the findings name no op."""
+    named = {
+        i
+        for i, op in enumerate(entry.ops)
+        if any(_at(op, first, last) or op.kernel_lines[0] <= first <= op.kernel_lines[1] != 0 for first, last in spans)
+    }
+    if not named:
+        return {}
+    before, after = entry_time(entry.ops, c), entry_time(_without(entry.ops, named), c)
+    bound = {}
+    for mode in MODES:
+        b, a = getattr(before, mode), getattr(after, mode)
+        bound[mode] = round(b / a, 2) if b is not None and a else None
+    return {"at_most": bound}
+
+
 def estimate(
     effect: str, entry: EntryPoint | None, spans: list[tuple[int, int]], target_gpu: str | None = None
 ) -> dict:
@@ -1828,6 +1847,7 @@ def estimate(
         return {
             "status": "unknown",
             "reason": f"{NO_FIX_MODEL} for this code: its ops ({effect}) were not found in {entry.model_class}.forward",
+            **_at_most(entry, spans, cal.constants),
         }
     c = cal.constants
     if "bw_scalar_loop" not in c and any(op.scalar_loop and op not in fixed for op in entry.ops):
