@@ -1956,3 +1956,53 @@ def test_a_fix_the_model_cannot_price_is_bounded_by_deleting_the_code_it_names(t
     )
     verdict = advice.verdict("k.py", [finding])
     assert verdict["worth_optimizing"] == "no" and "at most 1.04x" in verdict["reason"]
+
+
+DEPTHWISE_AFTER_A_KERNEL = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu6_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(y_ptr + offs, tl.minimum(tl.maximum(v, 0.0), 6.0), mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(256, 256, 5, padding=2, groups=256)
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        relu6_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        return self.dw(y)
+
+
+def get_inputs():
+    return [torch.randn(8, 256, 128, 128)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_kl029s_triton_kernel_applies_the_elementwise_pass_that_wrote_its_input() -> None:
+    """A depthwise conv (PyTorch's own kernel) over what an elementwise Triton kernel wrote and nothing else
+    reads: KL029's replacement loads the kernel's input and applies it, so the intermediate is never written
+    nor read back, and the plan says so."""
+    e = entry(DEPTHWISE_AFTER_A_KERNEL)
+    launch = next(i for i, op in enumerate(e.ops) if op.kind == "triton")
+    conv = next(i for i, op in enumerate(e.ops) if op.kernel.startswith("depthwise"))
+    fixed = cost.replace_library_kernel(e.ops, e.ops[conv].line, e.ops[conv].line)
+    assert fixed is not None and not any(op.kind == "triton" and op.note == e.ops[launch].note for op in fixed[:-1])
+    assert [op.kind for op in fixed].count("triton") == 1  # the replacement alone
+    (replacement,) = [op for op in fixed if op.kind == "triton"]
+    assert replacement.bytes == cost.library_replacement(e.ops[conv])[0].bytes  # reads x where it read y
+    (finding,) = [f for f in lint_source("k.py", DEPTHWISE_AFTER_A_KERNEL).findings if f.code == "KL029"]
+    assert "Apply the elementwise pass that writes its input (line 22, relu6_kernel)" in finding.plan

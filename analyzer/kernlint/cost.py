@@ -55,6 +55,7 @@ from kernlint.model.shapes import (
     concatenated_launches,
     dead_with,
     im2col_readers,
+    library_prologue,
     live_ops,
     prologue_of,
     statistics_of,
@@ -1746,12 +1747,19 @@ def replace_library_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[
     found = [i for i, op in enumerate(ops) if op.kernel in LIBRARY_KERNELS and _at(op, first, last)]
     if not found:
         return None
-    out, extra = list(ops), []
+    out, extra, drop = list(ops), [], set()
     for i in found:
         main, *rest = library_replacement(ops[i])
+        pre = library_prologue(ops, i)
+        if pre is not None:
+            # The elementwise pass that wrote the library kernel's input is applied as the Triton kernel
+            # loads: it reads that pass's inputs instead of its output, which is never written.
+            produced = ops[i].in_bytes[0] if ops[i].in_bytes else ops[pre].out_bytes
+            main = replace(main, bytes=main.bytes - produced + max(0, ops[pre].bytes - produced))
+            drop.add(pre)
         out[i] = main
         extra.extend(rest)
-    return tuple(out + extra)
+    return _without(tuple(out + extra), drop) if drop else tuple(out + extra)
 
 
 EFFECTS: dict[str, Effect] = {

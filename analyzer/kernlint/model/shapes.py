@@ -396,6 +396,30 @@ def prologue_of(ops: tuple[Op, ...], launch: int) -> list[int]:
     return found
 
 
+def library_prologue(ops: tuple[Op, ...], library: int) -> int | None:
+    """The elementwise pass whose full-size output only library kernel `library` reads (a BatchNorm's apply
+    and its activation, written whole, then a depthwise convolution over it): a torch elementwise op (not a
+    cast) or a Triton launch that maps element by element (no product, no reduction, no loop), not returned.
+    The Triton kernel that replaces the library's (KL029) can apply it to the values it loads."""
+    op = ops[library]
+    source = op.inputs[0] if op.inputs else -1
+    if not 0 <= source < library:
+        return None
+    pre = ops[source]
+    size = op.in_bytes[0] if op.in_bytes else op.bytes // 2
+    # A Triton launch that writes the full-size tensor out of one of the same size and small ones (a
+    # norm's apply may sum a few per-channel partials first: that is no reduction of the tensor).
+    mapped = pre.kind == "triton" and not (pre.product or pre.streams or pre.row_passes) and 2 * size <= pre.bytes
+    mapped = mapped and pre.bytes - 2 * size <= size // 8
+    if not (mapped or pre.kind == "elementwise" and not pre.note.startswith("cast") and pre.out_bytes >= size):
+        return None
+    if pre.returned:
+        return None
+    if any(source in other.inputs for j, other in enumerate(ops) if j != library):
+        return None
+    return source
+
+
 def concatenated_launches(ops: tuple[Op, ...], join: int) -> bool:
     """Whether op `join` is a torch.cat / torch.stack of two or more Triton launches' outputs that nothing else
     reads or returns: each kernel could store into its slice of the joined tensor (KL022, and its fix)."""

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from kernlint import cost
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
+from kernlint.model.shapes import library_prologue
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # The library kernel must take this much longer than its Triton replacement at
@@ -408,4 +409,13 @@ class SlowLibraryKernel(Rule):
                 f"{op.bytes / 2**20:,.0f} MiB to move), about {before / after:.1f}x the {after:,.0f} us of a "
                 "Triton kernel that moves the same bytes"
             )
-            yield Report(node=node, message=message, plan=PLANS[fix])
+            plan = PLANS[fix]
+            pre = library_prologue(entry.ops, i)
+            if pre is not None:
+                # The elementwise pass that writes this kernel's input (a norm's apply and activation) goes too.
+                spelled = entry.ops[pre].note or entry.ops[pre].kind
+                plan += (
+                    f" Apply the elementwise pass that writes its input (line {entry.ops[pre].line}, {spelled}) to "
+                    "the values the new kernel loads, so that tensor is never written nor read back."
+                )
+            yield Report(node=node, message=message, plan=plan)
