@@ -2006,3 +2006,37 @@ def test_kl029s_triton_kernel_applies_the_elementwise_pass_that_wrote_its_input(
     assert replacement.bytes == cost.library_replacement(e.ops[conv])[0].bytes  # reads x where it read y
     (finding,) = [f for f in lint_source("k.py", DEPTHWISE_AFTER_A_KERNEL).findings if f.code == "KL029"]
     assert "Apply the elementwise pass that writes its input (line 22, relu6_kernel)" in finding.plan
+
+
+GETATTR_PARAMETER = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(64, 128, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        layer, sfx = 1, "_reverse"
+        w = getattr(self.lstm, f"weight_ih_l{layer}" + sfx)
+        return torch.matmul(x, w.t())
+
+
+def get_inputs():
+    return [torch.randn(32, 256)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_getattr_reads_a_modules_parameter_by_a_name_an_f_string_builds() -> None:
+    """`getattr(self.lstm, f"weight_ih_l{layer}" + sfx)` with static parts is the layer's parameter by its torch
+    name: layer 1's reverse input weight reads both directions of layer 0, [4 * 128, 2 * 128]."""
+    e = entry(GETATTR_PARAMETER)
+    assert e.unknown == ()
+    (gemm,) = [op for op in e.ops if op.kind == "gemm"]
+    assert gemm.flops == 2 * 32 * 256 * 512

@@ -52,6 +52,8 @@ DTYPE_BYTES = {
     "float8_e4m3fn": 1,
     "float8_e5m2": 1,
 }
+# Allocations that fill a constant (a part of a joined tensor a kernel could write as it stores its own).
+CONSTANT_FILLS = {"torch.zeros", "torch.ones", "torch.full", "torch.zeros_like", "torch.ones_like", "torch.full_like"}
 # The note of F.unfold's copy (a convolution's column matrix).
 IM2COL = "F.unfold (im2col)"
 # A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
@@ -421,17 +423,24 @@ def library_prologue(ops: tuple[Op, ...], library: int) -> int | None:
 
 
 def concatenated_launches(ops: tuple[Op, ...], join: int) -> bool:
-    """Whether op `join` is a torch.cat / torch.stack of two or more Triton launches' outputs that nothing else
-    reads or returns: each kernel could store into its slice of the joined tensor (KL022, and its fix)."""
+    """Whether op `join` is a torch.cat / torch.stack of Triton launches' outputs, and at most small constant
+    fills beside them (an exclusive scan's zero column), that nothing else reads or returns: each kernel could
+    store into its slice of the joined tensor, and write the constant part too (KL022, and its fix)."""
     op = ops[join]
     if op.kind != "copy" or op.note not in ("torch.cat", "torch.stack") or len(op.inputs) < 2:
         return False
+    launches = 0
     for part in op.inputs:
-        if not 0 <= part < join or ops[part].kind != "triton" or ops[part].returned:
+        if not 0 <= part < join or ops[part].returned:
             return False
+        if ops[part].kind == "alloc" and ops[part].note in CONSTANT_FILLS and ops[part].out_bytes * 8 <= op.bytes:
+            continue
+        if ops[part].kind != "triton":
+            return False
+        launches += 1
         if any(part in other.inputs for j, other in enumerate(ops) if j != join):
             return False
-    return True
+    return launches >= 1
 
 
 # The most elements one statistic may reduce for the kernel that applies it to compute it too: a program
@@ -1025,11 +1034,27 @@ class _Evaluator:
         first = len(self.ops)
         entering = {name: value.origin for name, value in scope.items() if isinstance(value, Tensor)}
         indexed = isinstance(node.target, cst.Name)
+        before = dict(scope)
         try:
             if isinstance(node.target, cst.Name):
                 scope[node.target.value] = None  # the loop index: unknown, sizes do not depend on it
                 self.loop_indices.append((node.target.value, count))
             self._run_body(node.body.body, scope, record)
+        except _Unknown:
+            if not (indexed and count <= HOST_UNROLL and isinstance(items, (list, tuple)) and len(items) == count):
+                raise
+            # A few steps whose body needs the index's value (a layer's parameters by name, `getattr(self.rnn,
+            # f"weight_hh_l{layer}")`): run step by step, each with its index, instead of once.
+            del self.ops[first:]
+            scope.clear()
+            scope.update(before)
+            self.loop = outer
+            self.loop_indices.pop()
+            indexed = False
+            for item in items:
+                self._assign(node.target, item, scope)
+                self._run_body(node.body.body, scope, record)
+            return None
         finally:
             self.loop = outer
             if indexed:
@@ -1160,6 +1185,21 @@ class _Evaluator:
             raise _Unknown(f"`{node.value}` has no static value")
         if isinstance(node, cst.SimpleString):
             return node.evaluated_value
+        if isinstance(node, cst.FormattedString) and not any(
+            isinstance(p, cst.FormattedStringExpression) and (p.format_spec or p.conversion) for p in node.parts
+        ):
+            # f"_l{layer}": the text of each static int or str part (a parameter's name built in a loop).
+            text = []
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    text.append(part.value)
+                    continue
+                assert isinstance(part, cst.FormattedStringExpression)
+                value = self._eval(part.expression, scope, record=False)
+                if not isinstance(value, (int, str)) or isinstance(value, bool):
+                    raise _Unknown(f"line {self._line(node)}: an f-string of a value that is not static")
+                text.append(str(value))
+            return "".join(text)
         if isinstance(node, cst.Lambda):
             return _Lambda(node, dict(scope))
         if isinstance(node, (cst.Tuple, cst.List)):
@@ -1279,6 +1319,8 @@ class _Evaluator:
                 return left * right
             if op == "Add" and isinstance(left, list) and isinstance(right, list):
                 return left + right
+            if op == "Add" and isinstance(left, str) and isinstance(right, str):
+                return left + right  # a parameter's name put together (`"weight_ih" + sfx`)
             raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
         if op in ("LeftShift", "RightShift"):
             # `1 << 22` in a size: integers only.
@@ -1466,6 +1508,17 @@ class _Evaluator:
             return builtin(*values)
         if isinstance(func, cst.Name) and func.value == "super":
             return _Module("super", {})
+        if isinstance(func, cst.Name) and func.value == "getattr" and len(positional) in (2, 3):
+            # `getattr(self.lstm, f"weight_ih_l{layer}")`: a module's parameter by a name computed here.
+            owner, attr = self._eval(positional[0].value, scope, record), self._eval(positional[1].value, scope, False)
+            if isinstance(owner, _Module) and isinstance(attr, str):
+                if attr == "bias" and "bias_tensor" in owner.attrs:
+                    return owner.attrs["bias_tensor"]
+                if attr in owner.attrs:
+                    return owner.attrs[attr]
+                if len(positional) == 3:
+                    return self._eval(positional[2].value, scope, record)
+            raise _Unknown(f"line {self._line(node)}: getattr of a name that is not static")
         if isinstance(func, cst.Name) and func.value == "hasattr" and len(positional) == 2:
             owner, attr = positional[0].value, self._eval(positional[1].value, scope, record=False)
             if isinstance(owner, cst.Name) and owner.value == "self" and isinstance(attr, str):

@@ -501,7 +501,11 @@ def _long_at_file_shapes(model: FileModel, function: FunctionInfo, loop: Loop) -
     if loop.kind != "unknown" or not isinstance(loop.node, cst.For):
         return None
     iterable = loop.node.iter
-    if not (isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "range"):
+    # `range(...)`, or a name bound to one (`steps = range(T) if d == 0 else range(T - 1, -1, -1)`): the file's
+    # shapes give its count either way.
+    if not (
+        isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "range" or isinstance(iterable, cst.Name)
+    ):
         return None
     entry = model.entry_point
     if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":

@@ -62,8 +62,10 @@ class TorchAfterKernel(Rule):
     estimate drops those ops, or that launch.
 
     And a `torch.cat` (or `torch.stack`) of Triton kernels' outputs that
-    nothing else reads (a network's branches joined): each kernel can store
-    into its slice of the joined tensor. Its estimate drops the join's copy.
+    nothing else reads (a network's branches joined), with at most small
+    constant fills beside them (an exclusive scan's zero column): each kernel
+    can store into its slice of the joined tensor. Its estimate drops the
+    join's copy.
 
     Also a torch elementwise op (not a cast) whose full-size result only a
     Triton kernel without a product reads, as its largest tensor (`masked =
@@ -609,6 +611,34 @@ class TorchAfterKernel(Rule):
             """,
             line=27,
             column=9,
+        ),
+        # An exclusive scan: the kernel scans all but the last column, then torch.cat prepends a zero column,
+        # copying the 268 MB result once more (the kernel could store at offset 1 and write the zeros).
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_scan(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr):
+                row = tl.program_id(0).to(tl.int64)
+                offs = tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + row * stride + offs, mask=offs < n, other=0.0)
+                tl.store(y_ptr + row * n + offs, tl.cumsum(v, axis=0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    M, N = x.shape
+                    cs = torch.empty((M, N - 1), device=x.device)
+                    row_scan[(M,)](x, cs, N - 1, x.stride(0), BLOCK=8192)
+                    zeros = torch.zeros((M, 1), device=x.device)
+                    return torch.cat((zeros, cs), dim=1)
+            def get_inputs():
+                return [torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=17,
+            column=16,
         ),
         # Two branches' kernels, then torch.cat of their outputs: each output copied once more.
         Invalid(
@@ -1186,9 +1216,11 @@ def _joined_outputs(model: FileModel, function: FunctionInfo) -> Iterator[Report
         call = next(
             (c for c in function.calls if model.line_of(c) == op.line and _called_name(c) in ("cat", "stack")), None
         )
-        kernels = [k for k in (_kernel_of(model, ops[part]) for part in op.inputs) if k is not None]
-        if call is None or len(kernels) != len(op.inputs):
+        launched = [part for part in op.inputs if ops[part].kind == "triton"]
+        kernels = [k for k in (_kernel_of(model, ops[part]) for part in launched) if k is not None]
+        if call is None or len(kernels) != len(launched):
             continue
+        fills = len(op.inputs) - len(launched)
         names = ", ".join(dict.fromkeys(f"`{k.name}`" for k in kernels))
         yield Report(
             node=call,
@@ -1199,8 +1231,9 @@ def _joined_outputs(model: FileModel, function: FunctionInfo) -> Iterator[Report
             ),
             plan=(
                 f"Allocate the joined tensor first and let {names} store into their slices of it (the slice's "
-                "pointer offset and the joined tensor's strides as arguments), and delete the "
-                f"`{model.code(call.func)}`."
+                "pointer offset and the joined tensor's strides as arguments)"
+                + (", writing the constant part too (a masked store of the fill value)" if fills else "")
+                + f", and delete the `{model.code(call.func)}`."
             ),
         )
 
