@@ -2040,3 +2040,38 @@ def test_getattr_reads_a_modules_parameter_by_a_name_an_f_string_builds() -> Non
     assert e.unknown == ()
     (gemm,) = [op for op in e.ops if op.kind == "gemm"]
     assert gemm.flops == 2 * 32 * 256 * 512
+
+
+LAYER_LOOP_BY_NAME = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(64, 128, num_layers=2)
+
+    def forward(self, x):
+        for layer in range(2):
+            w = getattr(self.rnn, f"weight_ih_l{layer}")
+            x = torch.tanh(torch.matmul(x, w.t()))
+        return x
+
+
+def get_inputs():
+    return [torch.randn(32, 64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_few_steps_whose_body_needs_the_index_run_step_by_step() -> None:
+    """A two-layer loop reading each layer's weight by its torch name: run once with an unknown index it has
+    no static name, so it runs step by step, layer 0's [128, 64] weight, then layer 1's [128, 128]."""
+    e = entry(LAYER_LOOP_BY_NAME)
+    assert e.unknown == ()
+    assert [op.flops for op in e.ops if op.kind == "gemm"] == [2 * 32 * 64 * 128, 2 * 32 * 128 * 128]
+    assert all(op.repeat == 1 for op in e.ops)

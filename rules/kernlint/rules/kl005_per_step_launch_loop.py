@@ -266,6 +266,36 @@ class PerStepLaunchLoop(Rule):
         ),
     ]
     INVALID = [
+        # A loop over a name bound to a range (forward or reversed steps): the file's shapes count 512 steps.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def step(x_ptr, h_ptr, t, H: tl.constexpr):
+                offs = tl.arange(0, H)
+                h = tl.load(h_ptr + offs)
+                tl.store(h_ptr + offs, tl.tanh(h + tl.load(x_ptr + t * H + offs)))
+            class ModelNew(torch.nn.Module):
+                def __init__(self, reverse):
+                    super().__init__()
+                    self.reverse = reverse
+                def forward(self, x):
+                    T, H = x.shape
+                    h = torch.zeros(H, device=x.device)
+                    steps = range(T - 1, -1, -1) if self.reverse else range(T)
+                    for t in steps:
+                        step[(1,)](x, h, t, H=H)
+                    return h
+            def get_inputs():
+                return [torch.randn(512, 256)]
+            def get_init_inputs():
+                return [True]
+            """,
+            line=18,
+            column=9,
+        ),
         # A count from the module (`range(self.groups)`) that the file's shapes make 256 launches over slices.
         Invalid(
             """
