@@ -567,12 +567,14 @@ class CollapsibleGemm(Rule):
             output = model.launch_output(launches[0]) if launches else None
             if output is None:
                 return None
-        # A kernel imported from another module of the project is read in the model of its own file.
-        if not launches or not all(_stores_linear_tile(model.home_of(x.kernel), x.kernel) for x in launches):
-            return None
-        if not any(self_attribute_root(a.value) for a in call.args):
+        if not launches or not any(self_attribute_root(a.value) for a in call.args):
             return None  # two inputs multiplied: no weight to sum once
-        return model.collapsible_tail(call, function, name=output)
+        tail = model.collapsible_tail(call, function, name=output)
+        # A kernel imported from another module of the project is read in the model of its own file. (Asked
+        # last: following the tile through the kernel costs more than the checks above, which most calls fail.)
+        if tail is None or not all(_stores_linear_tile(model.home_of(x.kernel), x.kernel) for x in launches):
+            return None
+        return tail
 
     def _kernel_sums(self, model: FileModel, kernel: Kernel) -> Iterator[Report]:
         """A Triton kernel's tl.dot accumulator summed over its N axis (`tl.sum(acc, axis=1)`) after the K
