@@ -2075,3 +2075,47 @@ def test_a_few_steps_whose_body_needs_the_index_run_step_by_step() -> None:
     assert e.unknown == ()
     assert [op.flops for op in e.ops if op.kind == "gemm"] == [2 * 32 * 64 * 128, 2 * 32 * 128 * 128]
     assert all(op.repeat == 1 for op in e.ops)
+
+
+TRANSPOSED_A = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def at_b(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + (k + rk)[:, None] * M + rm[None, :])  # A[k, m]: a K x M tile
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(tl.trans(a), b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, A, B):
+        K, M = A.shape
+        N = B.shape[1]
+        C = torch.empty((M, N), device=A.device)
+        at_b[(M // 64, N // 128)](A, B, C, M, N, K, BM=64, BN=128, BK=32)
+        return C
+
+
+def get_inputs():
+    return [torch.randn(8192, 2048), torch.randn(8192, 4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_tl_dot_of_a_transposed_tile_is_sized_with_the_output_as_allocated() -> None:
+    """`tl.dot(tl.trans(a), b)` over A [K, M] and B [K, N]: the tile config reads a's axes swapped, and the
+    product is C [M, N] (the allocated output), not A taken for an output of B and C."""
+    (launch,) = [op for op in entry(TRANSPOSED_A).ops if op.kind == "triton"]
+    assert (launch.dot_tile[:3], launch.dot_mn, launch.flops) == ((64, 128, 32), (2048, 4096), 2 * 2048 * 4096 * 8192)

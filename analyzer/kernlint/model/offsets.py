@@ -493,6 +493,13 @@ class OffsetFacts(KernelFacts):
 
     def _tile_ranges(self, kernel: Kernel, node: cst.BaseExpression, depth: int) -> tuple[TileRange, ...] | None:
         index = self._kernel_index(kernel)
+        flipped = False  # through a transpose (`tl.trans(a)`, `a.T`): the loaded tile's axes swap
+
+        def swap(ranges: tuple[TileRange, ...] | None) -> tuple[TileRange, ...] | None:
+            if ranges is None or not flipped:
+                return ranges
+            return tuple(TileRange(r.size, None if r.axis is None else 1 - r.axis) for r in ranges)
+
         while depth < 12:
             depth += 1
             # Exact types (see the note above _KernelIndex).
@@ -508,12 +515,16 @@ class OffsetFacts(KernelFacts):
                         if ranges is None:
                             return None
                         found.extend(r for r in ranges if r not in found)
-                    return tuple(found)
+                    return swap(tuple(found))
                 node = values[0]
+            elif type(node) is cst.Attribute and node.attr.value == "T":
+                flipped, node = not flipped, node.value
             elif type(node) is not cst.Call:
                 return None
             elif self.is_tl(node.func, "load") and node.args:
-                return self._address_ranges(kernel, node.args[0].value)
+                return swap(self._address_ranges(kernel, node.args[0].value))
+            elif self.is_tl(node.func, "trans") and len(node.args) == 1:
+                flipped, node = not flipped, node.args[0].value
             elif type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
                 node = node.func.value
             elif self.is_tl(node.func, "cast") and node.args:

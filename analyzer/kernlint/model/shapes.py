@@ -3428,10 +3428,12 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                         w.shape[1] == k and w.shape[0] == out.shape[-1]
                     ):
                         return 2 * out.numel * k, size
-    transposed = _transposed_product(tensors)
-    if transposed is not None:
-        m, n, k, size = transposed
-        return 2 * m * n * k, size
+        # This output, its A read transposed (the caller puts the launch's allocated output first, so an
+        # operand is not taken for the output of a plain product over the others).
+        transposed = _transposed_product(tensors, out)
+        if transposed is not None:
+            m, n, k, size = transposed
+            return 2 * m * n * k, size
     return 0, 4
 
 
@@ -3450,12 +3452,12 @@ def im2col_readers(ops: tuple[Op, ...], unfold: int) -> tuple[list[int], set[int
     return readers, copies
 
 
-def _transposed_product(tensors: list[Tensor]) -> tuple[int, int, int, int] | None:
+def _transposed_product(tensors: list[Tensor], only: Tensor | None = None) -> tuple[int, int, int, int] | None:
     """(M, N, K, operand bytes per element) of a 2-D product whose A the kernel reads transposed out of a
-    [K, M] tensor (`A.T @ B`, `A.T @ B.T` through strides): an output [M, N] beside operands holding M and K,
-    and K and N, in either order; None. Looked for after the plain forms."""
+    [K, M] tensor (`A.T @ B`, `A.T @ B.T` through strides): an output [M, N] (`only`, where given) beside
+    operands holding M and K, and K and N, in either order; None. Looked for after the plain forms."""
     for out in tensors:
-        if len(out.shape) != 2:
+        if len(out.shape) != 2 or only is not None and out is not only:
             continue
         m, n = out.shape
         for a in tensors:
@@ -3479,9 +3481,9 @@ def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
                     k = a.shape[-1]
                     if 2 * out.numel * k == flops:
                         return (out.numel // out.shape[-1], out.shape[-1])
-    transposed = _transposed_product(tensors)
-    if flops and transposed is not None and 2 * transposed[0] * transposed[1] * transposed[2] == flops:
-        return transposed[:2]
+            transposed = _transposed_product(tensors, out)
+            if transposed is not None and 2 * transposed[0] * transposed[1] * transposed[2] == flops:
+                return transposed[:2]
     return ()
 
 
