@@ -2119,3 +2119,84 @@ def test_a_tl_dot_of_a_transposed_tile_is_sized_with_the_output_as_allocated() -
     product is C [M, N] (the allocated output), not A taken for an output of B and C."""
     (launch,) = [op for op in entry(TRANSPOSED_A).ops if op.kind == "triton"]
     assert (launch.dot_tile[:3], launch.dot_mn, launch.flops) == ((64, 128, 32), (2048, 4096), 2 * 2048 * 4096 * 8192)
+
+
+TRAINING_AND_RNN_ATTRIBUTES = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(64, 128, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        if self.training and self.rnn.bias and self.rnn.bidirectional:
+            x = F.dropout(x, p=0.1)
+        return x * 2.0
+
+
+def get_inputs():
+    return [torch.randn(32, 64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_model_runs_in_training_mode_and_an_rnn_keeps_its_flags() -> None:
+    """KernelBench never calls .eval(): `self.training` is True; an nn.GRU's bias and bidirectional flags are
+    read as torch keeps them, so the branch runs (the dropout, then the scale)."""
+    e = entry(TRAINING_AND_RNN_ATTRIBUTES)
+    assert e.unknown == ()
+    assert [op.kind for op in e.ops if op.kind != "view"] == ["elementwise", "elementwise"]
+
+
+STEP_KERNEL_ON_WHOLE_TENSORS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def step(g_ptr, w_ptr, h_ptr, out_ptr, t, B: tl.constexpr, H: tl.constexpr, T: tl.constexpr):
+    rb = tl.arange(0, B)
+    rh = tl.arange(0, H)
+    h = tl.load(h_ptr + rb[:, None] * H + rh[None, :])
+    w = tl.load(w_ptr + rh[:, None] * H + rh[None, :])
+    g = tl.load(g_ptr + (rb[:, None] * T + t) * H + rh[None, :])
+    h = tl.tanh(g + tl.dot(h, w))
+    tl.store(h_ptr + rb[:, None] * H + rh[None, :], h)
+    tl.store(out_ptr + (rb[:, None] * T + t) * H + rh[None, :], h)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, g, w):
+        B, T, H = g.shape
+        h = torch.zeros(B, H, device=g.device)
+        out = torch.empty(B * T, H, device=g.device)
+        for t in range(T):
+            step[(1,)](g.view(B * T, H), w, h, out, t, B=B, H=H, T=T)
+        return out
+
+
+def get_inputs():
+    return [torch.randn(16, 512, 64), torch.randn(64, 64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_launch_handed_the_loop_index_does_that_steps_share_of_its_product() -> None:
+    """A step kernel given `t` reads step t's slice of the gates and writes step t's rows of the output: the
+    product its tensors describe (out [B*T, H] from the whole gates [B*T, H] against w [H, H]) is shared by the
+    512 steps, as its bytes are (it was counted whole at every step)."""
+    e = entry(STEP_KERNEL_ON_WHOLE_TENSORS)
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.repeat == 512
+    assert launch.flops == 2 * 16 * 512 * 64 * 64 // 512

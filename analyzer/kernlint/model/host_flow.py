@@ -44,6 +44,11 @@ from kernlint.model.torch_api import (
     UNBINDING,
 )
 
+# Creators of a new tensor from sizes alone: on the CPU unless given a device.
+HOST_CREATORS = frozenset(
+    f"torch.{n}" for n in ("randint", "rand", "randn", "randperm", "zeros", "ones", "empty", "full", "arange")
+)
+
 # A loop over at most this many constant items is "a handful" (3 streams, 4
 # heads of a config), not a data dimension.
 HANDFUL = 16
@@ -580,7 +585,8 @@ class HostFlowFacts(HostFacts, KernelFacts):
             return False
         if isinstance(node, cst.Call):
             name = self.qualname(node.func) or ""
-            if name in ("torch.tensor", "torch.as_tensor", "torch.from_numpy"):
+            if name in ("torch.tensor", "torch.as_tensor", "torch.from_numpy") or name in HOST_CREATORS:
+                # Without a device the new tensor is on the CPU (`torch.randint(0, 2**31, (1,)).item()`, a seed).
                 return not any(a.keyword is not None and a.keyword.value == "device" for a in node.args)
             if name.startswith("torch.") and positional(node):
                 return self.on_host(positional(node)[0], function, depth + 1)

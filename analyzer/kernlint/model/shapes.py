@@ -765,6 +765,9 @@ class _Evaluator:
         if forward is None:
             return None
         init = methods.get("__init__")
+        # An nn.Module is built in training mode, and KernelBench's harness never calls .eval():
+        # `if self.training:` (dropout, batch statistics) takes the training branch.
+        self.self_attrs["training"] = True
         self.self_attrs.update(self._class_constants(model_class))
         if init is not None:
             scope = self._bind_params(init, list(init_args or []), skip_self=True)
@@ -1899,7 +1902,13 @@ class _Evaluator:
             if not isinstance(spec["input_size"], int) or not isinstance(spec["hidden_size"], int):
                 raise _Unknown(f"line {self._line(node)}: nn.{name} with sizes that are not static")
             attrs["spec"] = spec
-            attrs.update({k: spec[k] for k in ("input_size", "hidden_size", "num_layers")})
+            # As torch keeps them (`self.gru.bias`, `self.lstm.bidirectional` read by a solution's own loop).
+            attrs.update(
+                {
+                    k: spec[k]
+                    for k in ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "bidirectional")
+                }
+            )
             attrs.update(_rnn_parameters(RNN_GATES[name], spec))
         elif name == "Sequential":
             attrs["layers"] = values
@@ -2808,10 +2817,12 @@ class _Evaluator:
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         # A launch in a data loop that is handed the loop's index (`for c in range(C): stats[(N,)](y, c, ...)`)
         # works on that step's share of its tensors: the steps together move them once.
+        share = 1  # the steps of the data loops whose index the launch is handed
         if self.loop_indices:  # most launches: not in a data loop, no walk of their arguments
             read = {n.value for arg in node.args for n in walk(arg.value) if isinstance(n, cst.Name)}
             indices = read | {index for name in read for index in self.from_index.get(name, ())}
-            nbytes //= max(1, math.prod(count for name, count in self.loop_indices if name in indices))
+            share = max(1, math.prod(count for name, count in self.loop_indices if name in indices))
+            nbytes //= share
         flops, path = 0, ""
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
@@ -2853,12 +2864,16 @@ class _Evaluator:
                 # Operands read out of one tensor by offsets (attention's q and k from a fused qkv
                 # projection), which no shape match names: the products its fixed tiles compute per program.
                 flops = self._tile_flops(kernel, node, values, programs)
+                share = 1  # from the launch's own tiles and grid: one step's work already
                 if flops and tensors:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
                 dot_b_kmajor = self._b_kmajor(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
+        # A product sized from whole tensors that a step of a data loop works on a slice of (an RNN cell's
+        # launch handed `t`, reading step t's gates): that step's share of it, as for its bytes.
+        flops //= share
         # A program that loops over its data with loads and stores only (no product: a GEMM's
         # program moves whole A and B tiles per step, not one block of elements).
         streams = bool(

@@ -90,6 +90,16 @@ class HostSyncInHotPath(Rule):
     fix_effect = "remove_sync"
 
     VALID = [
+        # A seed drawn on the CPU (no device): reading it waits for nothing on the GPU.
+        Valid(
+            """
+            import torch
+            class M(torch.nn.Module):
+                def forward(self, x):
+                    seed = torch.randint(0, 2**31 - 1, (1,)).item()
+                    return x * (seed % 7)
+            """
+        ),
         # Python numbers: shapes, element counts, lengths.
         Valid(
             """
