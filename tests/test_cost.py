@@ -2200,3 +2200,49 @@ def test_a_launch_handed_the_loop_index_does_that_steps_share_of_its_product() -
     (launch,) = [op for op in e.ops if op.kind == "triton"]
     assert launch.repeat == 512
     assert launch.flops == 2 * 16 * 512 * 64 * 64 // 512
+
+
+IN_PLACE_TWICE = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mish(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x * tl.tanh(tl.log(1.0 + tl.exp(x))), mask=offs < n)
+
+
+def triton_mish(x, out):
+    mish[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.relu(x)
+        y = triton_mish(y, out=y)
+        y = triton_mish(y, out=y)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(8192, 8192)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_kernel_storing_into_its_argument_in_place_produces_what_reads_it_next() -> None:
+    """`triton_mish(y, out=y)` twice: the second launch reads what the first one stored into y (not the relu's
+    result), so the two launches are a chain KL022 merges (beside the relu its first kernel could apply)."""
+    e = entry(IN_PLACE_TWICE)
+    relu, first, second = [i for i, op in enumerate(e.ops) if op.kind in ("elementwise", "triton")]
+    assert e.ops[first].inputs == (relu, relu) and e.ops[second].inputs == (first, first)
+    findings = lint_source("k.py", IN_PLACE_TWICE).findings
+    assert [(f.code, f.span.line) for f in findings] == [("KL022", 22), ("KL022", 23)]
+    assert "reads back the 268 MB tensor that `mish` (line 22) wrote" in findings[1].message

@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.host_values import HostValueFacts
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
@@ -2929,15 +2930,35 @@ class _Evaluator:
         self._effect(f"line {line}: a Triton launch writes its arguments")
         if index >= 0:
             # A tensor allocated for the launch (torch.empty...) holds what the
-            # kernel wrote: what reads it afterwards reads the kernel's output.
+            # kernel wrote: what reads it afterwards reads the kernel's output. So
+            # does a tensor the kernel stores into in place (`mish[grid](x, x, n)`).
+            written = self._written_arguments(kernel, node)
             for arg in node.args:
                 value = arg.value
                 if isinstance(value, cst.Name) and isinstance(scope.get(value.value), Tensor):
                     tensor = scope[value.value]
                     producer = self.ops[tensor.origin] if 0 <= tensor.origin < len(self.ops) else None
-                    if producer is not None and producer.kind == "alloc":
+                    if producer is not None and (producer.kind == "alloc" or id(value) in written):
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
+
+    def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
+        """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to."""
+        model = self.model
+        if kernel is None or not isinstance(model, HostValueFacts):
+            return set()
+        stored = model.stored_pointers(kernel)
+        names = [p.name for p in kernel.params]
+        written, position = set(), 0
+        for arg in node.args:
+            if arg.star:
+                break
+            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
+            if arg.keyword is None:
+                position += 1
+            if name in stored:
+                written.add(id(arg.value))
+        return written
 
     def _dot_configs(
         self, kernel, node: cst.Call, values: dict[int, object]
