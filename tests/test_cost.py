@@ -2246,3 +2246,57 @@ def test_a_kernel_storing_into_its_argument_in_place_produces_what_reads_it_next
     findings = lint_source("k.py", IN_PLACE_TWICE).findings
     assert [(f.code, f.span.line) for f in findings] == [("KL022", 22), ("KL022", 23)]
     assert "reads back the 268 MB tensor that `mish` (line 22) wrote" in findings[1].message
+
+
+def test_a_pool_module_after_an_in_place_kernel_fuses_without_its_input_sizes() -> None:
+    """A library pool (its op records no per-input sizes) reading what an in-place Triton kernel wrote (no
+    allocation for the launch): fusing it into the kernel charges no input it cannot size (this raised
+    IndexError, an internal error on a whole DenseNet file)."""
+    n = 1 << 26
+    ops = (
+        cost.Op("triton", 11, bytes=2 * n, inputs=(-1, -1), in_bytes=(n, n), programs=65536),
+        cost.Op("reduction", 12, bytes=n + n // 4, inputs=(0,), out_bytes=n // 4, note="nn.MaxPool2d"),
+    )
+    fused = cost.fuse_into_kernel(ops, 11, 11)
+    assert fused is not None and [op.kind for op in fused] == ["triton"]
+    assert fused[0].bytes == 2 * n  # the kernel still reads and writes its tensor once
+
+
+USER_BLOCK_LAYERS = """
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(width, width) for _ in range(2)])
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(256), Block(256)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            for layer in block.layers:
+                x = torch.relu(layer(x))
+        return x
+
+
+def get_inputs():
+    return [torch.randn(64, 256)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_module_class_of_the_file_exposes_what_its_init_set() -> None:
+    """`block.layers` of a Block built from the file's own class is the ModuleList its __init__ made: two
+    blocks of two Linear layers each are four GEMMs."""
+    e = entry(USER_BLOCK_LAYERS)
+    assert e.unknown == ()
+    assert [op.flops for op in e.ops if op.kind == "gemm"] == [2 * 64 * 256 * 256] * 4

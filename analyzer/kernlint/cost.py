@@ -1304,7 +1304,7 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             # read back; the loss's other tensors are read by the kernel.
             chain.add(i)
             written = [ops[s].out_bytes for s in ops[op.inputs[0]].inputs if 0 <= s < i and ops[s].kind == "alloc"]
-            extra -= max(written, default=op.in_bytes[0])
+            extra -= max(written, default=op.in_bytes[0] if op.in_bytes else 0)
             extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
     merged = _merge_into_producer(ops, mergeable)
     if not chain:

@@ -1376,6 +1376,8 @@ class _Evaluator:
             return base.attrs["bias_tensor"]  # a convolution's: its tensor or None
         if isinstance(base, _Module) and attr in base.attrs:
             return base.attrs[attr]
+        if isinstance(base, _Module) and base.kind == "user" and attr in base.attrs["self"]:
+            return base.attrs["self"][attr]  # `block.layers` of a module class of the file, as its __init__ set it
         if isinstance(base, _ValuesIndices) and attr in ("values", "indices"):
             return base[0] if attr == "values" else base[1]
         raise _Unknown(f"line {self._line(node)}: attribute `{attr}`")
