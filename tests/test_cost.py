@@ -2300,3 +2300,16 @@ def test_a_module_class_of_the_file_exposes_what_its_init_set() -> None:
     e = entry(USER_BLOCK_LAYERS)
     assert e.unknown == ()
     assert [op.flops for op in e.ops if op.kind == "gemm"] == [2 * 64 * 256 * 256] * 4
+
+
+def test_one_weight_against_each_batchs_columns_is_a_product() -> None:
+    """A launch's tensors out [B, M, N], weight [M, K] and columns [B, K, N] (a convolution's im2col GEMM per
+    image) describe B products of M x N x K."""
+    from kernlint.model.shapes import Tensor, _product_work
+
+    out, weight, cols = (
+        Tensor((8, 64, 4096), "float32"),
+        Tensor((64, 576), "float32"),
+        Tensor((8, 576, 4096), "float32"),
+    )
+    assert _product_work([out, weight, cols]) == (2 * 8 * 64 * 4096 * 576, 4)

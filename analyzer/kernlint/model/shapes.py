@@ -3441,6 +3441,13 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
     [B, C, ..] and a weight [OC, C, kernel..]; (0, 4) when they describe none."""
     for out in tensors:
         for a in tensors:
+            if a is not out and len(a.shape) == 2 and len(out.shape) == 3:
+                # One weight [M, K] against each batch's [K, N] (a convolution's im2col columns per image):
+                # out [B, M, N].
+                for w in tensors:
+                    if w is not out and w is not a and len(w.shape) == 3 and w.shape[1] == a.shape[1]:
+                        if out.shape == (w.shape[0], a.shape[0], w.shape[2]):
+                            return 2 * out.numel * a.shape[1], DTYPE_BYTES.get(a.dtype, 4)
             if a is out or len(a.shape) < 2 or len(out.shape) != len(a.shape):
                 continue
             for w in tensors:

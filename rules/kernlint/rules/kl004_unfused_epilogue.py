@@ -99,6 +99,40 @@ class UnfusedEpilogue(Rule):
     fix_effect = "fuse_epilogue"
 
     VALID = [
+        # A bias added in torch after a Triton GEMM only when the layer has one: the file builds it without.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(nn.Module):
+                def __init__(self, bias=False):
+                    super().__init__()
+                    self.fc = nn.Linear(1024, 1024, bias=bias)
+                def forward(self, x):
+                    y = torch.empty(x.shape[0], 1024, device=x.device)
+                    mm[(x.shape[0] // 64, 1024 // 64)](x, self.fc.weight, y, x.shape[0], 1024, 1024, BM=64, BN=64, BK=32)
+                    if self.fc.bias is not None:
+                        y = y + self.fc.bias
+                    return y
+            def get_inputs():
+                return [torch.randn(4096, 1024)]
+            def get_init_inputs():
+                return [False]
+            """
+        ),
         # A conv without a bias before a Triton kernel: nothing is added between them.
         Valid(
             """
@@ -669,6 +703,8 @@ class UnfusedEpilogue(Rule):
         # the whole output, into which the plan's one Triton kernel folds the rest of the tail.
         if not epilogue.full_size_ops and not (kind == "conv" and epilogue.ops):
             return
+        if _never_runs(model, function, epilogue):
+            return
         ops = ", ".join(f"`{op}`" for op in epilogue.ops)
         count = len(epilogue.ops)
         what = (
@@ -719,3 +755,12 @@ def _built_without_bias(model: FileModel, function: FunctionInfo, call: cst.Call
     line = model.span(call).line
     convs = [op for op in entry.ops if op.line == line and op.kind == "gemm" and op.note.startswith("nn.Conv")]
     return bool(convs) and not any(op.conv_bias for op in convs)
+
+
+def _never_runs(model: FileModel, function: FunctionInfo, epilogue: Epilogue) -> bool:
+    """At a KernelBench-style file's own shapes, none of the epilogue's ops runs (`if self.conv.bias is not
+    None: y += ...` for a conv the file builds without a bias): no pass to fuse."""
+    entry = model.entry_point
+    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward" or not entry.ran:
+        return False
+    return not any(entry.runs(model.line_of(node), model.line_of(node)) for node in epilogue.nodes)
