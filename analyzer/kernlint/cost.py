@@ -941,6 +941,12 @@ def _at(op: Op, first: int, last: int) -> bool:
     return first <= op.line <= last or 0 < op.site_line and first <= op.site_line <= last
 
 
+def _names(op: Op, first: int, last: int) -> bool:
+    """A finding on lines `first..last` names `op`: it runs there (`_at`), or the finding sits in the kernel
+    `op` launches."""
+    return _at(op, first, last) or 0 < op.kernel_lines[0] <= first <= op.kernel_lines[1]
+
+
 def _tail(ops: tuple[Op, ...], gemm: int, kinds: set[str], claimed: set[int]) -> set[int]:
     """The ops of `kinds` after `gemm` that read its result, directly or through each other, and whose
     other inputs do not wait for the GEMM's result through other work (a residual, a constant, a
@@ -1133,16 +1139,7 @@ def autotune(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | Non
     """A tl.dot launch of one fixed tile config (KL003) autotuned over the plan's config set
     (`AUTOTUNE_CONFIGS`): the best of them at its shapes, and the autotuner's host work on every call."""
     found = [
-        i
-        for i, op in enumerate(ops)
-        if op.kind == "triton"
-        and op.dot_tile
-        and op.dot_mn
-        and (
-            first <= op.line <= last
-            or first <= op.site_line <= last
-            or op.kernel_lines[0] <= first <= op.kernel_lines[1]
-        )
+        i for i, op in enumerate(ops) if op.kind == "triton" and op.dot_tile and op.dot_mn and _names(op, first, last)
     ]
     if not found:
         return None
@@ -1792,11 +1789,7 @@ def _at_most(entry: EntryPoint, spans: list[tuple[int, int]], c: dict[str, float
     """For a fix the model cannot price, at a file it sizes: what deleting the ops the findings name (on
     their lines in forward, or the launches of the kernel they sit in) would gain, per mode, an upper bound on
     any fix of them (Amdahl); {} where the findings name no op."""
-    named = {
-        i
-        for i, op in enumerate(entry.ops)
-        if any(_at(op, first, last) or op.kernel_lines[0] <= first <= op.kernel_lines[1] != 0 for first, last in spans)
-    }
+    named = {i for i, op in enumerate(entry.ops) if any(_names(op, first, last) for first, last in spans)}
     if not named:
         return {}
     before, after = entry_time(entry.ops, c), entry_time(_without(entry.ops, named), c)

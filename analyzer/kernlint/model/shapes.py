@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
+from kernlint.model.facts import FunctionInfo
 from kernlint.model.host_values import HostValueFacts
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
@@ -583,6 +584,14 @@ class ShapeFacts(AttentionFacts):
             # table, which is an unknown, not a crash of the lint.
             why = f"a value the shape table cannot evaluate ({type(error).__name__}: {error})"
             return EntryPoint("?", (), (), (), unknown=(why,))
+
+    def sized_forward(self, function: FunctionInfo) -> EntryPoint | None:
+        """The entry point at the file's shapes when `function` is its forward (a KernelBench-style file whose
+        sizes are all static); None otherwise. What a rule's shape-dependent form reads."""
+        entry = self.entry_point
+        if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+            return None
+        return entry
 
     @cached_property
     def dead_work(self) -> tuple[DeadWork, ...]:
@@ -2945,22 +2954,16 @@ class _Evaluator:
         return None
 
     def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
-        """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to."""
+        """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to
+        (the model's Launch.arguments)."""
         model = self.model
         if kernel is None or not isinstance(model, HostValueFacts):
             return set()
+        launch = next((launch for launch in model.launches_of(kernel) if launch.node is node), None)
+        if launch is None:
+            return set()
         stored = model.stored_pointers(kernel)
-        names = [p.name for p in kernel.params]
-        written, position = set(), 0
-        for arg in node.args:
-            if arg.star:
-                break
-            name = arg.keyword.value if arg.keyword is not None else names[position] if position < len(names) else None
-            if arg.keyword is None:
-                position += 1
-            if name in stored:
-                written.add(id(arg.value))
-        return written
+        return {id(argument) for name, argument in launch.arguments.items() if name in stored}
 
     def _dot_configs(
         self, kernel, node: cst.Call, values: dict[int, object]

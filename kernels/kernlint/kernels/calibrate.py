@@ -160,6 +160,13 @@ LIBRARY_SCAN_INPUT = (16384, 16384)
 # a size, BLOCK) and tiny_triton_N (a pointer, BLOCK).
 LAUNCH_ARGS = 21
 TINY_LAUNCH_ARGS = 2
+# The operand paths of the triton_dot_tile_* and triton_dot_programs_* probes: (label, dtype, B read K-major).
+DOT_PATHS = (
+    ("fp16", "float16", False),
+    ("tf32", "float32", False),
+    ("fp16k", "float16", True),
+    ("tf32k", "float32", True),
+)
 # triton_dot_programs_*: output tiles (programs, one per SM) and the depth each one's loop streams.
 DOT_PROGRAMS = 32
 DOT_PROGRAMS_K = 16384
@@ -193,6 +200,21 @@ DOT_CONFIGS = tuple(
         )
     )
 )
+
+
+def _tile_facts(label: str, config: tuple[int, ...], b_kmajor: bool) -> dict:
+    """The facts a tl.dot probe at one tile config records (its path, tile, warps and stages; GPU time only)."""
+    bm, bn, bk, warps, stages = config
+    return {
+        "ops": 1,
+        "path": label,
+        "tile": [bm, bn, bk],
+        "num_warps": warps,
+        "num_stages": stages,
+        **({"b_kmajor": True} if b_kmajor else {}),
+        "triton_launches": 1,
+        "gpu_only": True,
+    }
 
 
 def _probe_kernels(triton, tl):
@@ -455,12 +477,8 @@ def _probes(torch, triton, tl):
     # memory for a path is left out of the record). Then the same configs with B read K-major out of a
     # weight [N, K] (the `k` paths), as a kernel reads an nn.Linear weight: the tensor cores' TF32 path runs
     # several times faster so than on a row-major B (fp16 about the same).
-    for label, dtype, b_kmajor in (
-        ("fp16", torch.float16, False),
-        ("tf32", torch.float32, False),
-        ("fp16k", torch.float16, True),
-        ("tf32k", torch.float32, True),
-    ):
+    for label, dtype_name, b_kmajor in DOT_PATHS:
+        dtype = getattr(torch, dtype_name)
         ta = torch.randn(dm, dm, device=dev, dtype=dtype)
         tb = torch.randn(dm, dm, device=dev, dtype=dtype)
         tc = torch.empty(dm, dm, device=dev, dtype=dtype)
@@ -472,24 +490,13 @@ def _probes(torch, triton, tl):
                 ),
                 flops=2 * dm**3,
                 bytes=3 * dm * dm * ta.element_size(),
-                ops=1,
-                path=label,
-                tile=[bm, bn, bk],
-                num_warps=warps,
-                num_stages=stages,
-                **({"b_kmajor": True} if b_kmajor else {}),
-                triton_launches=1,
-                gpu_only=True,
+                **_tile_facts(label, (bm, bn, bk, warps, stages), b_kmajor),
             )
     # The same configs over a grid of DOT_PROGRAMS output tiles, one row of them (M = BM): a GEMM whose grid
     # leaves SMs idle streams B at what each program's loop keeps in flight (its tiles and stages), the
     # rate per program that such a grid's time is priced at (a decode-shaped GEMM with a fixed 64-row tile).
-    for label, dtype, b_kmajor in (
-        ("fp16", torch.float16, False),
-        ("tf32", torch.float32, False),
-        ("fp16k", torch.float16, True),
-        ("tf32k", torch.float32, True),
-    ):
+    for label, dtype_name, b_kmajor in DOT_PATHS:
+        dtype = getattr(torch, dtype_name)
         # One buffer per operand for every config (its largest), each config's operands contiguous views of it.
         most_m, most_n = max(c[0] for c in DOT_CONFIGS), DOT_PROGRAMS * max(c[1] for c in DOT_CONFIGS)
         flat_a = torch.randn(most_m * DOT_PROGRAMS_K, device=dev, dtype=dtype)
@@ -507,15 +514,8 @@ def _probes(torch, triton, tl):
                 ),
                 flops=2 * bm * pn * pk,
                 bytes=(bm * pk + pk * pn + bm * pn) * pa.element_size(),
-                ops=1,
-                path=label,
-                tile=[bm, bn, bk],
-                num_warps=warps,
-                num_stages=stages,
                 programs=DOT_PROGRAMS,
-                **({"b_kmajor": True} if b_kmajor else {}),
-                triton_launches=1,
-                gpu_only=True,
+                **_tile_facts(label, (bm, bn, bk, warps, stages), b_kmajor),
             )
     # Loads whose lanes are a row apart: column sums of a 1 GiB fp32 [16, 4096, 4096], one program per
     # column (adjacent programs read adjacent columns): what such a load moves per second (KL030).

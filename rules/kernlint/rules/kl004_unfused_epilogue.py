@@ -749,8 +749,8 @@ def _functional(model: FileModel, function: FunctionInfo, node: cst.CSTNode) -> 
 def _built_without_bias(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:
     """At a KernelBench-style file's own shapes, the convolution `call` runs without a bias (a module built
     with `bias=bias` where the file's init inputs pass False): there is no bias pass to move."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return False
     line = model.span(call).line
     convs = [op for op in entry.ops if op.line == line and op.kind == "gemm" and op.note.startswith("nn.Conv")]
@@ -760,7 +760,7 @@ def _built_without_bias(model: FileModel, function: FunctionInfo, call: cst.Call
 def _never_runs(model: FileModel, function: FunctionInfo, epilogue: Epilogue) -> bool:
     """At a KernelBench-style file's own shapes, none of the epilogue's ops runs (`if self.conv.bias is not
     None: y += ...` for a conv the file builds without a bias): no pass to fuse."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward" or not entry.ran:
+    entry = model.sized_forward(function)
+    if entry is None or not entry.ran:
         return False
     return not any(entry.runs(model.line_of(node), model.line_of(node)) for node in epilogue.nodes)

@@ -537,8 +537,8 @@ def _long_at_file_shapes(model: FileModel, function: FunctionInfo, loop: Loop) -
         isinstance(iterable, cst.Call) and model.qualname(iterable.func) == "range" or isinstance(iterable, cst.Name)
     ):
         return None
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return None
     line = model.line_of(loop.node)
     steps = max((op.repeat for op in entry.ops if op.loop_line == line), default=0)
@@ -556,8 +556,8 @@ def _long_at_file_shapes(model: FileModel, function: FunctionInfo, loop: Loop) -
 def _independent_slices(model: FileModel, function: FunctionInfo, loop: Loop) -> bool:
     """At the file's shapes, the loop's ops are known and none carries a step's result into the next one's
     matrix product (`recurrent`): its steps are independent slices of the data."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return False
     line = model.line_of(loop.node)
     inside = [op for op in entry.ops if op.loop_line == line]

@@ -505,8 +505,8 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
     launch, or a torch matmul), read by a Triton softmax kernel of the file (exp and a row reduction, no
     product), whose result a second product multiplies by another tensor: attention built from launches
     that write into buffers, which the syntax of `softmax(q @ k^T) @ v` does not show."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return
     ops = entry.ops
     for i, op in enumerate(ops):

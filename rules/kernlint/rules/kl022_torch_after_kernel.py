@@ -1272,8 +1272,8 @@ def _prologues(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
 
 def _forward_ops(model: FileModel, function: FunctionInfo) -> tuple[Op, ...]:
     """The entry point's ops at the file's shapes, where `function` is a KernelBench-style forward; else ()."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return ()
     return entry.ops
 

@@ -323,8 +323,8 @@ def _im2col_products(model: FileModel, function: FunctionInfo) -> Iterator[Repor
     """In a KernelBench-style forward (at the file's shapes, through the helpers it calls): a convolution
     lowered to `F.unfold` (im2col), whose column matrix, kh x kw times the input, a GEMM then reads (a
     Triton tl.dot kernel or torch's matmul)."""
-    entry = model.entry_point
-    if entry is None or entry.unknown or function.qualname != f"{entry.model_class}.forward":
+    entry = model.sized_forward(function)
+    if entry is None:
         return
     ops = entry.ops
     reported: set[int] = set()
