@@ -3,6 +3,7 @@
     python scripts/costmodel.py            # print the table
     python scripts/costmodel.py --check    # exit 1 unless the issue-25 bars hold
     python scripts/costmodel.py --markdown # the table for docs/measurements.md
+    python scripts/costmodel.py --calibration REC --records DIR  # the model on another GPU (see below)
 
 Each pair in fixtures/costmodel/ is a KernelBench-style file (NAME_before.py)
 and the fix of its finding (NAME_after.py), measured on the H100 with
@@ -12,6 +13,13 @@ kernels/kernlint/kernels/measurements/costmodel/). kernlint lints the before
 (no execution) and estimates, for the finding of the pair's rule, the whole
 entry point's speedup in each mode from the calibration record; this script
 puts the two side by side.
+
+With --calibration and --records, the same files are estimated from another
+calibration record (made by `kernlint.kernels.calibrate` on another GPU) and
+compared with the `verify` records of that GPU in DIR (those files it has):
+a check that the model's structure carries over to a GPU it was not built on,
+its constants re-measured rather than fitted. The H200 check is
+kernels/kernlint/kernels/measurements/checks/h200/.
 """
 
 from __future__ import annotations
@@ -28,12 +36,14 @@ MODES = ("kernelbench", "eager", "graph")
 WITHIN = 1.5
 
 
-def rows() -> list[dict]:
+def rows(records: str = RECORDS) -> list[dict]:
     from kernlint.engine import lint_source
 
     out = []
-    for name in sorted(n.removesuffix(".json") for n in os.listdir(RECORDS) if n.endswith(".json")):
-        with open(os.path.join(RECORDS, name + ".json"), encoding="utf-8") as handle:
+    for name in sorted(n.removesuffix(".json") for n in os.listdir(records) if n.endswith(".json")):
+        if not os.path.exists(os.path.join(PAIRS, name + "_before.py")):
+            continue  # a calibration record beside the verify records
+        with open(os.path.join(records, name + ".json"), encoding="utf-8") as handle:
             measured = json.load(handle)["speedup"]
         rule = name.split("_", 1)[0].upper()
         path = os.path.join(PAIRS, name + "_before.py")
@@ -105,8 +115,18 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="one row per pair, for the docs")
+    parser.add_argument("--calibration", help="estimate from this calibration record instead of the library's")
+    parser.add_argument("--records", default=RECORDS, help="the verify records to compare with (default: the H100's)")
     args = parser.parse_args()
-    table = rows()
+    if args.calibration:
+        from kernlint import cost
+
+        other = cost.load_calibration(args.calibration, os.path.relpath(args.calibration, REPO))
+        if other is None:
+            parser.error(f"{args.calibration}: not a calibration record")
+        cost.calibration = lambda target_gpu=None: other  # type: ignore[assignment]
+        print(f"estimates from {other.path} ({other.gpu}); measurements from {os.path.relpath(args.records, REPO)}\n")
+    table = rows(args.records)
     if args.markdown:
         return markdown(table)
     print("| pair | mode | measured | estimated | ratio |")

@@ -332,21 +332,27 @@ def calibration(target_gpu: str | None = None) -> Calibration | None:
         return None
     found = []
     for name in names:
-        try:
-            with open(os.path.join(directory, name), encoding="utf-8") as handle:
-                record = json.load(handle)
-            gpu = record["environment"]["gpu"]
-            constants = derive_constants(record)
-        except (OSError, ValueError, KeyError, ZeroDivisionError, TypeError):
-            continue
-        if target_gpu is None or target_gpu.casefold() in gpu.casefold():
-            found.append(Calibration(RECORD_PREFIX + name, gpu, record.get("date", ""), constants))
+        loaded = load_calibration(os.path.join(directory, name), RECORD_PREFIX + name)
+        if loaded is not None and (target_gpu is None or target_gpu.casefold() in loaded.gpu.casefold()):
+            found.append(loaded)
     found.sort(key=lambda c: c.date, reverse=True)
     if not found:
         return None
     best = found[0]
     extra = recurrence_constants(folder, best.gpu)
     return replace(best, constants={**best.constants, **extra})
+
+
+def load_calibration(path: str, name: str | None = None) -> Calibration | None:
+    """The calibration record at `path` (named `name` in estimates, the path itself by default) and the
+    constants derived from it; None where it is not a readable calibration record. What `calibration` reads
+    for each record of the library, and what a check of the model on another GPU's record reads."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+        return Calibration(name or path, record["environment"]["gpu"], record.get("date", ""), derive_constants(record))
+    except (OSError, ValueError, KeyError, ZeroDivisionError, TypeError):
+        return None
 
 
 # A recurrence's step is a fixed cost of its own (a few small kernels and a
