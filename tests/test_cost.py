@@ -2352,3 +2352,119 @@ def test_one_weight_against_each_batchs_columns_is_a_product() -> None:
         Tensor((8, 576, 4096), "float32"),
     )
     assert _product_work([out, weight, cols]) == (2 * 8 * 64 * 4096 * 576, 4)
+
+
+def test_a_triton_kernel_writing_an_expanded_copy_for_a_gemm_is_an_im2col_that_the_fix_never_writes() -> None:
+    """KL025's INVALID example of an im2col in Triton: the kernel reads the 4 MB input and writes the 37.7 MB
+    column matrix (9 taps); the fix drops it and the GEMM reads the input's windows instead."""
+    from kernlint.rules.kl025_structure_blind_gemm import StructureBlindGemm
+
+    source = textwrap.dedent(StructureBlindGemm.INVALID[0].code)
+    ops = entry(source).ops
+    (im2col,) = [op for op in ops if op.expands]
+    columns, image = 128 * 128 * 576 * 4, 64 * 128 * 128 * 4
+    assert (im2col.note, im2col.expands) == ("im2col", (image, columns))
+    (gemm,) = [op for op in ops if op.flops]
+    fixed = cost.structured_gemm(ops, 29, 29)
+    assert fixed is not None and [op.note for op in fixed if op.kind == "triton"] == ["gemm"]
+    (implicit,) = [op for op in fixed if op.flops]
+    assert implicit.bytes == gemm.bytes - columns + image
+    # A kernel that writes what it reads (a scale before the GEMM) is no expansion.
+    valid = textwrap.dedent(StructureBlindGemm.VALID[-1].code)
+    assert not any(op.expands for op in entry(valid).ops)
+
+
+def test_merging_a_zero_insert_kernel_into_the_convolution_that_reads_it_keeps_the_convolutions_flops() -> None:
+    """A transposed convolution as a zero-inserted copy of the input (a Triton kernel) and a direct
+    convolution without tl.dot over it (weight in nn.ConvTranspose's [C_in, C_out, k, k] layout): the
+    convolution's multiply-adds are its flops, and KL022's merge of the two kernels keeps them."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def insert(x_ptr, xd_ptr, n, W, Wd, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            v = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(xd_ptr + (offs // W) * 2 * Wd + (offs % W) * 2, v, mask=offs < n)
+
+        @triton.jit
+        def conv(xd_ptr, w_ptr, y_ptr, C_in, HWd, Wd, OW, BLOCK_W: tl.constexpr, BLOCK_OC: tl.constexpr):
+            offs_w = tl.program_id(0) * BLOCK_W + tl.arange(0, BLOCK_W)
+            offs_oc = tl.arange(0, BLOCK_OC)
+            acc = tl.zeros((BLOCK_OC, BLOCK_W), dtype=tl.float32)
+            for ic in range(C_in):
+                for k in range(9):
+                    xv = tl.load(xd_ptr + ic * HWd + (k // 3) * Wd + k % 3 + offs_w)
+                    wv = tl.load(w_ptr + ic * BLOCK_OC * 9 + offs_oc * 9 + k)
+                    acc += wv[:, None] * xv[None, :]
+            tl.store(y_ptr + offs_oc[:, None] * OW + offs_w[None, :], acc)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.up = torch.nn.ConvTranspose2d(64, 32, 3, stride=2, bias=False)
+
+            def forward(self, x):
+                xd = torch.zeros(16, 64, 257, 257, device=x.device)
+                insert[(16 * 64 * 128 * 128 // 1024,)](x, xd, x.numel(), 128, 257, BLOCK=1024)
+                y = torch.empty(16, 32, 255, 255, device=x.device)
+                conv[(255 * 255 // 64,)](xd, self.up.weight, y, 64, 257 * 257, 257, 255, BLOCK_W=64, BLOCK_OC=32)
+                return y
+
+        def get_inputs():
+            return [torch.randn(16, 64, 128, 128)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    ops = entry(source).ops
+    (convolution,) = [op for op in ops if op.flops]
+    assert convolution.path == "fma" and convolution.flops == 2 * 16 * 32 * 255 * 255 * 64 * 9
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "conv[(" in text)
+    merged = cost.fuse_into_kernel(ops, line, line)
+    assert merged is not None
+    (launch,) = [op for op in merged if op.kind == "triton"]
+    assert (launch.flops, launch.path) == (convolution.flops, "fma")
+
+
+def test_a_model_new_deriving_from_the_files_model_runs_its_bases_init_and_forward() -> None:
+    """`class ModelNew(Model)`: super().__init__(...) builds Model's layers, a forward ModelNew does not define
+    is Model's, and `super().forward(x)` runs it."""
+    base = """
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def __init__(self, features):
+                super().__init__()
+                self.fc = nn.Linear(features, features)
+
+            def forward(self, x):
+                return torch.relu(self.fc(x))
+
+        class ModelNew(Model):
+            def __init__(self, features):
+                super().__init__(features)
+                self.scale = 2.0
+            {forward}
+
+        def get_inputs():
+            return [torch.randn(64, 1024)]
+
+        def get_init_inputs():
+            return [1024]
+        """
+    inherited = entry(textwrap.dedent(base.format(forward="")))
+    assert not inherited.unknown and inherited.model_class == "ModelNew"
+    assert [op.kind for op in inherited.ops] == ["gemm", "elementwise"]
+    assert inherited.ops[0].flops == 2 * 64 * 1024 * 1024
+    extended = entry(
+        textwrap.dedent(
+            base.format(forward="def forward(self, x):\n                return super().forward(x) * self.scale")
+        )
+    )
+    assert not extended.unknown and [op.kind for op in extended.ops] == ["gemm", "elementwise", "elementwise"]

@@ -1362,8 +1362,13 @@ def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, 
     if best is None:
         return None
     size, i, source = best
-    producer = ops[source]
-    fused = replace(producer, bytes=max(0, producer.bytes + ops[i].bytes - 2 * size))
+    producer, consumer = ops[source], ops[i]
+    # The merged kernel does both kernels' arithmetic: a product's (a convolution reading a zero-inserted copy
+    # of its input) keeps its flops, path and grid.
+    base = consumer if consumer.flops and not producer.flops else producer
+    fused = replace(
+        base, bytes=max(0, producer.bytes + consumer.bytes - 2 * size), flops=producer.flops + consumer.flops
+    )
     return _replace_group(ops, {source, i}, fused)
 
 
@@ -1442,16 +1447,18 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     out = list(ops)
     drop: set[int] = set()
     changed = False
-    for u in _on_lines(ops, first, last, {"copy"}):
-        if ops[u].note != IM2COL:
+    for u in _on_lines(ops, first, last, {"copy", "triton"}):
+        if ops[u].note != IM2COL and not ops[u].expands:
             continue
-        # A convolution lowered to im2col: the GEMM reads the windows from the input (an implicit GEMM at the
-        # same tiles, or cuDNN's) and the column matrix is never written nor read.
+        # A convolution lowered to im2col (F.unfold, or a Triton kernel expanding its input): the GEMM reads the
+        # windows from the input (an implicit GEMM at the same tiles, or cuDNN's) and the column matrix is never
+        # written nor read.
+        read, written = ops[u].expands or (ops[u].in_bytes[0], ops[u].out_bytes)
         readers, copies = im2col_readers(ops, u)
         for j in readers:
             if ops[j].flops:
                 reader = ops[j]
-                out[j] = replace(reader, bytes=max(0, reader.bytes - ops[u].out_bytes) + ops[u].in_bytes[0])
+                out[j] = replace(reader, bytes=max(0, reader.bytes - written) + read)
                 drop |= {u, *copies}
                 changed = True
     gemms = _on_lines(ops, first, last, {"gemm"})

@@ -198,11 +198,14 @@ def _assigned_names(kernel: Kernel) -> set[str]:
 
 def _output_indices(
     model: KernelTileFacts, kernel: Kernel, load: LoopLoad, pid_roots: frozenset[str]
-) -> frozenset[str]:
-    """The program-id values (and names built from them) the load's address depends on."""
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The program-id values (and names built from them) the load's address depends on; and apart, the vectors
+    of indices it shares with the kernel's stores (`offs_oc = tl.arange(0, BLOCK_OC)`: a program that computes
+    every output channel indexes them without its program id)."""
     address = load.call.args[0].value
-    found = set()
+    found, shared = set(), set()
     pointers = _pointer_names(model, kernel)
+    stored = _stored_tiles(model, kernel)
     for name in model.depends_on(kernel, address, through_loads=False):
         if name in pointers or kernel.param(name) is not None:
             # A pointer (`x_ptr += row * stride`, `a_ptrs`) is where the operand lives, and a parameter
@@ -210,11 +213,31 @@ def _output_indices(
             continue
         if name in pid_roots or model.depends_on(kernel, cst.Name(name), through_loads=False) & pid_roots:
             found.add(name)
+        elif name in stored:
+            shared.add(name)
     if any(isinstance(n, cst.Call) and model.is_tl(n.func, "program_id") for n in walk(address)):
         found.update(
             model.code(n) for n in walk(address) if isinstance(n, cst.Call) and model.is_tl(n.func, "program_id")
         )
-    return frozenset(found)
+    return frozenset(found), frozenset(shared)
+
+
+def _stored_tiles(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
+    """The names bound to a vector of indices (`tl.arange`) that the kernel's stores' addresses use and that no
+    loop moves: an output's own index vector, not a reduction's block (`offset_c = off + tl.arange(...)` in the
+    loop over C, also stored by a later pass)."""
+    used: set[str] = set()
+    for call in kernel.function.calls:
+        if model.is_tl(call.func, "store") and call.args:
+            used |= model.depends_on(kernel, call.args[0].value, through_loads=False)
+    moved = {target for loop in model.kernel_loops(kernel) for target in loop.targets} | {
+        name for loop in model.kernel_loops(kernel) for name in loop.assigned
+    }
+    return frozenset(
+        name
+        for name in _tiles(model, kernel, frozenset(used))
+        if name not in moved and not model.depends_on(kernel, cst.Name(name), through_loads=False) & moved
+    )
 
 
 def _pointer_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
@@ -255,9 +278,16 @@ def _base_name(model: KernelTileFacts, address: cst.BaseExpression) -> str | Non
 def _distinct_output_indices(
     model: KernelTileFacts, kernel: Kernel, left: LoopLoad, right: LoopLoad, pid_roots: frozenset[str]
 ) -> bool:
-    """Each operand follows an output index the other does not: rows vs columns, positions vs channels."""
-    a = _output_indices(model, kernel, left, pid_roots)
-    b = _output_indices(model, kernel, right, pid_roots)
+    """Each operand follows an output index the other does not: rows vs columns, positions vs channels. A
+    vector of output indices without a program id (all the output channels) counts against an operand that
+    follows a block of outputs (pixels): a 2-D output tile; against one output row per program (a weighted sum
+    of a few gathered rows per token) it is a vector product, not a GEMM's tile."""
+    a, a_shared = _output_indices(model, kernel, left, pid_roots)
+    b, b_shared = _output_indices(model, kernel, right, pid_roots)
+    if _tiles(model, kernel, b):
+        a |= a_shared
+    if _tiles(model, kernel, a - a_shared):
+        b |= b_shared
     if _tiles(model, kernel, a) & _tiles(model, kernel, b):
         # Both operands follow the same output tile vector (a gather around
         # each query, a neighborhood): a banded product, not a GEMM's rows x columns.

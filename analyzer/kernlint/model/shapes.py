@@ -58,6 +58,10 @@ DTYPE_BYTES = {
 CONSTANT_FILLS = {"torch.zeros", "torch.ones", "torch.full", "torch.zeros_like", "torch.ones_like", "torch.full_like"}
 # The note of F.unfold's copy (a convolution's column matrix).
 IM2COL = "F.unfold (im2col)"
+# A Triton launch that writes this many times the bytes it reads, with no product, materializes an expanded
+# view of its input (`Op.expands`): an im2col matrix is kh x kw times its input, a stride-2 zero-inserted
+# input 4 or 8 times. A copy, a cast or a pad writes about what it reads.
+EXPANSION = 2
 # A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
 SECTOR_BYTES = 32
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32"}
@@ -283,6 +287,10 @@ class Op:
     # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
     # may be combining partials another kernel wrote.
     reduces: bool = False
+    # Triton launches without a product that write several times the bytes they only read (an im2col kernel,
+    # a zero-inserted copy of the input): (bytes read, bytes written). A GEMM kernel reading what one writes
+    # reads a materialized view of a smaller tensor.
+    expands: tuple[int, ...] = ()
 
     @property
     def product(self) -> bool:
@@ -691,6 +699,24 @@ class ShapeFacts(AttentionFacts):
         return frozenset(key for key, ops in by_node.items() if all(i in removed for i in ops))
 
 
+def _methods_of(node: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+
+
+def _local_bases(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.ClassDef]:
+    """The classes of the file `node` derives from, nearest first, along each class's first base."""
+    bases: list[cst.ClassDef] = []
+    current = node
+    while current.bases and len(bases) < INLINE_DEPTH:
+        first = current.bases[0].value
+        found = classes.get(first.value) if isinstance(first, cst.Name) else None
+        if found is None or found is node or found in bases:
+            break
+        bases.append(found)
+        current = found
+    return bases
+
+
 def _number(node: cst.BaseExpression) -> int | float | None:
     if isinstance(node, (cst.Integer, cst.Float)):
         return ast.literal_eval(node.value)
@@ -715,6 +741,9 @@ class _Evaluator:
         self.functions: dict[str, cst.FunctionDef] = {}
         self.methods: dict[str, cst.FunctionDef] = {}
         self._depth = 0
+        # The methods of the entry class's bases that the file defines (`class ModelNew(Model)`), nearest first:
+        # what `super().__init__(...)` and `super().forward(x)` run.
+        self._supers: list[dict[str, cst.FunctionDef]] = []
         self._layers = 0  # inside the layers of a container module (nn.Sequential, a loop over a ModuleList)
         self._call_line = 0
         # For KL027: the node each op comes from, why an op's result is a
@@ -764,7 +793,14 @@ class _Evaluator:
         sources.append("get_inputs()")
         if init_args is not None and "get_init_inputs" in functions:
             sources.append("get_init_inputs()")
-        methods = {s.name.value: s for s in model_class.body.body if isinstance(s, cst.FunctionDef)}
+        bases = _local_bases(model_class, classes)
+        self._supers = [_methods_of(base) for base in bases]
+        # Methods a base defines and the class does not (a ModelNew that swaps Model's layers in __init__ and
+        # keeps its forward) are the class's.
+        methods = {name: f for found in reversed(self._supers) for name, f in found.items()}
+        methods.update(_methods_of(model_class))
+        for base in reversed(bases):
+            self.self_attrs.update(self._class_constants(base))
         self.functions = {
             name: f
             for name, f in functions.items()
@@ -1602,7 +1638,7 @@ class _Evaluator:
             if isinstance(base, Tensor):
                 return self._tensor_method(base, func.attr.value, node, args(), kw, record)
             if isinstance(base, _Module) and base.kind == "super":
-                return None
+                return self._super_call(func.attr.value, node, scope, record)
             if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
                 # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
                 return _moved_module(base, func.attr.value, args(), kw)
@@ -1653,14 +1689,31 @@ class _Evaluator:
 
     def _as_instance(self, cls: _Class, instance: dict, method, values, keywords, node, record: bool):
         """`method` of `cls` run with `self` the instance whose attributes are `instance`."""
-        outer = self.self_attrs, self.methods, self._layers
+        outer = self.self_attrs, self.methods, self._layers, self._supers
         self.self_attrs = instance
         self.methods = {name: f for name, f in cls.methods.items() if name not in ("forward", "__init__")}
         self._layers = 0  # its forward's ops are spelled there (KL004 reads them in the class)
+        self._supers = []  # its super().__init__() is nn.Module's
         try:
             return self._inline_values(method, values, keywords, node, record, skip_self=True)
         finally:
-            self.self_attrs, self.methods, self._layers = outer
+            self.self_attrs, self.methods, self._layers, self._supers = outer
+
+    def _super_call(self, name: str, node: cst.Call, scope: dict, record: bool) -> object:
+        """`super().name(...)` in the entry class: the nearest base of the file that defines `name`, run on the
+        same instance (its own `super()` reaching the bases after it); nn.Module's own (`__init__`) does no work."""
+        for i, found in enumerate(self._supers):
+            if name in found:
+                values, keywords = self._call_values(node, scope, record)
+                outer = self._supers
+                self._supers = self._supers[i + 1 :]
+                try:
+                    return self._inline_values(found[name], values, keywords, node, record, skip_self=True)
+                finally:
+                    self._supers = outer
+        if name == "__init__":
+            return None
+        raise _Unknown(f"line {self._line(node)}: `super().{name}(...)`")
 
     def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
         inner = self._bind_params(function, values, skip_self=skip_self)
@@ -2850,19 +2903,20 @@ class _Evaluator:
             # Where the kernel is written: a finding inside it names its launches.
             span = self.model.span(kernel.function.node)
             kernel_lines = (span.line, span.end_line)
+        # A product's output is looked for first among the tensors allocated for the launch, so an operand is
+        # not taken for it (a transposed convolution's zero-inserted input against its output would pass for a
+        # convolution the other way round).
+        allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
         if kernel is not None and isinstance(self.model, KernelTileFacts) and multiply_add_products(self.model, kernel):
             # A GEMM or convolution written as multiply-adds without tl.dot
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
-            flops, elem = _product_work(tensors)
+            flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
             path = "fma" if flops else ""
         elif kernel is not None and isinstance(self.model, KernelTileFacts) and self.model.kernel_uses(kernel, "dot"):
             # A tl.dot kernel runs its product on the tensor cores of its
             # operands' type (fp32 as TF32, tl.dot's default), when the
             # launch's tensors say which product it computes.
-            # The output is looked for first among the tensors allocated for
-            # the launch, so an operand is not taken for it.
-            allocated = [t for t in tensors if 0 <= t.origin < len(self.ops) and self.ops[t.origin].kind == "alloc"]
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
             if flops:
                 dot_mn = _product_rows_columns(allocated + [t for t in tensors if t not in allocated])
@@ -2907,6 +2961,19 @@ class _Evaluator:
             and isinstance(self.model, KernelTileFacts)
             and self.model.kernel_uses(kernel, "sum", "max", "min", "reduce", "argmax", "argmin")
         )
+        expands: tuple[int, ...] = ()
+        if kernel is not None and not flops and not reduces and share == 1:
+            written = self._written_arguments(kernel, node)
+            loaded_bytes = stored_bytes = 0
+            for arg in node.args:
+                value = values[id(arg.value)]
+                if isinstance(value, Tensor):
+                    if id(arg.value) in written:
+                        stored_bytes += value.nbytes
+                    else:
+                        loaded_bytes += value.nbytes
+            if 0 < loaded_bytes and stored_bytes >= EXPANSION * loaded_bytes:
+                expands = (loaded_bytes, stored_bytes)
         index = self._record(
             record,
             Op(
@@ -2933,6 +3000,7 @@ class _Evaluator:
                 dot_b_kmajor=dot_b_kmajor,
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
+                expands=expands,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
                 note=self.model.code(func.value),
@@ -3470,6 +3538,16 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                 if len(a.shape) >= 3 and len(w.shape) == len(a.shape):
                     if w.shape[1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
                         return 2 * out.numel * w.shape[1] * math.prod(w.shape[2:]), size
+                    if (
+                        w.shape[0] == a.shape[1]
+                        and out.shape[0] == a.shape[0]
+                        and out.shape[1] % w.shape[1] == 0
+                        and a.shape[1] * w.shape[1] % out.shape[1] == 0
+                    ):
+                        # A transposed convolution's weight [C_in, C_out / groups, kernel..] (nn.ConvTranspose's
+                        # layout): each output sums C_in / groups channels over the kernel's taps.
+                        per_group = a.shape[1] * w.shape[1] // out.shape[1]
+                        return 2 * out.numel * per_group * math.prod(w.shape[2:]), size
                 if len(w.shape) == 2 and out.shape[:-1] == a.shape[:-1]:
                     k = a.shape[-1]
                     if (w.shape[0] == k and w.shape[1] == out.shape[-1]) or (

@@ -220,6 +220,26 @@ class GemmWithoutDot(Rule):
         ),
     ]
     INVALID = [
+        # A 1x1 convolution whose program computes every output channel (`offs_co` has no program id): the
+        # channel vector indexes the weight and the store, the pixel block the input.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv1x1(x_ptr, w_ptr, y_ptr, HW, C_in, C_out, BP: tl.constexpr, BCO: tl.constexpr):
+                offs_p = tl.program_id(0) * BP + tl.arange(0, BP)
+                offs_co = tl.arange(0, BCO)
+                acc = tl.zeros((BP, BCO), dtype=tl.float32)
+                for ci in range(C_in):
+                    xv = tl.load(x_ptr + ci * HW + offs_p)
+                    wv = tl.load(w_ptr + offs_co * C_in + ci)
+                    acc += xv[:, None] * wv[None, :]
+                tl.store(y_ptr + offs_co[None, :] * HW + offs_p[:, None], acc)
+            """,
+            line=12,
+            column=9,
+        ),
         # An outer product per K step.
         Invalid(
             """

@@ -20,7 +20,9 @@ class StructureBlindGemm(Rule):
     whose result is masked to a triangle (`torch.tril(a @ b)`,
     `torch.triu(torch.matmul(a, b))`, `(a @ b).tril()`). In a KernelBench-style
     forward (at the file's shapes, through the helpers it calls) it also finds
-    a convolution lowered to im2col: `F.unfold` writes the column matrix (each
+    a convolution lowered to im2col: `F.unfold`, or a Triton kernel of the
+    file without a product that writes at least twice the bytes it reads (an
+    im2col or zero-inserted copy of its input), writes the column matrix (each
     input element once per kernel tap) and a GEMM (a Triton `tl.dot` kernel or
     torch's matmul) reads it back; its estimate drops the column matrix, the
     GEMM reading the windows from the input.
@@ -72,7 +74,7 @@ class StructureBlindGemm(Rule):
     severity = Severity.WARNING
     summary = (
         "A dense GEMM with a diagonal matrix built by torch.diag, a full GEMM masked to a triangle, or a convolution "
-        "lowered to an im2col (F.unfold) matrix that a GEMM reads."
+        "lowered to an im2col matrix (F.unfold, or a Triton kernel that expands its input) that a GEMM reads."
     )
     bottleneck = (
         "Wasted compute and traffic: the GEMM multiplies zeros (a dense diagonal matrix), computes tiles the "
@@ -169,8 +171,85 @@ class StructureBlindGemm(Rule):
                     return torch.tril(c)
             """
         ),
+        # A Triton kernel that writes what it reads (a cast of the input) before the GEMM: no expanded copy.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 0.5, mask=offs < n)
+            @triton.jit
+            def gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(k + rk)[None, :] < K, other=0.0)
+                    b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None], mask=(k + rk)[:, None] < K, other=0.0)
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, w):
+                    y = torch.empty_like(x)
+                    scale[(x.numel() // 1024,)](x, y, x.numel(), BLOCK=1024)
+                    out = torch.empty(4096, 256, device=x.device)
+                    gemm[(64, 4)](y, w, out, 4096, 256, 576, BM=64, BN=64, BK=32)
+                    return out
+            def get_inputs():
+                return [torch.randn(4096, 576), torch.randn(256, 576)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
+        # A generated kernel's im2col in Triton: one kernel writes the column matrix (9x its input), a tl.dot GEMM
+        # reads it back.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def im2col(x_ptr, col_ptr, C, H, W, K, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                k = tl.arange(0, BLOCK)
+                c, kh, kw = k // 9, (k % 9) // 3, k % 3
+                h, w = row // W + kh - 1, row % W + kw - 1
+                ok = (k < K) & (h >= 0) & (h < H) & (w >= 0) & (w < W)
+                v = tl.load(x_ptr + (c * H + h) * W + w, mask=ok, other=0.0)
+                tl.store(col_ptr + row * K + k, v, mask=k < K)
+            @triton.jit
+            def gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(k + rk)[None, :] < K, other=0.0)
+                    b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None], mask=(k + rk)[:, None] < K, other=0.0)
+                    acc += tl.dot(a, b)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, w):
+                    _, C, H, W = x.shape
+                    cols = torch.empty(H * W, C * 9, device=x.device)
+                    im2col[(H * W,)](x, cols, C, H, W, C * 9, BLOCK=1024)
+                    out = torch.empty(H * W, 256, device=x.device)
+                    gemm[(H * W // 64, 4)](cols, w, out, H * W, 256, C * 9, BM=64, BN=64, BK=32)
+                    return out
+            def get_inputs():
+                return [torch.randn(1, 64, 128, 128), torch.randn(256, 576)]
+            def get_init_inputs():
+                return []
+            """,
+            line=29,
+            column=9,
+        ),
         # A 3x3 convolution as F.unfold, then a Triton GEMM over the column matrix (a generated kernel's lowering).
         Invalid(
             """
@@ -329,10 +408,32 @@ def _im2col_products(model: FileModel, function: FunctionInfo) -> Iterator[Repor
     ops = entry.ops
     reported: set[int] = set()
     for i, op in enumerate(ops):
-        if op.note != IM2COL or op.line in reported:
+        if op.line in reported or not (op.note == IM2COL or op.expands):
             continue
         gemm = next((ops[j] for j in im2col_readers(ops, i)[0] if ops[j].flops), None)
         if gemm is None:
+            continue
+        if op.expands:
+            launch = model.launch_at_site(op.site_line, op.note)
+            if launch is None:
+                continue
+            reported.add(op.line)
+            read, wrote = op.expands
+            yield Report(
+                node=launch.node,
+                message=(
+                    f"`{op.note}` in `{function.qualname}` writes {wrote / 1e6:,.0f} MB, {wrote / read:.0f}x the "
+                    f"{read / 1e6:,.0f} MB it reads (an im2col or zero-inserted copy of its input), for the GEMM "
+                    f"at line {gemm.line} to read back: a product blind to the convolution's structure"
+                ),
+                plan=(
+                    f"Fold `{op.note}`'s index arithmetic into the GEMM kernel's loads: an implicit GEMM whose A tile "
+                    "is loaded straight from the input at each (channel, tap, output position) offset, masked where "
+                    "the window leaves the input (or where a zero-inserted tap would be zero), or call cuDNN "
+                    "(`F.conv2d`/`F.conv_transpose2d`, 3d alike) and keep only the epilogue in Triton; drop the "
+                    "expanded buffer and its kernel."
+                ),
+            )
             continue
         node = _unfolding_call(model, function, op.line)
         if node is None:
