@@ -1576,7 +1576,28 @@ def test_a_copy_of_a_tensor_contiguous_at_the_files_shapes_gains_nothing() -> No
     (finding,) = [f for f in lint_source("k.py", CONTIGUOUS_ALREADY).findings if f.code == "KL002"]
     estimate = finding.expected_speedup["for_this_file"]
     assert (estimate["status"], estimate["kernelbench"], estimate["graph"]) == ("estimated", 1.0, 1.0)
-    assert "the copy is a no-op" in estimate["reason"]
+    assert "copies nothing there" in estimate["reason"]
+    # Two copies, one on a line the call runs (a conditional expression that picks the plain `.contiguous()`),
+    # one in a branch it never takes: their shared estimate gains nothing either.
+    source = CONTIGUOUS_ALREADY.replace(
+        """    if dim != x.dim() - 1:
+        x = x.transpose(dim, -1)
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    rows[(x.shape[0],)](x, y, x.shape[1], BLOCK=4096)
+    return y""",
+        """    x = x.transpose(dim, -1).contiguous() if dim != x.dim() - 1 else x.contiguous()
+    y = torch.empty_like(x)
+    rows[(x.shape[0],)](x, y, x.shape[1], BLOCK=4096)
+    if dim != x.dim() - 1:
+        y = y.transpose(dim, -1).contiguous()
+    return y""",
+    )
+    findings = [f for f in lint_source("k.py", source).findings if f.code == "KL002"]
+    assert [f.span.line for f in findings] == [14, 18]
+    for finding in findings:
+        estimate = finding.expected_speedup["for_this_file"]
+        assert (estimate["status"], estimate["kernelbench"]) == ("estimated", 1.0), estimate
 
 
 FUSED_QKV_ATTENTION = """\
@@ -2468,3 +2489,139 @@ def test_a_model_new_deriving_from_the_files_model_runs_its_bases_init_and_forwa
         )
     )
     assert not extended.unknown and [op.kind for op in extended.ops] == ["gemm", "elementwise", "elementwise"]
+
+
+def test_a_view_as_another_dtype_and_a_helper_defined_in_forward_keep_the_file_sized() -> None:
+    """`mask.view(torch.uint8)` reads the same bytes as another dtype (no kernel), and `def out_dim(L):` in
+    forward reads forward's own names (a closure): both were 'shapes not static'."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def pool(x_ptr, m_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            keep = tl.load(m_ptr + offs, mask=offs < n, other=0)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * keep, mask=offs < n)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                self.k = k
+
+            def forward(self, x, mask):
+                k = self.k
+
+                def out_dim(length):
+                    return (length - k) // k + 1
+
+                y = torch.empty(x.shape[0], out_dim(x.shape[1]) * k, device=x.device)
+                m8 = mask.contiguous().view(torch.uint8)
+                pool[(y.numel() // 1024,)](x, m8, y, y.numel(), BLOCK=1024)
+                return y
+
+        def get_inputs():
+            return [torch.randn(256, 4096), torch.rand(256, 4096) > 0.5]
+
+        def get_init_inputs():
+            return [4]
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    (launch,) = [op for op in point.ops if op.kind == "triton"]
+    # x, the mask read as uint8 (1 byte each) and y [256, 4096].
+    assert launch.in_bytes == (256 * 4096 * 4, 256 * 4096, 256 * 4096 * 4)
+
+
+def test_a_lane_stride_bound_to_a_kernel_local_product_of_parameters_is_known() -> None:
+    """`DHW = D * H * W`, then a channel vector's lanes `offs_c * DHW` apart: the stride is the launch's
+    D * H * W, so the load is uncoalesced (KL030) and the tensor is priced at the strided rate."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def channel_max(x_ptr, y_ptr, C, D, H, W, BLOCK_C: tl.constexpr):
+            pid = tl.program_id(0)
+            offs_c = tl.arange(0, BLOCK_C)
+            DHW = D * H * W
+            v = tl.load(x_ptr + offs_c * DHW + pid, mask=offs_c < C, other=0.0)
+            tl.store(y_ptr + pid, tl.max(v, axis=0))
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                N, C, D, H, W = x.shape
+                y = torch.empty(D * H * W, device=x.device)
+                channel_max[(D * H * W,)](x, y, C, D, H, W, BLOCK_C=64)
+                return y
+
+        def get_inputs():
+            return [torch.randn(1, 64, 32, 64, 64)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
+    assert (launch.strided_bytes, launch.lane_stride) == (64 * 32 * 64 * 64 * 4, 32 * 64 * 64)
+    assert [f.code for f in lint_source("k.py", source).findings if f.code == "KL030"] == ["KL030"]
+
+
+def test_a_comprehension_over_a_sequentials_layers_filters_them_by_class() -> None:
+    """`[m for m in self.net if isinstance(m, nn.Linear)]` in forward: each layer bound and filtered, so the
+    loop over the Linear layers is sized (it was 'ListComp is not evaluated')."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 128))
+
+            def forward(self, x):
+                linears = [m for m in self.net if isinstance(m, nn.Linear)]
+                for lin in linears:
+                    x = torch.relu(x @ lin.weight.t() + lin.bias)
+                return x
+
+        def get_inputs():
+            return [torch.randn(64, 512)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    assert [op.flops for op in point.ops if op.kind == "gemm"] == [2 * 64 * 512 * 256, 2 * 64 * 256 * 128]
+
+
+def test_movedim_is_a_permutation_whose_contiguous_copy_is_sized() -> None:
+    """`x.movedim(1, -1).contiguous()` moves one dimension last: a view, then a transposed copy of its size
+    (it was 'not in the cost table')."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return x.movedim(1, -1).contiguous() * 2.0
+
+        def get_inputs():
+            return [torch.randn(8, 64, 32, 16)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    copies = [op for op in point.ops if op.kind == "transpose_copy"]
+    assert [(op.out_bytes, op.note) for op in copies] == [(8 * 64 * 32 * 16 * 4, ".contiguous()")]

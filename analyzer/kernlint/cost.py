@@ -1837,14 +1837,9 @@ def estimate(
         (fixed is None or not applied) and entry.ran and not any(entry.runs(first, last) for first, last in spans)
     )
     # A copy the call runs through, of a tensor that is contiguous at the file's shapes (`x.contiguous()` after
-    # a transpose in a branch those shapes do not take): the shape table records no copy, so there is none to
-    # remove.
-    no_copy = (
-        effect == "remove_copy"
-        and (fixed is None or not applied)
-        and entry.ran
-        and all(entry.runs(first, last) for first, last in spans)
-    )
+    # a transpose in a branch those shapes do not take), or one in a branch the call never takes: the shape
+    # table records no copy, so there is none to remove.
+    no_copy = effect == "remove_copy" and (fixed is None or not applied) and entry.ran
     if unreached or no_copy:
         # The findings sit in code the timed call never runs (the reference Model's helpers beside ModelNew):
         # fixing them changes nothing the entry point does.
@@ -1879,8 +1874,8 @@ def estimate(
         {"reason": f"{entry.model_class}.forward does not run this code: its fix changes nothing the call does"}
         if unreached
         else {
-            "reason": "at the file's shapes the tensor is contiguous where it is copied: the copy is a no-op, and "
-            "its fix changes nothing the call does"
+            "reason": "at the file's shapes the call copies nothing there (the tensor is already contiguous, or "
+            "the branch is not taken): its fix changes nothing the call does"
         }
         if no_copy
         else {"findings_fixed": applied}

@@ -162,7 +162,7 @@ CASTS = {
 # Tensor methods that return a view (`reshape` may copy: that copy is an op of its own, not a view's cost).
 VIEW_METHODS = frozenset(
     {"t", "transpose", "swapaxes", "permute", "view", "view_as", "flatten", "unsqueeze", "squeeze", "expand"}
-    | {"expand_as", "unflatten", "unfold", "narrow", "select", "diagonal"}
+    | {"expand_as", "unflatten", "unfold", "narrow", "select", "diagonal", "movedim", "moveaxis"}
 )
 VIEWS = {"view", "reshape", "flatten", "unsqueeze", "squeeze", "expand", "expand_as", "view_as", "reshape_as", "detach"}
 SYNCS = {"item", "tolist", "cpu", "numpy"}
@@ -181,6 +181,8 @@ NORMS = {
 LOOP_LIMIT = 1 << 20
 # A host loop over at most this many static sizes (a shape's dimensions) runs item by item.
 HOST_UNROLL = 16
+# The items of a list comprehension the table evaluates one by one (a network's layers, a few sizes).
+COMPREHENSION_LIMIT = 64
 # A host loop that searches for a size (its body returns, calls nothing) runs step by step up to this many steps.
 HOST_SEARCH = 4096
 # Helpers forward calls, and the module classes it builds, are read through
@@ -1253,9 +1255,22 @@ class _Evaluator:
             return _Lambda(node, dict(scope))
         if isinstance(node, (cst.Tuple, cst.List)):
             return [self._eval(e.value, scope, record) for e in node.elements]
-        if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None and not node.for_in.ifs:
+        if isinstance(node, cst.ListComp) and node.for_in.inner_for_in is None:
+            items = _layers_of(self._eval_or_none(node.for_in.iter, scope, record=False))
+            if isinstance(items, (list, tuple)) and len(items) <= COMPREHENSION_LIMIT:
+                # `[m for m in self.network if isinstance(m, nn.Linear)]`: each item bound, filtered, evaluated.
+                out = []
+                for item in items:
+                    inner = dict(scope)
+                    self._assign(node.for_in.target, item, inner)
+                    tests = [self._eval(c.test, inner, record=False) for c in node.for_in.ifs]
+                    if any(isinstance(t, (Tensor, _HostNumber)) or t is None for t in tests):
+                        raise _Unknown(f"line {self._line(node)}: a comprehension filter that is not static")
+                    if all(tests):
+                        out.append(self._eval(node.elt, inner, record))
+                return out
             count = self._trip_count(node.for_in.iter, scope)
-            if count is None or count > 64:
+            if node.for_in.ifs or count is None or count > COMPREHENSION_LIMIT:
                 raise _Unknown(f"line {self._line(node)}: a comprehension whose length is not static")
             return [self._eval(node.elt, scope, record) for _ in range(count)]
         if isinstance(node, cst.BooleanOperation):
@@ -1557,6 +1572,18 @@ class _Evaluator:
                 "bool": bool,
             }[func.value]
             return builtin(*values)
+        if isinstance(func, cst.Name) and func.value == "isinstance" and len(positional) == 2:
+            # `isinstance(m, nn.Linear)` of a module built in __init__ (a layer of an nn.Sequential).
+            value, kind = (self._eval(a.value, scope, False) for a in positional)
+            kinds = kind if isinstance(kind, (list, tuple)) else [kind]
+            classes = [k for k in kinds if isinstance(k, _TorchModuleClass)]
+            if isinstance(value, _Module) and value.kind != "user" and len(classes) == len(kinds):
+                return any(value.kind == k.name for k in classes)
+            if isinstance(value, Tensor) and all(
+                self.model.qualname(a.value) == "torch.Tensor" for a in positional[1:]
+            ):
+                return True
+            raise _Unknown(f"line {self._line(node)}: isinstance of a value the table cannot classify")
         if isinstance(func, cst.Name) and func.value == "super":
             return _Module("super", {})
         if isinstance(func, cst.Name) and func.value == "getattr" and len(positional) in (2, 3):
@@ -1581,7 +1608,9 @@ class _Evaluator:
         if isinstance(func, cst.Name) and isinstance(scope.get(func.value), _Class):
             return self._instantiate(scope[func.value], node, scope)
         if isinstance(func, cst.Name) and isinstance(scope.get(func.value), cst.FunctionDef):
-            return self._inline(scope[func.value], node, scope, record, skip_self=False)  # defined in the body
+            # Defined in the body: a closure over the names of the scope that defined it (`def out_dim(L):`
+            # reading forward's `k`, `s`, `p`).
+            return self._inline(scope[func.value], node, scope, record, skip_self=False, enclosing=scope)
         if isinstance(func, cst.Name) and func.value in self.functions and func.value not in scope:
             return self._inline(self.functions[func.value], node, scope, record, skip_self=False)
         if (
@@ -1668,12 +1697,20 @@ class _Evaluator:
         keywords = {a.keyword.value: self._eval(a.value, scope, record) for a in node.args if a.keyword is not None}
         return values, keywords
 
-    def _inline(self, function: cst.FunctionDef, node: cst.Call, scope: dict, record: bool, skip_self: bool):
-        """A helper's result, its ops recorded on the calling line of forward."""
+    def _inline(
+        self,
+        function: cst.FunctionDef,
+        node: cst.Call,
+        scope: dict,
+        record: bool,
+        skip_self: bool,
+        enclosing: dict | None = None,
+    ):
+        """A helper's result, its ops recorded on the calling line of forward (a closure sees `enclosing`)."""
         if self._depth >= INLINE_DEPTH:
             raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
         values, keywords = self._call_values(node, scope, record)
-        return self._inline_values(function, values, keywords, node, record, skip_self)
+        return self._inline_values(function, values, keywords, node, record, skip_self, enclosing)
 
     def _instantiate(self, cls: _Class, node: cst.Call, scope: dict) -> _Module:
         """`Bottleneck(64, 256)`: its __init__ run on an instance of its own
@@ -1715,8 +1752,10 @@ class _Evaluator:
             return None
         raise _Unknown(f"line {self._line(node)}: `super().{name}(...)`")
 
-    def _inline_values(self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self):
-        inner = self._bind_params(function, values, skip_self=skip_self)
+    def _inline_values(
+        self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self, enclosing=None
+    ):
+        inner = {**(enclosing or {}), **self._bind_params(function, values, skip_self=skip_self)}
         inner.update(keywords)
         outer_line, outer_recording = self._call_line, self._recording
         outer_node = self._call_node
@@ -2416,6 +2455,13 @@ class _Evaluator:
             if method == "t" or not values:
                 return _transposed(base, -2, -1)
             return _transposed(base, int(values[0]), int(values[1]))
+        if method in ("movedim", "moveaxis") and len(values) == 2 and all(isinstance(v, int) for v in values):
+            # `x.movedim(dim, -1)`: one dimension moved, the others in order: a permutation.
+            rank = len(base.shape)
+            source, destination = values[0] % rank, values[1] % rank
+            rest = [i for i in range(rank) if i != source]
+            rest.insert(destination, source)
+            method, values = "permute", [rest]
         if method == "permute":
             order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
             shape = tuple(base.shape[i] for i in order)
@@ -2457,6 +2503,14 @@ class _Evaluator:
             "detach",
             "unflatten",
         ):
+            if method == "view" and len(values) == 1 and isinstance(values[0], str) and values[0] in DTYPE_BYTES:
+                # `mask.view(torch.uint8)`: the same bytes read as another dtype (the last dimension scaled by the
+                # ratio of the element sizes), no kernel.
+                old, new = DTYPE_BYTES.get(base.dtype, 4), DTYPE_BYTES[values[0]]
+                if not base.shape or base.shape[-1] * old % new:
+                    raise _Unknown(f"line {self._line(node)}: .view({values[0]}) of a shape it does not divide")
+                self._record(record, Op("view", self._line(node), launches=False, note=".view()"))
+                return replace(base, shape=(*base.shape[:-1], base.shape[-1] * old // new), dtype=values[0])
             if method == "flatten":
                 # start_dim / end_dim by keyword (`x.flatten(start_dim=1)`, `torch.flatten(x, start_dim=1)`).
                 values = [
@@ -3128,7 +3182,7 @@ class _Evaluator:
         tensors = self._launch_tensors(kernel, node, values)
         total, smallest, seen = 0, 0, set()
         for address, multipliers in loads:
-            steps = [_whole_number(m, given) for m in multipliers]
+            steps = [self._kernel_number(kernel, m, given) for m in multipliers]
             if any(step is None or step < 2 for step in steps):
                 continue
             least = min(step for step in steps if step is not None)
@@ -3143,6 +3197,30 @@ class _Evaluator:
                     total += tensor.nbytes
                     smallest = least if not smallest else min(smallest, least)
         return total, smallest
+
+    def _kernel_number(self, kernel, node: cst.BaseExpression, given: dict[str, int], depth: int = 0) -> int | None:
+        """`node`'s whole-number value at the launch's values, through the kernel's names bound once to such
+        an expression (`DHW = D * H * W`, then `offs_c * DHW`)."""
+        value = _whole_number(node, given)
+        if value is not None or depth >= 3 or not isinstance(self.model, KernelTileFacts):
+            return value
+        local = {
+            n.value
+            for n in walk(node)
+            if isinstance(n, cst.Name) and n.value not in given and kernel.param(n.value) is None
+        }
+        if not local:
+            return None
+        bound = dict(given)
+        for name in local:
+            values = self.model.kernel_values(kernel, frozenset({name}))
+            if len(values) != 1:
+                return None
+            found = self._kernel_number(kernel, values[0], given, depth + 1)
+            if found is None:
+                return None
+            bound[name] = found
+        return _whole_number(node, bound)
 
     def _arguments(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, object]:
         """The value of each kernel parameter the launch binds (the model's Launch.arguments), by name."""
