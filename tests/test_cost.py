@@ -2625,3 +2625,68 @@ def test_movedim_is_a_permutation_whose_contiguous_copy_is_sized() -> None:
     assert not point.unknown, point.unknown
     copies = [op for op in point.ops if op.kind == "transpose_copy"]
     assert [(op.out_bytes, op.note) for op in copies] == [(8 * 64 * 32 * 16 * 4, ".contiguous()")]
+
+
+def test_a_launch_writing_its_callers_buffer_through_a_helper_is_not_dead_work() -> None:
+    """A helper's parameter aliases the caller's tensor (`run(x, out)` launching into `out`): the caller's
+    name is not rebound to the launch, so the launch keeps its side effect and KL027 stays silent; a buffer
+    forward allocates and never reads is dead (KL027's INVALID example)."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+        def run(x, out):
+            scale[(x.numel() // 1024,)](x, out, x.numel(), BLOCK=1024)
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                out = torch.empty_like(x)
+                run(x, out)
+                return out
+
+        def get_inputs():
+            return [torch.randn(4096, 4096)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    assert entry(source).side_effects
+    assert not [f for f in lint_source("k.py", source).findings if f.code == "KL027"]
+
+
+def test_functional_batch_norm_in_training_is_the_modules_passes_and_in_eval_one_pass() -> None:
+    """`F.batch_norm(x, rm, rv, w, b, self.training, ...)`: in training (a module's default) the batch's
+    statistics and the normalize pass, as nn.BatchNorm1d runs them; with training=False one affine pass."""
+    template = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(512)
+
+            def forward(self, x):
+                bn = self.bn
+                return F.batch_norm(x, bn.running_mean, bn.running_var, bn.weight, bn.bias, {training}, 0.1, 1e-5)
+
+        def get_inputs():
+            return [torch.randn(4096, 512)]
+
+        def get_init_inputs():
+            return []
+        """
+    size = 4096 * 512 * 4
+    (train,) = entry(textwrap.dedent(template.format(training="self.training"))).ops
+    (inference,) = entry(textwrap.dedent(template.format(training="False"))).ops
+    assert (train.kernel, train.bytes) == ("batch_norm", 3 * size)
+    assert (inference.kind, inference.bytes) == ("elementwise", 2 * size)

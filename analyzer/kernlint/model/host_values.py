@@ -503,6 +503,16 @@ class HostValueFacts(ModelBase):
             found = self._stores[id(kernel)] = frozenset(names)
         return found
 
+    def writes_resolved(self, kernel) -> bool:
+        """Every store and atomic update of the kernel names the pointer parameter it writes through (none
+        through a block pointer or an address the table cannot follow): `stored_pointers` is then all it writes."""
+        for call in self.kernel_uses(kernel, *KERNEL_WRITES):  # type: ignore[attr-defined]
+            args = positional(call)
+            address = args[0] if args else keyword(call, "pointer")
+            if address is None or not self.pointer_params(kernel, address):  # type: ignore[attr-defined]
+                return False
+        return True
+
     @cached_property
     def _stores(self) -> dict[int, frozenset[str]]:
         return {}

@@ -534,6 +534,9 @@ class DeadWork:
 # Ops whose result, unused, is work worth naming (a GEMM, a convolution,
 # attention, a recurrence, a reduction that reads more than it writes).
 EXPENSIVE_KINDS = frozenset({"gemm", "attention", "rnn"})
+# A Triton launch moving at least this much is work worth naming when its result is unused (a design bound:
+# below it a launch costs about its floor, which the estimate of its removal says anyway).
+EXPENSIVE_LAUNCH_BYTES = 1 << 20
 
 
 def dead_with(ops: tuple[Op, ...], seeds: set[int], live: set[int]) -> set[int]:
@@ -560,8 +563,12 @@ def dead_with(ops: tuple[Op, ...], seeds: set[int], live: set[int]) -> set[int]:
 
 
 def is_expensive(op: Op) -> bool:
-    return op.kind in EXPENSIVE_KINDS or (
-        op.kind == "reduction" and bool(op.in_bytes) and op.in_bytes[0] > op.out_bytes
+    return (
+        op.kind in EXPENSIVE_KINDS
+        or (op.kind == "reduction" and bool(op.in_bytes) and op.in_bytes[0] > op.out_bytes)
+        # A Triton launch of real size (its product, or more than a small tensor's traffic): one whose output
+        # nothing reads is work to delete (a Mamba chunk's Y_diag kernel where only the final state is returned).
+        or (op.kind == "triton" and (op.flops > 0 or op.bytes >= EXPENSIVE_LAUNCH_BYTES))
     )
 
 
@@ -746,6 +753,8 @@ class _Evaluator:
         # The methods of the entry class's bases that the file defines (`class ModelNew(Model)`), nearest first:
         # what `super().__init__(...)` and `super().forward(x)` run.
         self._supers: list[dict[str, cst.FunctionDef]] = []
+        # The first op of the function body being run (forward's, or an inlined helper's).
+        self._body_start = 0
         self._layers = 0  # inside the layers of a container module (nn.Sequential, a loop over a ModuleList)
         self._call_line = 0
         # For KL027: the node each op comes from, why an op's result is a
@@ -1758,7 +1767,8 @@ class _Evaluator:
         inner = {**(enclosing or {}), **self._bind_params(function, values, skip_self=skip_self)}
         inner.update(keywords)
         outer_line, outer_recording = self._call_line, self._recording
-        outer_node = self._call_node
+        outer_node, outer_start = self._call_node, self._body_start
+        self._body_start = len(self.ops)
         self._depth += 1
         self._call_line = outer_line or self._line(node)
         self._call_node = outer_node if outer_line else node
@@ -1768,6 +1778,7 @@ class _Evaluator:
             self._depth -= 1
             self._call_line = outer_line
             self._call_node = outer_node
+            self._body_start = outer_start
             self._recording = outer_recording
 
     def _torch_function(self, name, qualname, node, args, kw, keywords, scope, record):
@@ -1884,6 +1895,17 @@ class _Evaluator:
             )
         if name in SCANS:
             return self._scan(tensors[0], kw("dim", values[1] if len(values) > 1 else None), name, node, record)
+        if qualname == "torch.nn.functional.batch_norm" and tensors and len(tensors[0].shape) >= 2:
+            # F.batch_norm(x, running_mean, running_var, weight, bias, training, ...): in training, the batch's
+            # statistics as nn.BatchNorm computes them (the module's passes); else one affine pass per channel.
+            training = kw("training", values[5] if len(values) > 5 else False)
+            if not isinstance(training, bool):
+                raise _Unknown(f"line {line}: F.batch_norm with a training flag that is not static")
+            if not training:
+                return self._elementwise(tensors[:1], node, record, note="batch_norm (running statistics)")
+            rank = len(tensors[0].shape)
+            module = _Module(f"BatchNorm{max(1, rank - 2)}d", {})
+            return self._module_call(module, [tensors[0]], node, record)
         if name in SAME_SHAPE or name in ROW_NORMS:
             kind = "elementwise" if name in SAME_SHAPE else "reduction"
             return self._elementwise(tensors[:1], node, record, kind=kind, note=name)
@@ -3060,7 +3082,8 @@ class _Evaluator:
                 note=self.model.code(func.value),
             ),
         )
-        self._effect(f"line {line}: a Triton launch writes its arguments")
+        if not self._writes_only_its_buffers(kernel, node, scope, values):
+            self._effect(f"line {line}: a Triton launch writes its arguments")
         if index >= 0:
             # A tensor allocated for the launch (torch.empty...) holds what the
             # kernel wrote: what reads it afterwards reads the kernel's output. So
@@ -3074,6 +3097,40 @@ class _Evaluator:
                     if producer is not None and (producer.kind == "alloc" or id(value) in written):
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
+
+    def _writes_only_its_buffers(self, kernel, node: cst.Call, scope: dict, values: dict[int, object]) -> bool:
+        """The launch writes only tensors forward allocated, each passed by its name (`out`, not `stats[0]`):
+        what reads them next reads the launch (the rebinding below), so def-use tells whether its work is
+        needed. A write into an input, a parameter or a view of a buffer is a side effect the table does not
+        follow."""
+        model = self.model
+        if kernel is None or not isinstance(model, HostValueFacts) or not model.writes_resolved(kernel):
+            return False
+        written = self._written_arguments(kernel, node)
+        if not written:
+            return False
+        buffers = 0
+        for arg in node.args:
+            if id(arg.value) not in written or not isinstance(values.get(id(arg.value)), Tensor):
+                continue  # a size the kernel's addresses read (stored_pointers names every parameter in them)
+            if not isinstance(arg.value, cst.Name):
+                return False
+            name = arg.value.value
+            tensor = scope.get(name)
+            # Allocated in this function's own body (a helper's parameter aliases its caller's tensor, which
+            # the rebinding below does not reach), and no other name holds it or a view of it (`o_bh = o.view()`
+            # written, `o` read).
+            if not (isinstance(tensor, Tensor) and self._body_start <= tensor.origin < len(self.ops)):
+                return False
+            if self.ops[tensor.origin].kind != "alloc":
+                return False
+            if any(
+                isinstance(other, Tensor) and other.origin == tensor.origin and held != name
+                for held, other in scope.items()
+            ):
+                return False
+            buffers += 1
+        return buffers > 0
 
     def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
         """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to

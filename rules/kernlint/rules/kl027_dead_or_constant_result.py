@@ -83,6 +83,28 @@ class DeadOrConstantResult(Rule):
     fix_effect = "remove_dead_work"
 
     VALID = [
+        # A Triton kernel writing through a view of the buffer forward returns (`flat` aliases `out`).
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    out = torch.empty_like(x)
+                    flat = out.view(-1)
+                    scale[(x.numel() // 1024,)](x, flat, x.numel(), BLOCK=1024)
+                    return out
+            def get_inputs():
+                return [torch.randn(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # KernelBench level 2 problem 66 today: the softmax is over 16384 features.
         Valid(
             """
@@ -214,6 +236,29 @@ class DeadOrConstantResult(Rule):
         ),
     ]
     INVALID = [
+        # A Triton kernel writing a 64 MB buffer that forward never returns nor reads.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    unused = torch.empty_like(x)
+                    scale[(x.numel() // 1024,)](x, unused, x.numel(), BLOCK=1024)
+                    return x.sum(dim=1)
+            def get_inputs():
+                return [torch.randn(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=12,
+            column=9,
+        ),
         # KernelBench level 2 problem 80: zeros of shape [1024, 1].
         Invalid(
             """
