@@ -2690,3 +2690,20 @@ def test_functional_batch_norm_in_training_is_the_modules_passes_and_in_eval_one
     (inference,) = entry(textwrap.dedent(template.format(training="False"))).ops
     assert (train.kernel, train.bytes) == ("batch_norm", 3 * size)
     assert (inference.kind, inference.bytes) == ("elementwise", 2 * size)
+
+
+def test_attention_from_the_files_own_kernels_is_fused_and_torch_attention_is_replaced() -> None:
+    """KL007's fix category follows the code: attention built from the file's Triton launches is fused into
+    one kernel (Operator Fusion, the verdict's method says so); attention in torch ops calls SDPA (the rule's
+    Algorithm Replacement)."""
+    from kernlint.advice import verdict
+    from kernlint.findings import Category
+    from kernlint.rules.kl007_materialized_attention import MaterializedAttention
+
+    launched = textwrap.dedent(next(e.code for e in MaterializedAttention.INVALID if "rows_kernel" in e.code))
+    (finding,) = [f for f in lint_source("k.py", launched).findings if f.code == "KL007"]
+    assert finding.category is Category.OPERATOR_FUSION
+    assert verdict("k.py", [finding])["optimisation method"].startswith("Operator Fusion: ")
+    torch_form = "import torch\ndef f(q, k, v):\n    return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v\n"
+    (finding,) = [f for f in lint_source("t.py", torch_form).findings if f.code == "KL007"]
+    assert finding.category is Category.ALGORITHM_REPLACEMENT

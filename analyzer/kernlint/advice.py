@@ -184,7 +184,7 @@ def verdict(path: str, findings: tuple[Finding, ...] | list[Finding], target_gpu
         "reason": reason,
         "bottleneck": rule.bottleneck,
         # Named by its category in the prompt's terms, then the method.
-        "optimisation method": f"{rule.category.prompt_name}: {rule.method}",
+        "optimisation method": f"{best.category.prompt_name}: {rule.method}",
         "modification plan": best.plan,
         "expected_speedup": _speedup_text(best, candidates, target_gpu),
         "path": path,

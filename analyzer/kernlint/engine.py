@@ -139,7 +139,7 @@ def _finding(
     return Finding(
         code=rule.code,
         name=rule.name,
-        category=rule.category,
+        category=report.category or rule.category,
         severity=report.severity or rule.severity,
         message=report.message,
         path=model.path,

@@ -56,6 +56,9 @@ class Report:
     severity: Severity | None = None  # None: the rule's own severity
     confidence: str | None = None
     fix: Fix | None = None
+    # The category of this finding's fix where its form decides it (attention the file builds from its own
+    # Triton kernels is fused, where torch ops are replaced by the library's kernel); None: the rule's.
+    category: Category | None = None
 
 
 class Activation(enum.Enum):

@@ -28,7 +28,9 @@ class MaterializedAttention(Rule):
     file's shapes, it also follows attention built from launches that write
     into buffers: scores from a Triton `tl.dot` kernel (or a torch matmul),
     a Triton kernel of the file that exponentiates and reduces over rows (a
-    softmax, in place or not), and a product of the result with the values.
+    softmax, in place or not), and a product of the result with the values;
+    that form's fix is Operator Fusion (the file's own kernels made one),
+    where attention in torch ops is Algorithm Replacement (SDPA's kernel).
     It also finds an `nn.MultiheadAttention`
     module called in a model's forward with `need_weights` left True (the
     default), which makes PyTorch take that unfused path and average the
@@ -550,7 +552,8 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
             "kernel that walks the keys in tiles with an online softmax (running max and rescaled running sum), "
             "so the scores never leave the chip."
         )
-        yield Report(node=scores, message=message, plan=plan)
+        # The file's own kernels: the fix fuses them (where torch ops are replaced by SDPA, the library's).
+        yield Report(node=scores, message=message, plan=plan, category=Category.OPERATOR_FUSION)
         return
 
 
