@@ -43,6 +43,7 @@ def multiply_add_products(model: KernelTileFacts, kernel: Kernel) -> tuple[Produ
 def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
     loops = model.kernel_loops(kernel)
     pid_roots: frozenset[str] | None = None  # built for the first candidate only: most kernels have none
+    stored: frozenset[str] = frozenset()
     for loop in loops:
         if _unrolled_only(model, loop, loops):
             # Every loop around the sum is tl.static_range over a constexpr:
@@ -66,7 +67,8 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
                 form = _form(model, added, product, left, right)
                 if pid_roots is None:
                     pid_roots = _program_id_names(model, kernel)
-                if not _distinct_output_indices(model, kernel, left, right, pid_roots):
+                    stored = _stored_tiles(model, kernel)
+                if not _distinct_output_indices(model, kernel, left, right, pid_roots, stored):
                     continue
                 yield Product(statement, accumulator, (left, right), form)
 
@@ -197,7 +199,7 @@ def _assigned_names(kernel: Kernel) -> set[str]:
 
 
 def _output_indices(
-    model: KernelTileFacts, kernel: Kernel, load: LoopLoad, pid_roots: frozenset[str]
+    model: KernelTileFacts, kernel: Kernel, load: LoopLoad, pid_roots: frozenset[str], stored: frozenset[str]
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The program-id values (and names built from them) the load's address depends on; and apart, the vectors
     of indices it shares with the kernel's stores (`offs_oc = tl.arange(0, BLOCK_OC)`: a program that computes
@@ -205,7 +207,6 @@ def _output_indices(
     address = load.call.args[0].value
     found, shared = set(), set()
     pointers = _pointer_names(model, kernel)
-    stored = _stored_tiles(model, kernel)
     for name in model.depends_on(kernel, address, through_loads=False):
         if name in pointers or kernel.param(name) is not None:
             # A pointer (`x_ptr += row * stride`, `a_ptrs`) is where the operand lives, and a parameter
@@ -276,14 +277,19 @@ def _base_name(model: KernelTileFacts, address: cst.BaseExpression) -> str | Non
 
 
 def _distinct_output_indices(
-    model: KernelTileFacts, kernel: Kernel, left: LoopLoad, right: LoopLoad, pid_roots: frozenset[str]
+    model: KernelTileFacts,
+    kernel: Kernel,
+    left: LoopLoad,
+    right: LoopLoad,
+    pid_roots: frozenset[str],
+    stored: frozenset[str],
 ) -> bool:
     """Each operand follows an output index the other does not: rows vs columns, positions vs channels. A
     vector of output indices without a program id (all the output channels) counts against an operand that
     follows a block of outputs (pixels): a 2-D output tile; against one output row per program (a weighted sum
     of a few gathered rows per token) it is a vector product, not a GEMM's tile."""
-    a, a_shared = _output_indices(model, kernel, left, pid_roots)
-    b, b_shared = _output_indices(model, kernel, right, pid_roots)
+    a, a_shared = _output_indices(model, kernel, left, pid_roots, stored)
+    b, b_shared = _output_indices(model, kernel, right, pid_roots, stored)
     if _tiles(model, kernel, b):
         a |= a_shared
     if _tiles(model, kernel, a - a_shared):
