@@ -2534,6 +2534,8 @@ def test_a_view_as_another_dtype_and_a_helper_defined_in_forward_keep_the_file_s
     (launch,) = [op for op in point.ops if op.kind == "triton"]
     # x, the mask read as uint8 (1 byte each) and y [256, 4096].
     assert launch.in_bytes == (256 * 4096 * 4, 256 * 4096, 256 * 4096 * 4)
+    # One view op for the reinterpretation (its host cost counted once).
+    assert [op.kind for op in point.ops].count("view") == 1
 
 
 def test_a_lane_stride_bound_to_a_kernel_local_product_of_parameters_is_known() -> None:

@@ -2531,7 +2531,6 @@ class _Evaluator:
                 old, new = DTYPE_BYTES.get(base.dtype, 4), DTYPE_BYTES[values[0]]
                 if not base.shape or base.shape[-1] * old % new:
                     raise _Unknown(f"line {self._line(node)}: .view({values[0]}) of a shape it does not divide")
-                self._record(record, Op("view", self._line(node), launches=False, note=".view()"))
                 return replace(base, shape=(*base.shape[:-1], base.shape[-1] * old // new), dtype=values[0])
             if method == "flatten":
                 # start_dim / end_dim by keyword (`x.flatten(start_dim=1)`, `torch.flatten(x, start_dim=1)`).
