@@ -290,9 +290,10 @@ def _distinct_output_indices(
     of a few gathered rows per token) it is a vector product, not a GEMM's tile."""
     a, a_shared = _output_indices(model, kernel, left, pid_roots, stored)
     b, b_shared = _output_indices(model, kernel, right, pid_roots, stored)
-    if _tiles(model, kernel, b):
+    a_block, b_block = _tiles(model, kernel, a), _tiles(model, kernel, b)
+    if b_block:
         a |= a_shared
-    if _tiles(model, kernel, a - a_shared):
+    if a_block:
         b |= b_shared
     if _tiles(model, kernel, a) & _tiles(model, kernel, b):
         # Both operands follow the same output tile vector (a gather around
