@@ -2709,3 +2709,49 @@ def test_attention_from_the_files_own_kernels_is_fused_and_torch_attention_is_re
     torch_form = "import torch\ndef f(q, k, v):\n    return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v\n"
     (finding,) = [f for f in lint_source("t.py", torch_form).findings if f.code == "KL007"]
     assert finding.category is Category.ALGORITHM_REPLACEMENT
+
+
+def test_a_grid_sized_by_the_devices_sm_count_reads_the_calibrated_gpus() -> None:
+    """`torch.cuda.get_device_properties(dev).multi_processor_count` sizes a persistent grid: the table reads
+    the SM count of the GPU the estimates are for (its calibration record's, handed in by the engine), so the
+    file is sized; a model built without one says why it is not."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def partial_sums(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+            acc = tl.zeros((BLOCK,), dtype=tl.float32)
+            for i in range(ITERS):
+                offs = (i * tl.num_programs(0) + tl.program_id(0)) * BLOCK + tl.arange(0, BLOCK)
+                acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+            tl.store(out_ptr + tl.program_id(0), tl.sum(acc, axis=0))
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+                programs = min(triton.cdiv(x.numel(), 4096), sms * 4)
+                partials = torch.empty(programs, device=x.device)
+                iters = triton.cdiv(triton.cdiv(x.numel(), 4096), programs)
+                partial_sums[(programs,)](x, partials, x.numel(), BLOCK=4096, ITERS=iters)
+                return partials.sum().item()
+
+        def get_inputs():
+            return [torch.randn(8192, 8192)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    calibrated = cost.calibration()
+    assert calibrated is not None
+    sms = int(calibrated.constants["sm_count"])
+    sized = build_model("k.py", source, parse(source), sm_count=sms).entry_point
+    assert not sized.unknown
+    (launch,) = [op for op in sized.ops if op.kind == "triton"]
+    assert launch.programs == sms * 4
+    assert "the GPU's SM count" in entry(source).unknown[0]
+    (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL006"]
+    assert finding.expected_speedup["for_this_file"]["status"] == "estimated"

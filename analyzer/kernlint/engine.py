@@ -83,7 +83,9 @@ def _lint_source(path: str, text: str, settings: Settings) -> FileResult:
     # (kernlint.project); the result records which files that read.
     project = Project(path) if path != "-" else None
     try:
-        model = build_model(path, text, module, project)
+        # The calibration is read only for a file that asks for the GPU's SM count (most never do).
+        sm_count = _sm_count(settings) if "multi_processor_count" in text else None
+        model = build_model(path, text, module, project, sm_count)
     except RecursionError:
         raise
     except Exception as error:  # noqa: BLE001 - one file's failure is reported, not raised
@@ -150,6 +152,13 @@ def _finding(
         expected_speedup=speedup,
         fix=report.fix,
     )
+
+
+def _sm_count(settings: Settings) -> int | None:
+    """The SM count of the calibrated GPU the estimates are for: what a file's own device query returns there."""
+    calibration = cost.calibration(settings.target_gpu)
+    count = calibration.constants.get("sm_count") if calibration is not None else None
+    return int(count) if count else None
 
 
 def _engine_finding(event: str, **fields) -> Finding:

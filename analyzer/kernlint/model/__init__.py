@@ -139,7 +139,10 @@ class FileModel(
     """Everything kernlint knows about one file. Built by `build_model`."""
 
 
-def build_model(path: str, source: str, module: cst.Module, project: Project | None = None) -> FileModel:
+def build_model(
+    path: str, source: str, module: cst.Module, project: Project | None = None, sm_count: int | None = None
+) -> FileModel:
     """`project`: where kernels the file imports from other modules are
-    found (kernlint.project); None models the file alone."""
-    return FileModel(path, source, module, project)
+    found (kernlint.project); None models the file alone. `sm_count`: the
+    SM count of the GPU the estimates are for."""
+    return FileModel(path, source, module, project, sm_count)

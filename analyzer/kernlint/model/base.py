@@ -46,9 +46,14 @@ _TL_QUALNAMES: dict[str, str] = {}  # "load" -> "triton.language.load"
 class ModelBase:
     """Structure, positions and values of one file."""
 
-    def __init__(self, path: str, source: str, module: cst.Module, project: Project | None = None) -> None:
+    def __init__(
+        self, path: str, source: str, module: cst.Module, project: Project | None = None, sm_count: int | None = None
+    ) -> None:
         self.path = path
         self.source = source
+        # The SM count of the GPU the estimates are for (its calibration's), which a file may read to size a
+        # grid (`torch.cuda.get_device_properties(dev).multi_processor_count`); None: unknown.
+        self.sm_count = sm_count
         # Where kernels this file imports are found (None: the file alone).
         self.project = project
         self._homes: dict[int, tuple[Kernel, ModelBase]] = {}  # id(imported kernel) -> (kernel, its model)

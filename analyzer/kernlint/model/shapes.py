@@ -1429,6 +1429,10 @@ class _Evaluator:
             return _TorchModuleClass(qualname.rsplit(".", 1)[-1])  # `norm_layer=nn.LayerNorm`, built later
         base = self._eval(node.value, scope, record)
         attr = node.attr.value
+        if isinstance(base, _DeviceProperties) and attr == "multi_processor_count":
+            if self.model.sm_count is None:
+                raise _Unknown(f"line {self._line(node)}: the GPU's SM count (no calibration names it)")
+            return self.model.sm_count
         if isinstance(base, _Class) and attr in base.constants:
             return base.constants[attr]  # `block.expansion`
         if isinstance(base, Tensor):
@@ -1593,6 +1597,8 @@ class _Evaluator:
             ):
                 return True
             raise _Unknown(f"line {self._line(node)}: isinstance of a value the table cannot classify")
+        if qualname == "torch.cuda.get_device_properties":
+            return _DeviceProperties()  # `.multi_processor_count`: the calibrated GPU's SM count
         if isinstance(func, cst.Name) and func.value == "super":
             return _Module("super", {})
         if isinstance(func, cst.Name) and func.value == "getattr" and len(positional) in (2, 3):
@@ -3562,6 +3568,11 @@ class _Module:
 
     kind: str
     attrs: dict
+
+
+@dataclass(frozen=True)
+class _DeviceProperties:
+    """`torch.cuda.get_device_properties(...)`: of it, the table knows the calibrated GPU's SM count."""
 
 
 @dataclass(frozen=True)
