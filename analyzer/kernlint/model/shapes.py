@@ -3042,9 +3042,11 @@ class _Evaluator:
             and isinstance(self.model, KernelTileFacts)
             and self.model.kernel_uses(kernel, "sum", "max", "min", "reduce", "argmax", "argmin")
         )
+        # The argument expressions bound to pointers the kernel stores to: what it expands into, whether def-use
+        # follows its writes, and which names hold its output afterwards.
+        written = self._written_arguments(kernel, node)
         expands: tuple[int, ...] = ()
         if kernel is not None and not flops and not reduces and share == 1:
-            written = self._written_arguments(kernel, node)
             loaded_bytes = stored_bytes = 0
             for arg in node.args:
                 value = values[id(arg.value)]
@@ -3087,13 +3089,12 @@ class _Evaluator:
                 note=self.model.code(func.value),
             ),
         )
-        if not self._writes_only_its_buffers(kernel, node, scope, values):
+        if not self._writes_only_its_buffers(kernel, written, node, scope, values):
             self._effect(f"line {line}: a Triton launch writes its arguments")
         if index >= 0:
             # A tensor allocated for the launch (torch.empty...) holds what the
             # kernel wrote: what reads it afterwards reads the kernel's output. So
             # does a tensor the kernel stores into in place (`mish[grid](x, x, n)`).
-            written = self._written_arguments(kernel, node)
             for arg in node.args:
                 value = arg.value
                 if isinstance(value, cst.Name) and isinstance(scope.get(value.value), Tensor):
@@ -3103,7 +3104,9 @@ class _Evaluator:
                         scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
         return None
 
-    def _writes_only_its_buffers(self, kernel, node: cst.Call, scope: dict, values: dict[int, object]) -> bool:
+    def _writes_only_its_buffers(
+        self, kernel, written: set[int], node: cst.Call, scope: dict, values: dict[int, object]
+    ) -> bool:
         """The launch writes only tensors forward allocated, each passed by its name (`out`, not `stats[0]`):
         what reads them next reads the launch (the rebinding below), so def-use tells whether its work is
         needed. A write into an input, a parameter or a view of a buffer is a side effect the table does not
@@ -3111,7 +3114,6 @@ class _Evaluator:
         model = self.model
         if kernel is None or not isinstance(model, HostValueFacts) or not model.writes_resolved(kernel):
             return False
-        written = self._written_arguments(kernel, node)
         if not written:
             return False
         buffers = 0
