@@ -319,7 +319,9 @@ class Calibration:
     constants: dict[str, float]
 
 
-@functools.lru_cache(maxsize=1)
+# One entry per target asked for: the engine asks for the settings' target GPU and the rules for any
+# (None); with a single entry the two evicted each other and every file re-read the records.
+@functools.cache
 def calibration(target_gpu: str | None = None) -> Calibration | None:
     """The newest calibration record (for `target_gpu`, matched as claims match records)."""
     folder = library_folder()
