@@ -2755,3 +2755,118 @@ def test_a_grid_sized_by_the_devices_sm_count_reads_the_calibrated_gpus() -> Non
     assert "the GPU's SM count" in entry(source).unknown[0]
     (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL006"]
     assert finding.expected_speedup["for_this_file"]["status"] == "estimated"
+
+
+def test_dropout_with_p_zero_runs_no_kernel() -> None:
+    """ATen's dropout returns its input when p is 0 (KernelBench's attn_pdrop/resid_pdrop): nn.Dropout(0.0),
+    F.dropout(x, 0.0) and F.dropout(x, training=False) add no op; nn.Dropout(0.1) is an elementwise pass."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class ModelNew(nn.Module):
+            def __init__(self, p_none, p_some):
+                super().__init__()
+                self.none = nn.Dropout(p_none)
+                self.some = nn.Dropout(p=p_some)
+
+            def forward(self, x):
+                x = self.none(x)
+                x = F.dropout(x, 0.0)
+                x = F.dropout(x, p=0.5, training=False)
+                return self.some(x)
+
+        def get_inputs():
+            return [torch.randn(1024, 1024)]
+
+        def get_init_inputs():
+            return [0.0, 0.1]
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    assert [(op.kind, op.note) for op in point.ops] == [("elementwise", "nn.Dropout")]
+
+
+def test_a_permutation_that_keeps_the_last_axis_copies_at_the_streaming_rate() -> None:
+    """Attention's heads put back, `o.transpose(1, 2).contiguous()` over [B, H, T, 96] fp32: the copy moves
+    rows of 384 bytes, a plain copy; moving the last axis (`x.transpose(-2, -1)`) or keeping rows shorter
+    than a 128-byte line (8 fp32) is a transposed copy."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, o, w, s):
+                heads = o.transpose(1, 2).contiguous()
+                moved = w.transpose(-2, -1).contiguous()
+                short = s.permute(0, 2, 1, 3).contiguous()
+                return heads, moved, short
+
+        def get_inputs():
+            return [torch.randn(4, 8, 256, 96), torch.randn(4, 8, 256, 96), torch.randn(4, 8, 256, 8)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    copies = [(op.kind, op.line) for op in point.ops if op.kind in ("copy", "transpose_copy")]
+    assert copies == [("copy", 6), ("transpose_copy", 7), ("transpose_copy", 8)]
+
+
+def test_math_of_a_number_read_from_the_device_is_a_host_number() -> None:
+    """`math.sqrt(partials.sum().item())` is a number the host has (its value unknown): the entry point is
+    still sized, with the sync where `.item()` is."""
+    source = textwrap.dedent(
+        """
+        import math
+        import torch
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                norm = math.sqrt((x * x).sum().item())
+                return x / norm
+
+        def get_inputs():
+            return [torch.randn(2048, 2048)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    assert [op.kind for op in point.ops] == ["elementwise", "reduction", "sync", "elementwise"]
+
+
+def test_f_pad_is_a_pass_writing_the_padded_tensor() -> None:
+    """F.pad(x, (1, 1, 2, 2)) over [8, 16, 64, 64] fp32 writes [8, 16, 68, 66] in one pass over x."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn.functional as F
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return F.pad(x, (1, 1, 2, 2), mode="constant", value=0.0)
+
+        def get_inputs():
+            return [torch.randn(8, 16, 64, 64)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    (op,) = point.ops
+    assert (op.kind, op.note, op.in_bytes, op.out_bytes) == (
+        "elementwise",
+        "F.pad",
+        (8 * 16 * 64 * 64 * 4,),
+        8 * 16 * 68 * 66 * 4,
+    )

@@ -58,6 +58,7 @@ from kernlint.model.shapes import (
     library_prologue,
     live_ops,
     prologue_of,
+    reads_grid_statistic,
     statistics_of,
 )
 from kernlint.model.tuning import AUTOTUNE_CONFIGS
@@ -1365,6 +1366,16 @@ def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, 
         return None
     size, i, source = best
     producer, consumer = ops[source], ops[i]
+    if reads_grid_statistic(ops, i, source):
+        # The consumer needs the producer's grid-wide statistics: two kernels still, but the producer no
+        # longer stores the tensor, and the consumer recomputes it from the producer's largest input.
+        recomputed = max(
+            (n for s, n in zip(producer.inputs, producer.in_bytes) if s < 0 or ops[s].kind != "alloc"), default=0
+        )
+        out = list(ops)
+        out[source] = replace(producer, bytes=max(0, producer.bytes - size))
+        out[i] = replace(consumer, bytes=max(0, consumer.bytes - size + recomputed))
+        return tuple(out)
     # The merged kernel does both kernels' arithmetic: a product's (a convolution reading a zero-inserted copy
     # of its input) keeps its flops, path and grid.
     base = consumer if consumer.flops and not producer.flops else producer

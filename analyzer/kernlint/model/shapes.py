@@ -64,6 +64,9 @@ IM2COL = "F.unfold (im2col)"
 EXPANSION = 2
 # A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
 SECTOR_BYTES = 32
+# A warp's 32 lanes of 4 bytes read one 128-byte line: a copy whose contiguous runs are at least this long
+# moves whole lines, as a plain copy does.
+COALESCED_RUN_BYTES = 4 * SECTOR_BYTES
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32"}
 CREATORS = {
     "randn",
@@ -208,9 +211,11 @@ class Tensor:
     value: float | None = None
     same: int | None = None
     exact: bool = True
-    # A slice (steps of 1) of a contiguous tensor: not contiguous, but its rows are, so a copy of it streams
-    # (`w[:, :k].contiguous()`), where a transposed view's copy runs at the transposed-copy rate.
-    sliced: bool = False
+    # Not contiguous, but long runs along its last axis are, so a copy of it streams, where a transposed
+    # view's copy runs at the transposed-copy rate: a slice (steps of 1) of a contiguous tensor
+    # (`w[:, :k].contiguous()`), or a permutation that keeps the last axis, whose rows are at least
+    # COALESCED_RUN_BYTES long (attention's heads put back, `o.transpose(1, 2).contiguous()`).
+    runs_contiguous: bool = False
 
     @property
     def numel(self) -> int:
@@ -389,12 +394,30 @@ def _whole_number(node: cst.BaseExpression, given: dict[str, int]) -> int | None
     return None
 
 
+def reads_grid_statistic(ops: tuple[Op, ...], consumer: int, producer: int) -> bool:
+    """Whether Triton launch `consumer` reads, beside the full-size tensor Triton launch `producer` wrote, a
+    small tensor `producer` also wrote while reducing, each of whose values sums more elements than one
+    program holds (STATISTIC_EXTENT: a channel's batch statistics, accumulated with atomics or partials
+    across the grid). It needs every program of `producer` to have finished: a grid-wide dependency, so the
+    two cannot be one kernel, and only the tensor between them can go (`consumer` recomputes it from what
+    `producer` reads). KL022 and its fix in the cost model."""
+    if not ops[producer].reduces:
+        return False
+    op = ops[consumer]
+    sizes = [size for source, size in zip(op.inputs, op.in_bytes) if source == producer]
+    if len(sizes) < 2 or not min(sizes):
+        return False
+    return max(sizes) > min(sizes) * STATISTIC_EXTENT
+
+
 def prologue_of(ops: tuple[Op, ...], launch: int) -> list[int]:
     """The torch elementwise ops (not a cast) whose full-size result a Triton launch without a product reads as
     its largest tensor, and nothing else reads or returns (`masked = x * mask`, then `scan[grid](masked, ...)`):
-    the kernel could apply them to the values it loads (KL022, and its fix in the cost model)."""
+    the kernel could apply them to the values it loads (KL022, and its fix in the cost model). A kernel with a
+    product (tl.dot) loads each operand tile many times: only a pad (`F.pad`), a mask on its loads, is taken
+    into it."""
     op = ops[launch]
-    if op.kind != "triton" or op.product or not op.in_bytes:
+    if op.kind != "triton" or not op.in_bytes:
         return []
     largest = max(op.in_bytes)
     found = []
@@ -403,6 +426,8 @@ def prologue_of(ops: tuple[Op, ...], launch: int) -> list[int]:
             continue
         pre = ops[r]
         if pre.kind != "elementwise" or pre.note.startswith("cast") or pre.returned or size < largest:
+            continue
+        if op.product and pre.note != "F.pad":
             continue
         if pre.out_bytes < largest or any(r in other.inputs for j, other in enumerate(ops) if j != launch):
             continue
@@ -1514,7 +1539,7 @@ class _Evaluator:
                 origin=base.origin,
                 value=base.value,
                 exact=False,
-                sliced=base.contiguous and unit_steps,
+                runs_contiguous=base.contiguous and unit_steps,
             )
         raise _Unknown(f"line {self._line(node)}: subscript of a non-static value")
 
@@ -1653,6 +1678,9 @@ class _Evaluator:
         if qualname.startswith("math."):
             values = args()
             fn = getattr(math, name, None)
+            if fn is not None and any(isinstance(v, _HostNumber) for v in values):
+                if all(isinstance(v, (int, float, _HostNumber)) for v in values):
+                    return _HostNumber()  # math.sqrt(total.item()): a number the host has, its value unknown
             if fn is None or not all(isinstance(v, (int, float)) for v in values):
                 raise _Unknown(f"line {line}: math.{name}")
             return fn(*values)
@@ -1945,6 +1973,15 @@ class _Evaluator:
             return replace(out, origin=index)
         if name in ("transpose", "permute", "t"):
             return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
+        if qualname == "torch.nn.functional.pad" and tensors and values[0] is tensors[0]:
+            return self._pad(tensors[0], kw("pad", values[1] if len(values) > 1 else None), node, record)
+        if name == "dropout" and tensors and values[0] is tensors[0]:
+            # F.dropout(x, p=0.5, training=True) and torch.dropout(x, p, train): ATen returns the input itself,
+            # no kernel, when p is 0 or not training.
+            p = kw("p", values[1] if len(values) > 1 else 0.5)
+            training = kw("training", kw("train", values[2] if len(values) > 2 else True))
+            if p == 0 or training is False:
+                return tensors[0]
         if name in UNARY or name in BINARY or name in ("clamp", "where", "lerp", "addcmul", "addcdiv"):
             return self._elementwise(values, node, record, fn=name, parametrized=bool(keywords))
         if name in VIEWS or name in ("flatten",):
@@ -2100,6 +2137,8 @@ class _Evaluator:
             attrs["dim"] = kw("dim", values[0] if values else None)
         elif name in LOSS_MODULES:
             attrs["reduction"] = kw("reduction", "mean")
+        elif name == "Dropout":
+            attrs["p"] = kw("p", values[0] if values else 0.5)
         attrs["inplace"] = kw("inplace", False) is True
         attrs["parametrized"] = bool(node.args)
         return _Module(name, attrs)
@@ -2360,6 +2399,8 @@ class _Evaluator:
             "Softsign",
             "Tanhshrink",
         }:
+            if module.kind == "Dropout" and module.attrs.get("p") == 0:
+                return values[0]  # ATen's dropout returns its input when p is 0: no kernel runs
             if module.attrs.get("inplace"):
                 self._effect(f"line {line}: nn.{module.kind}(inplace=True)")
             fn = MODULE_FUNCTIONS.get(module.kind, "")
@@ -2493,6 +2534,7 @@ class _Evaluator:
         if method == "permute":
             order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
             shape = tuple(base.shape[i] for i in order)
+            last = list(order)[-1] % len(order) == len(order) - 1 if order else False
             return Tensor(
                 shape,
                 base.dtype,
@@ -2500,11 +2542,12 @@ class _Evaluator:
                 origin=base.origin,
                 value=base.value,
                 exact=False,
+                runs_contiguous=_long_runs(base, last),
             )
         if method in ("contiguous", "clone"):
             if method == "contiguous" and base.contiguous:
                 return base
-            kind = "transpose_copy" if not base.contiguous and not base.sliced else "copy"
+            kind = "transpose_copy" if not base.contiguous and not base.runs_contiguous else "copy"
             op = Op(
                 kind,
                 line,
@@ -2649,6 +2692,29 @@ class _Evaluator:
         return replace(base, shape=tuple(dims))
 
     # -- the work ------------------------------------------------------------
+
+    def _pad(self, x: Tensor, pad: object, node, record: bool) -> Tensor:
+        """F.pad(x, (left, right, top, bottom, ...)): the last dimensions grown (or cut, for negative pads) by
+        each pair, written whole by a pass over the input, whatever the mode."""
+        if not isinstance(pad, (list, tuple)) or len(pad) % 2 or len(pad) // 2 > len(x.shape):
+            raise _Unknown(f"line {self._line(node)}: F.pad with pads that are not static")
+        if not all(isinstance(p, int) for p in pad):
+            raise _Unknown(f"line {self._line(node)}: F.pad with pads that are not static")
+        shape = list(x.shape)
+        for axis in range(len(pad) // 2):
+            shape[-1 - axis] += pad[2 * axis] + pad[2 * axis + 1]
+        out = Tensor(tuple(shape), x.dtype)
+        op = Op(
+            "elementwise",
+            self._line(node),
+            bytes=x.nbytes + out.nbytes,
+            inputs=(x.origin,),
+            in_bytes=(x.nbytes,),
+            out_bytes=out.nbytes,
+            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
+            note="F.pad",
+        )
+        return replace(out, origin=self._record(record, op))
 
     def _elementwise(
         self,
@@ -3895,7 +3961,25 @@ def _transposed(t, i: int, j: int):
     if len(shape) < 2:
         return t
     shape[i], shape[j] = shape[j], shape[i]
-    return Tensor(tuple(shape), t.dtype, contiguous=False, origin=t.origin, value=t.value, exact=False)
+    rank = len(shape)
+    keeps_last = rank - 1 not in (i % rank, j % rank)
+    return Tensor(
+        tuple(shape),
+        t.dtype,
+        contiguous=False,
+        origin=t.origin,
+        value=t.value,
+        exact=False,
+        runs_contiguous=_long_runs(t, keeps_last),
+    )
+
+
+def _long_runs(t: Tensor, keeps_last: bool) -> bool:
+    """A contiguous tensor's permuted view that keeps its last axis, whose rows are whole lines or more: a
+    copy of it moves contiguous runs (`Tensor.runs_contiguous`)."""
+    return bool(
+        t.contiguous and keeps_last and t.shape and t.shape[-1] * DTYPE_BYTES.get(t.dtype, 4) >= COALESCED_RUN_BYTES
+    )
 
 
 def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:

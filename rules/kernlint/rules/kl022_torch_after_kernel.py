@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue
-from kernlint.model.shapes import Op, concatenated_launches, prologue_of, statistics_of
+from kernlint.model.shapes import Op, concatenated_launches, prologue_of, reads_grid_statistic, statistics_of
 from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -39,7 +39,13 @@ class TorchAfterKernel(Rule):
     `tl.static_range`: a separable pool's first pass, which the second
     kernel can take from the input as one window over all the axes).
     Its estimate merges the two launches into one that reads the first one's
-    inputs and writes the second one's output.
+    inputs and writes the second one's output. Where the second kernel also
+    reads statistics the first one accumulates over the whole grid (a
+    channel's sum over the batch, with atomics or partials: more elements
+    than one program holds), the two cannot be one kernel; the finding says
+    so, and its estimate keeps both launches but drops the tensor between
+    them: the first no longer stores it, the second recomputes it from the
+    first one's input.
 
     Also in a KernelBench-style forward: a sum or mean (`torch.mean(y)`,
     `y.sum(dim=1)`) that is the only reader of an elementwise kernel's
@@ -70,6 +76,9 @@ class TorchAfterKernel(Rule):
     Also a torch elementwise op (not a cast) whose full-size result only a
     Triton kernel without a product reads, as its largest tensor (`masked =
     x * mask` before a scan kernel): the kernel can apply it as it loads.
+    And an `F.pad` copy only a Triton kernel reads, a `tl.dot` kernel too (a
+    transposed convolution done as a correlation over the zero-padded input):
+    the kernel can mask its loads outside the input.
 
     It stays silent on views and dtype casts alone, on other reductions
     that shrink the tensor (a per-row value summed, or any reduction
@@ -940,6 +949,73 @@ class TorchAfterKernel(Rule):
             line=22,
             column=9,
         ),
+        # The border padded by F.pad before a pooling kernel: the padded copy written whole, then read back;
+        # the kernel can mask its loads outside the input instead (a tl.dot kernel too).
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def pool3(x_ptr, y_ptr, W, BLOCK: tl.constexpr):
+                cols = tl.arange(0, BLOCK)
+                row = x_ptr + tl.program_id(0) * (W + 2)
+                v = tl.maximum(tl.load(row + cols), tl.load(row + cols + 1))
+                tl.store(y_ptr + tl.program_id(0) * W + cols, tl.maximum(v, tl.load(row + cols + 2)))
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    padded = F.pad(x, (1, 1), value=float("-inf"))
+                    y = torch.empty_like(x)
+                    pool3[(x.shape[0],)](padded, y, x.shape[1], BLOCK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(65536, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=16,
+            column=9,
+        ),
+        # An activation kernel that also sums the channel statistics over the whole grid (atomics), then a
+        # kernel that normalizes the activation with them: the two stay kernels (the statistics need every
+        # program first), but the activation need not be written: the second recomputes it from x.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def act_stats(x_ptr, y_ptr, s_ptr, C, HW, BLOCK: tl.constexpr):
+                offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * HW + offs, mask=offs < HW, other=0.0)
+                y = x * tl.sigmoid(x)
+                tl.store(y_ptr + tl.program_id(0) * HW + offs, y, mask=offs < HW)
+                tl.atomic_add(s_ptr + tl.program_id(0) % C, tl.sum(y, axis=0))
+            @triton.jit
+            def center(y_ptr, s_ptr, out_ptr, C, HW, count, BLOCK: tl.constexpr):
+                offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+                mean = tl.load(s_ptr + tl.program_id(0) % C) / count
+                y = tl.load(y_ptr + tl.program_id(0) * HW + offs, mask=offs < HW)
+                tl.store(out_ptr + tl.program_id(0) * HW + offs, y - mean, mask=offs < HW)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    N, C, H, W = x.shape
+                    y = torch.empty_like(x)
+                    s = torch.zeros(C, device=x.device)
+                    grid = (N * C, triton.cdiv(H * W, 4096))
+                    act_stats[grid](x, y, s, C, H * W, BLOCK=4096)
+                    out = torch.empty_like(x)
+                    center[grid](y, s, out, C, H * W, float(N * H * W), BLOCK=4096)
+                    return out
+            def get_inputs():
+                return [torch.randn(64, 64, 128, 128)]
+            def get_init_inputs():
+                return []
+            """,
+            line=26,
+            column=9,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -1191,6 +1267,25 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
                     ),
                 )
                 break
+            if reads_grid_statistic(ops, i, source):
+                # The statistics need every program of the first kernel: two kernels stay, the tensor goes.
+                yield Report(
+                    node=node,
+                    message=(
+                        f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that "
+                        f"`{first.name}` (line {producer.line}) wrote and nothing else reads, beside the statistics "
+                        f"`{first.name}` accumulates over the whole grid: the kernels stay two, but that tensor "
+                        "need not be written and read back"
+                    ),
+                    plan=(
+                        f"Keep `{first.name}`'s statistics and drop its store of the full tensor; in "
+                        f"`{second.name}`, load `{first.name}`'s input instead and redo its elementwise work on the "
+                        "values before its own (recomputing is cheaper than a write and a read), and delete the "
+                        "tensor's allocation."
+                    )
+                    + _conv_bias_clause(model, function, _call_on_line(model, function, producer.line, first)),
+                )
+                break
             message = (
                 f"`{second.name}` (line {op.line}) reads back the {size / 1e6:,.0f} MB tensor that `{first.name}` "
                 f"(line {producer.line}) wrote and nothing else reads, and does elementwise work on it: two kernels "
@@ -1263,7 +1358,10 @@ def _prologues(model: FileModel, function: FunctionInfo) -> Iterator[Report]:
                     "and a read back, where the kernel could compute it from the op's inputs as it loads"
                 ),
                 plan=(
-                    f"Hand `{kernel.name}` the inputs of line {pre.line} and apply the op to the values it loads "
+                    f"Hand `{kernel.name}` the unpadded tensor of line {pre.line} and load it with a mask that is "
+                    "false outside its bounds (`other=` the pad value), and delete the F.pad."
+                    if pre.note == "F.pad"
+                    else f"Hand `{kernel.name}` the inputs of line {pre.line} and apply the op to the values it loads "
                     f"(at the same offsets), and delete the torch op."
                 ),
             )
