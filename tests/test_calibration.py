@@ -56,10 +56,6 @@ MISSES = (
     # seq4k: in eager and graph mode within 1.3x since the softmax is priced at its probe's rate (the masked
     # pair's seq1k since its broadcast mask is priced at the broadcast probe's).
     {("kl007_materialized_attention", "seq4k", "kernelbench"): BEFORE_SLOWER}
-    # The masked pair's before passes its scores through nn.Dropout(0.0), which runs no kernel (ATen returns the
-    # input when p is 0); priced as a pass until that was modelled, it hid that the rest of the before at
-    # seq1k runs about 1.3x slower than estimated.
-    | {("kl007_masked_attention", "seq1k", mode): BEFORE_SLOWER for mode in ("kernelbench", "eager", "graph")}
     | {
         # The fused after measures 31.1 us graph where the SDPA probe's rate gives 18.8.
         ("kl007_materialized_attention", "seq512", "graph"): "fused attention at S=512 below the SDPA probe's rate",

@@ -287,7 +287,7 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
 def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> None:
     """The model's structure on a GPU it was not built on: every constant re-measured by the same probes on an
     H200 (kernels/kernlint/kernels/measurements/checks/h200/), none fitted to that GPU's validation
-    measurements, against 23 of the validation files measured there. The misses are listed exactly."""
+    measurements, against the 33 validation files measured there. The misses are listed exactly."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
@@ -300,16 +300,17 @@ def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> 
         rows = costmodel.rows(str(check / "costmodel"))
     finally:
         cost.calibration = original  # type: ignore[assignment]
-    assert len(rows) == 23
+    assert len(rows) == 33
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     no_graph = {r["name"] for r in rows if r["measured"].get("graph") is None}
-    # Host time (a lease's launches and ops against the probes') and kl002_slice's strided copy, faster than
-    # estimated; no CUDA-graph row misses.
+    # Host time (a lease's launches and ops against the probes'); kl004_skinnyk, whose small-K fp16 GEMM and
+    # epilogue the fix runs slower on the H200 than estimated; kl029_dwsmall, where kernlint rightly reports
+    # nothing (its fix measures slower), which the comparison counts as no estimate.
     assert missed == {
-        "kernelbench": {"kl002_slice", "kl004_convbn", "kl011_tiny", "kl028_resnet2"},
-        "eager": {"kl002_slice", "kl005_scan", "kl006_small", "kl011_tiny", "kl028_resnet2"},
-        "graph": no_graph,
+        "kernelbench": {"kl004_convbn", "kl004_skinnyk", "kl011_tiny", "kl028_resnet2", "kl029_dwsmall"},
+        "eager": {"kl004_skinnyk", "kl005_scan", "kl006_small", "kl011_tiny", "kl028_resnet2", "kl029_dwsmall"},
+        "graph": no_graph | {"kl004_skinnyk", "kl029_dwsmall"},
     }, missed
     # kl003_decode, wrong on the H100 whose record lacks the per-program tl.dot probes, is right here; the
     # verdict that stays wrong is kl004_convbn's (host time: 0.67x KernelBench measured).
@@ -2870,3 +2871,57 @@ def test_f_pad_is_a_pass_writing_the_padded_tensor() -> None:
         (8 * 16 * 64 * 64 * 4,),
         8 * 16 * 68 * 66 * 4,
     )
+
+
+def test_an_out_of_place_masked_fill_pays_for_the_clone_aten_makes() -> None:
+    """`att.masked_fill(mask, v)` clones `att`, then fills the clone in place (profiled on an H200: a
+    device-to-device copy beside the fill's kernel): a copy pass at the streaming rate on top of the fill."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, mask):
+                return x.masked_fill(mask, 0.0)
+
+        def get_inputs():
+            return [torch.randn(4096, 4096), torch.rand(4096, 4096) > 0.5]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    assert not point.unknown, point.unknown
+    (op,) = point.ops
+    c = cost.calibration().constants
+    assert op.cloned
+    assert cost.gpu_us(op, c) == pytest.approx(
+        cost.gpu_us(replace(op, cloned=False), c) + 2 * 4096 * 4096 * 4 / c["bw_stream"]
+    )
+
+
+def test_the_fp16_softmax_and_permuted_copy_probes_price_their_ops_where_a_record_has_them() -> None:
+    """The H200 record's supplement measured PyTorch's softmax over fp16 rows and a permuted copy that keeps
+    the last axis: a 2-byte softmax takes the fp16 probes' ratio there and the fp32 ones' where the record
+    has none (the H100's); a `.contiguous()` copy of long runs takes the copy probe's rate, else the
+    streaming rate."""
+    h200 = cost.load_calibration(str(ROOT / "kernels/kernlint/kernels/measurements/checks/h200/calibration_h200.json"))
+    h100 = cost.calibration()
+    assert h200 is not None and h100 is not None
+    c200, c100 = h200.constants, h100.constants
+    assert "lib_softmax_fp16_cols_4096_x" in c200 and "lib_softmax_fp16_cols_4096_x" not in c100
+    scores = Op(
+        "reduction", 1, bytes=2 * 2 * 8192 * 4096, out_bytes=2 * 8192 * 4096, elem_bytes=2, kernel="softmax", rows=8192
+    )
+    stream200 = scores.bytes / c200["bw_stream"]
+    assert cost.library_us(scores, c200) == pytest.approx(stream200 * c200["lib_softmax_fp16_cols_4096_x"])
+    assert cost.library_us(replace(scores, elem_bytes=4), c200) == pytest.approx(
+        stream200 * c200["lib_softmax_cols_4096_x"]
+    )
+    assert cost.library_us(scores, c100) == pytest.approx(
+        scores.bytes / c100["bw_stream"] * c100["lib_softmax_cols_4096_x"]
+    )
+    heads = Op("copy", 1, bytes=2 * 4 * (1 << 26), out_bytes=4 * (1 << 26), elem_bytes=4, note=".contiguous()")
+    assert cost.gpu_us(heads, c200) == pytest.approx(heads.bytes / c200["bw_copy_runs_4byte"])
+    assert cost.gpu_us(heads, c100) == pytest.approx(heads.bytes / c100["bw_stream"])

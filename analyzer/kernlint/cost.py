@@ -128,6 +128,11 @@ def derive_constants(record: dict) -> dict[str, float]:
         "bw_stream": rate("copy_fp32_1g"),
         "bw_transpose_2byte": rate("transpose_fp16"),
         "bw_transpose_4byte": rate("transpose_fp32"),
+        **{
+            f"bw_copy_runs_{n}byte": rate(f"copy_heads_{t}")
+            for n, t in ((2, "fp16"), (4, "fp32"))
+            if f"copy_heads_{t}" in p
+        },
         "flops_fp16": rate("gemm_fp16", "flops"),
         "flops_bf16": rate("gemm_bf16", "flops"),
         "flops_fp32": rate("gemm_fp32", "flops"),
@@ -293,8 +298,9 @@ def _library_constants(p: dict, best, bw: float) -> dict[str, float]:
         elif kernel == "layer_norm":
             norms.append((int(probe["rows"]), ratio, float(probe["bytes"]) / best(name) / int(probe["rows"])))
         elif kernel in ("softmax", "log_softmax"):
-            cols = int(float(probe["bytes"]) / 8 / int(probe["rows"]))  # fp32 rows read and written once
-            out[f"lib_{kernel}_cols_{cols}_x"] = ratio
+            elem = int(probe.get("elem", 4))  # rows read and written once; fp32 where the probe does not say
+            cols = int(float(probe["bytes"]) / (2 * elem) / int(probe["rows"]))
+            out[f"lib_{kernel}{'_fp16' if elem == 2 else ''}_cols_{cols}_x"] = ratio
         else:
             out[f"lib_{kernel}_x"] = ratio
     for kernel, points in pools.items():
@@ -517,6 +523,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
     if op.kind == "transpose_copy":
         bandwidth = c["bw_transpose_2byte"] if op.elem_bytes <= 2 else c["bw_transpose_4byte"]
         return max(c["gpu_floor_us"], op.bytes / bandwidth)
+    if op.kind == "copy" and op.note == ".contiguous()":
+        # A view whose rows are long runs (a slice, a permutation keeping the last axis): the permuted-copy
+        # probe's rate where the record has it, else the streaming rate.
+        bandwidth = c.get(f"bw_copy_runs_{2 if op.elem_bytes <= 2 else 4}byte", c["bw_stream"])
+        return max(c["gpu_floor_us"], op.bytes / bandwidth)
     # A small conv or norm: its layer's time. The conv layer probe is a dense cuDNN conv; a depthwise one runs
     # PyTorch's own depthwise kernel, at a plain kernel's floor (2.5 us measured at 1x32x28x28, kl029_dwsmall).
     layer = None if op.kernel.startswith("depthwise") else _layer(op)
@@ -539,7 +550,10 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         compute = op.flops / throughput
     # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
     bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
-    return max(floor, op.bytes / _bandwidth(op, c), compute) + bias
+    # An out-of-place masked_fill: the clone ATen makes first is a copy pass (profiled on an H200: a
+    # device-to-device copy beside the fill's own kernel).
+    clone = 2 * op.out_bytes / c["bw_stream"] if op.cloned else 0.0
+    return max(floor, op.bytes / _bandwidth(op, c), compute) + bias + clone
 
 
 # The triton_dot_tile_* and triton_dot_programs_* probes' names, `{path}_{BM}x{BN}x{BK}_w{warps}_s{stages}`
@@ -622,8 +636,11 @@ def library_us(op: Op, c: dict[str, float]) -> float | None:
         few = op.bytes / (op.rows * c["lib_layer_norm_row_bw"]) if 0 < op.rows < c["sm_count"] else 0.0
         return max(stream * c["lib_layer_norm_x"], few)
     if kernel in ("softmax", "log_softmax") and op.rows:
-        # The measured ratio at the row length, interpolated in log length between the probes.
-        points = _numbered(c, f"lib_{kernel}_cols_", "_x")
+        # The measured ratio at the row length, interpolated in log length between the probes: the fp16
+        # probes' for 2-byte rows where the record has them.
+        points = (op.elem_bytes <= 2 and _numbered(c, f"lib_{kernel}_fp16_cols_", "_x")) or _numbered(
+            c, f"lib_{kernel}_cols_", "_x"
+        )
         if not points:
             return None
         cols = max(1, op.out_bytes // op.elem_bytes // op.rows)

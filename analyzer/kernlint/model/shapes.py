@@ -258,6 +258,7 @@ class Op:
     # A convolution: its GEMM depth (input channels per group x kernel taps); a pool: its window's taps.
     reduction: int = 0
     conv_bias: bool = False  # a convolution with a bias: cuDNN's convolution, then a pass that adds it
+    cloned: bool = False  # an out-of-place masked_fill: ATen clones the input, then fills the clone in place
     layer: bool = False  # run by a layer of an nn.Sequential/nn.ModuleList, not spelled in a forward (KL004)
     # The library kernel that runs it, where the calibration measured that kernel's own rate (KL029): a pool
     # ("max_pool2d"), a norm ("batch_norm", "layer_norm", ...), a softmax, a scan along the last dimension.
@@ -2645,7 +2646,10 @@ class _Evaluator:
             or method in ("masked_fill", "clamp_", "add_", "mul_", "div_", "sub_", "relu_", "pow", "fill_", "zero_")
         ):
             keywords = bool(node.args) and any(a.keyword is not None for a in node.args)
-            return self._elementwise([base, *values], node, record, fn=method, parametrized=keywords)
+            out = self._elementwise([base, *values], node, record, fn=method, parametrized=keywords)
+            if method == "masked_fill" and not base.on_host and out.origin >= 0:
+                self.ops[out.origin] = replace(self.ops[out.origin], cloned=True)
+            return out
         if method in ("matmul", "mm", "bmm"):
             return self._matmul(base, values[0], node, record)
         raise _Unknown(f"line {line}: tensor method `.{method}()` is not in the cost table")

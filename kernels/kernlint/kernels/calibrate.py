@@ -15,6 +15,9 @@ Probes (each name is a key of the record's "probes"):
   * ``copy_*``, ``add_fp16``: streaming bandwidth (bytes / graph time);
   * ``transpose_fp16``, ``transpose_fp32``: a transposed copy
     (``w.t().contiguous()``), which reads or writes with a stride;
+  * ``copy_heads_fp16``, ``copy_heads_fp32``: a permuted copy that keeps the
+    last axis (attention's heads put back, ``o.transpose(1, 2).contiguous()``
+    over [32, 16, 2048, 64]): rows of 64 elements move whole;
   * ``gemm_*``: a large GEMM per execution path (fp32 FMA, tf32, fp16, bf16
     tensor cores, int8 ``torch._int_mm``); ``sdpa_fp16``: fused attention;
   * ``gemm_skinny_fp32``, ``gemm_skinny_fp16``: a GEMM of ``SKINNY_M`` rows
@@ -375,6 +378,11 @@ def _probes(torch, triton, tl):
     add("transpose_fp16", lambda: w16.t().contiguous(), bytes=4 * 8192 * 8192, ops=1)
     w32 = torch.randn(8192, 8192, device=dev, dtype=torch.float32)
     add("transpose_fp32", lambda: w32.t().contiguous(), bytes=8 * 8192 * 8192, ops=1)
+    # Permuted copies that keep the last axis: attention's [B, H, T, D] put back as [B, T, H, D].
+    heads16 = torch.randn(32, 16, 2048, 64, device=dev, dtype=torch.float16)
+    add("copy_heads_fp16", lambda: heads16.transpose(1, 2).contiguous(), bytes=4 * heads16.numel(), ops=1)
+    heads32 = torch.randn(32, 16, 2048, 64, device=dev, dtype=torch.float32)
+    add("copy_heads_fp32", lambda: heads32.transpose(1, 2).contiguous(), bytes=8 * heads32.numel(), ops=1)
 
     # GEMMs, one per execution path.
     s = 8192
@@ -833,18 +841,21 @@ def _library_probes(torch, add):
         kernel="layer_norm",
         ops=1,
     )
-    for cols in LIBRARY_SOFTMAX_COLS:
-        z = torch.randn((1 << 25) // cols, cols, device=dev)
-        for name in ("softmax", "log_softmax"):
-            fn = getattr(torch, name)
-            add(
-                f"library_{name}_cols_{cols}",
-                lambda fn=fn, z=z: fn(z, 1),
-                bytes=4 * 2 * z.numel(),
-                rows=z.shape[0],
-                kernel=name,
-                ops=1,
-            )
+    # fp32 rows, and fp16 ones (attention's scores): PyTorch picks its softmax kernel by the row's bytes.
+    for dtype, tag in ((torch.float32, ""), (torch.float16, "_fp16")):
+        for cols in LIBRARY_SOFTMAX_COLS:
+            z = torch.randn((1 << 25) // cols, cols, device=dev, dtype=dtype)
+            for name in ("softmax", "log_softmax"):
+                fn = getattr(torch, name)
+                add(
+                    f"library_{name}{tag}_cols_{cols}",
+                    lambda fn=fn, z=z: fn(z, 1),
+                    bytes=z.element_size() * 2 * z.numel(),
+                    rows=z.shape[0],
+                    elem=z.element_size(),
+                    kernel=name,
+                    ops=1,
+                )
     s = torch.randn(*LIBRARY_SCAN_INPUT, device=dev)
     add("library_scan", lambda: torch.cumsum(s, 1), bytes=4 * 2 * s.numel(), rows=s.shape[0], kernel="scan", ops=1)
 
