@@ -194,3 +194,40 @@ def test_kl026_and_kl004_leave_a_gemm_that_only_feeds_a_constant_to_kl027() -> N
     found = findings(source)
     assert [(f.code, f.span.line) for f in found] == [("KL027", 12)]
     assert found[0].plan.startswith("Use the number 1 where `torch.softmax(s, dim=-1)` is read")
+
+
+def test_a_buffer_also_named_by_an_alias_handed_to_the_same_launch_keeps_def_use_complete() -> None:
+    """`init = out` (an optional initial state defaulting to the output buffer), both passed to the last
+    launch: the alias is the same tensor, rebound with it, so the launch's write is no side effect and the
+    first launch's `y`, which nothing reads, is dead work."""
+    source = """
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+    @triton.jit
+    def total(x_ptr, init_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr, tl.load(init_ptr) + tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+
+    class ModelNew(torch.nn.Module):
+        def forward(self, x, initial=None):
+            y = torch.empty_like(x)
+            out = torch.zeros(1, device=x.device)
+            scale[(x.numel() // 1024,)](x, y, x.numel(), BLOCK=1024)
+            init = initial if initial is not None else out
+            total[(1,)](x, init, out, x.numel(), BLOCK=1024)
+            return out
+
+    def get_inputs():
+        return [torch.randn(4096, 4096)]
+
+    def get_init_inputs():
+        return []
+    """
+    assert [(f.code, f.span.line) for f in findings(source) if f.code == "KL027"] == [("KL027", 20)]

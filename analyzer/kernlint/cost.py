@@ -57,9 +57,11 @@ from kernlint.model.shapes import (
     im2col_readers,
     library_prologue,
     live_ops,
+    mixes_values,
     prologue_of,
     reads_grid_statistic,
     statistics_of,
+    written_by,
 )
 from kernlint.model.tuning import AUTOTUNE_CONFIGS
 from kernlint.provenance import library_folder
@@ -1072,14 +1074,22 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     for scores in gemms:
         # A generated solution's own softmax kernel between them (a Triton launch with no product of its
         # own, fed through a .contiguous() copy) is part of the chain the fused kernel replaces.
+        writes = written_by(ops, scores)
         between = {
             i
-            for i in _consumers(ops, {scores}, {"elementwise", "reduction", "copy", "view", "triton"})
-            if not (ops[i].kind == "triton" and ops[i].flops)
+            for i in _consumers(ops, writes, {"elementwise", "reduction", "copy", "view", "triton"})
+            if not (ops[i].kind == "triton" and ops[i].flops) and i > scores
         }
         # A softmax kernel that writes in place leaves the scores' tensor to the output GEMM to read.
-        in_place = {scores} if any(ops[i].kind == "triton" for i in between) else set()
-        output = next((i for i in gemms if i > scores and set(ops[i].inputs) & (between | in_place)), None)
+        in_place = writes if any(ops[i].kind == "triton" for i in between) else set()
+        output = next(
+            (
+                i
+                for i in gemms
+                if i > scores and mixes_values(ops, scores, i) and set(ops[i].inputs) & (between | in_place)
+            ),
+            None,
+        )
         if output is not None:
             break
     else:

@@ -23,6 +23,7 @@ Reads only the module-level statements, the model class and the functions
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -37,7 +38,7 @@ from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
-from kernlint.model.syntax import keyword, literal_value, positional, walk
+from kernlint.model.syntax import keyword, literal_value, names_in, positional, walk
 from kernlint.model.torch_api import MODULE_MOVES
 from kernlint.model.tuning import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS
 
@@ -64,6 +65,9 @@ IM2COL = "F.unfold (im2col)"
 EXPANSION = 2
 # A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
 SECTOR_BYTES = 32
+# The program ids per grid axis at which a loop bound read from the id is evaluated (evenly spread) to
+# average its trips: enough for a bound that grows linearly with the id (a causal mask's).
+PID_SAMPLES = 64
 # A warp's 32 lanes of 4 bytes read one 128-byte line: a copy whose contiguous runs are at least this long
 # moves whole lines, as a plain copy does.
 COALESCED_RUN_BYTES = 4 * SECTOR_BYTES
@@ -392,7 +396,34 @@ def _whole_number(node: cst.BaseExpression, given: dict[str, int]) -> int | None
         args = [_whole_number(a.value, given) for a in node.args]
         if len(args) == 2 and args[0] is not None and args[1]:
             return -(-args[0] // args[1])
+    if isinstance(node, cst.Call):
+        func = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", "")
+        if func == "program_id" and node.args:
+            # A program's id, where the caller gives it (`_mean_trips` walks the grid's axis).
+            axis = _whole_number(node.args[0].value, {})
+            return given.get(f"program_id({axis})") if axis is not None else None
+        if func in ("minimum", "maximum", "min", "max") and len(node.args) == 2:
+            pair = [_whole_number(a.value, given) for a in node.args]
+            if pair[0] is not None and pair[1] is not None:
+                return min(pair[0], pair[1]) if func in ("minimum", "min") else max(pair[0], pair[1])
     return None
+
+
+def written_by(ops: tuple[Op, ...], i: int) -> set[int]:
+    """Op `i` and the buffers allocated for it that it writes: a launch through a helper's parameter
+    (`_bmm(q, k, S)` storing into S) leaves S's allocation as S's origin, so its readers read that (KL007's
+    attention built from launches, and its fix in the cost model)."""
+    return {i} | {s for s in ops[i].inputs if 0 <= s < i and ops[s].kind == "alloc"}
+
+
+def mixes_values(ops: tuple[Op, ...], scores: int, output: int) -> bool:
+    """Whether product `output`, after a softmax of product `scores`' result, multiplies the weights by values:
+    an activation (attention's V, NetVLAD's x that the scores read too) rather than only a module parameter
+    (inputs -1). A projection by a parameter after a kernel that exponentiates is one after a whole
+    attention kernel, not the second half of a materialized one (KL007, and its fix in the cost model)."""
+    if -1 not in ops[output].inputs:
+        return True
+    return bool((set(ops[scores].inputs) - {-1}) & (set(ops[output].inputs) - {-1}))
 
 
 def reads_grid_statistic(ops: tuple[Op, ...], consumer: int, producer: int) -> bool:
@@ -3005,6 +3036,7 @@ class _Evaluator:
         grid_node = func.slice[0].slice
         launched = self.model.kernels.get(self.model.code(func.value).strip())
         programs = 0
+        axes: tuple[int, ...] = ()  # the grid's axes, where it is a static tuple (a program id's range)
         if isinstance(grid_node, cst.Index):
             try:
                 grid = self._eval(grid_node.value, scope, record=False)
@@ -3016,6 +3048,8 @@ class _Evaluator:
                     programs = max(_programs(g) for g in grids)
                 else:
                     programs = _programs(grid)
+                    if programs:
+                        axes = tuple(int(d) for d in (grid if isinstance(grid, (list, tuple)) else (grid,)))
             except _Unknown:
                 programs = 0
         tensors = []
@@ -3080,7 +3114,7 @@ class _Evaluator:
             if not flops and not reduced_product:
                 # Operands read out of one tensor by offsets (attention's q and k from a fused qkv
                 # projection), which no shape match names: the products its fixed tiles compute per program.
-                flops = self._tile_flops(kernel, node, values, programs)
+                flops = self._tile_flops(kernel, node, values, programs, axes)
                 share = 1  # from the launch's own tiles and grid: one step's work already
                 if flops and tensors:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
@@ -3171,7 +3205,9 @@ class _Evaluator:
                     tensor = scope[value.value]
                     producer = self.ops[tensor.origin] if 0 <= tensor.origin < len(self.ops) else None
                     if producer is not None and (producer.kind == "alloc" or id(value) in written):
-                        scope[value.value] = replace(tensor, origin=index, value=None, same=None, exact=False)
+                        rebound = replace(tensor, origin=index, value=None, same=None, exact=False)
+                        for held in [held for held, other in scope.items() if other is tensor]:
+                            scope[held] = rebound  # the name passed and any other name for the same tensor
         return None
 
     def _writes_only_its_buffers(
@@ -3195,14 +3231,14 @@ class _Evaluator:
             name = arg.value.value
             tensor = scope.get(name)
             # Allocated in this function's own body (a helper's parameter aliases its caller's tensor, which
-            # the rebinding below does not reach), and no other name holds it or a view of it (`o_bh = o.view()`
-            # written, `o` read).
+            # the rebinding below does not reach), and no other name holds a view of it (`o_bh = o.view()`
+            # written, `o` read). Another name for the tensor itself (`init = out`) is rebound with it.
             if not (isinstance(tensor, Tensor) and self._body_start <= tensor.origin < len(self.ops)):
                 return False
             if self.ops[tensor.origin].kind != "alloc":
                 return False
             if any(
-                isinstance(other, Tensor) and other.origin == tensor.origin and held != name
+                isinstance(other, Tensor) and other.origin == tensor.origin and held != name and other is not tensor
                 for held, other in scope.items()
             ):
                 return False
@@ -3270,11 +3306,13 @@ class _Evaluator:
             return (), configs
         return config_of({}), ()
 
-    def _tile_flops(self, kernel, node: cst.Call, values: dict[int, object], programs: int) -> int:
+    def _tile_flops(
+        self, kernel, node: cst.Call, values: dict[int, object], programs: int, axes: tuple[int, ...] = ()
+    ) -> int:
         """The flops of a tl.dot launch from its fixed tile and its grid: each program runs each `tl.dot`
         (BLOCK_M x BLOCK_N x BLOCK_K) once per trip of the loop around it, the trips counted from the loop's
-        `range` at the launch's values; 0 where any of them is unknown (an autotuned tile, a causal bound
-        read from the program id)."""
+        `range` at the launch's values; a bound read from the program id (a causal `hi = (pid_m + 1) *
+        BLOCK_M`) is averaged over the grid's axis. 0 where any of them is unknown (an autotuned tile)."""
         model = self.model
         if programs <= 0 or kernel.autotune is not None or not isinstance(model, KernelTileFacts):
             return 0
@@ -3283,16 +3321,57 @@ class _Evaluator:
             return 0
         given = self._launch_values(kernel, node, values)
         loop_of = {id(dot): loop.loop.node for loop in model.dot_loops(kernel) for dot in loop.dots}
-        total = 0
+        total = 0.0
         for call in kernel.function.calls:
             if not model.is_tl(call.func, "dot"):
                 continue
             loop = loop_of.get(id(call))
-            trips = 1 if loop is None else _range_trips(loop, given)
+            trips: float | int | None = 1 if loop is None else _range_trips(loop, given)
+            if trips is None and loop is not None:
+                trips = self._mean_trips(kernel, loop, given, axes)
             if trips is None:
                 return 0
             total += 2 * tile[0] * tile[1] * tile[2] * trips
-        return programs * total
+        return round(programs * total)
+
+    def _mean_trips(self, kernel, loop: cst.For, given: dict[str, int], axes: tuple[int, ...]) -> float | None:
+        """The trips of a `range` loop whose bounds read the program id through the kernel's names bound once
+        (`pid_m = tl.program_id(0)`, `hi = tl.minimum((pid_m + 1) * BLOCK_M, T)`), averaged over the
+        programs of the grid's axes (each program id from 0 to its axis's size); None where a bound is not
+        such a whole number."""
+        call = loop.iter
+        if not isinstance(call, cst.Call) or not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
+            return None
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+        if name not in ("range", "static_range") or not axes:
+            return None
+        counts, total = 0, 0
+        # The axes whose id the kernel reads, at most PID_SAMPLES ids each, evenly spread: the mean of a bound
+        # that grows with the id. The other axes stay at 0.
+        read = set()
+        for found in self.model.kernel_uses(kernel, "program_id") if isinstance(self.model, KernelTileFacts) else ():
+            axis = _whole_number(found.args[0].value, {}) if found.args else 0
+            read.add(axis)
+        samples = [
+            [0]
+            if a not in read
+            else list(range(size))
+            if size <= PID_SAMPLES
+            else [i * (size - 1) // (PID_SAMPLES - 1) for i in range(PID_SAMPLES)]
+            for a, size in enumerate(axes)
+        ]
+        for ids in itertools.product(*samples):
+            at = dict(given, **{f"program_id({a})": pid for a, pid in enumerate(ids)})
+            bounds = [self._kernel_number(kernel, a.value, at) for a in call.args]
+            if any(b is None for b in bounds):
+                return None
+            start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+            assert start is not None and stop is not None and step is not None
+            if step <= 0:
+                return None
+            total += max(0, -(-(stop - start) // step))
+            counts += 1
+        return total / counts if counts else None
 
     def _b_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
         """Whether the launch's tl.dot reads B with a unit stride along K and another along N."""
@@ -3340,8 +3419,8 @@ class _Evaluator:
             return value
         local = {
             n.value
-            for n in walk(node)
-            if isinstance(n, cst.Name) and n.value not in given and kernel.param(n.value) is None
+            for n in names_in(node)
+            if n.value not in given and kernel.param(n.value) is None and n.value not in ("tl", "triton", "min", "max")
         }
         if not local:
             return None

@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
-from kernlint.model.shapes import Op
+from kernlint.model.shapes import Op, mixes_values, written_by
 from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -27,9 +27,13 @@ class MaterializedAttention(Rule):
     dropout between the three steps. In a KernelBench-style forward, at the
     file's shapes, it also follows attention built from launches that write
     into buffers: scores from a Triton `tl.dot` kernel (or a torch matmul),
-    a Triton kernel of the file that exponentiates and reduces over rows (a
-    softmax, in place or not), and a product of the result with the values;
-    that form's fix is Operator Fusion (the file's own kernels made one),
+    also one a helper launches into a buffer it is handed (`_bmm(q, k, S)`),
+    a Triton kernel of the file without `tl.dot` that exponentiates and
+    reduces over rows (a softmax, in place or not), and a product of the
+    result with the values (an activation: a product with only a module
+    parameter after such a kernel is a projection after a whole attention
+    kernel, and a causal kernel whose key loop ends at the program's row
+    counts); that form's fix is Operator Fusion (the file's own kernels made one),
     where attention in torch ops is Algorithm Replacement (SDPA's kernel).
     It also finds an `nn.MultiheadAttention`
     module called in a model's forward with `need_weights` left True (the
@@ -514,7 +518,8 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
     for i, op in enumerate(ops):
         if not op.product:
             continue
-        reached, frontier = set(), {i}
+        written = written_by(ops, i)
+        reached, frontier = set(), set(written)
         while frontier:
             frontier = {
                 j
@@ -531,7 +536,10 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
             (
                 j
                 for j, other in enumerate(ops)
-                if j > softmaxes[0] and other.product and set(other.inputs) & (reached | {i})
+                if j > softmaxes[0]
+                and other.product
+                and mixes_values(ops, i, j)
+                and set(other.inputs) & (reached | written)
             ),
             None,
         )
@@ -558,12 +566,14 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
 
 
 def _softmax_kernel(model: FileModel, op: Op) -> bool:
-    """A launch of a kernel of the file without a product that exponentiates and reduces over a row."""
+    """A launch of a kernel of the file without a product that exponentiates and reduces over a row (a
+    flash-attention kernel, whose tl.dot loop the table may not size, is not one)."""
     if op.kind != "triton" or op.flops:
         return False
     launch = model.launch_at_site(op.site_line, op.note)
     return (
         launch is not None
+        and not model.kernel_uses(launch.kernel, "dot")
         and bool(model.kernel_uses(launch.kernel, "exp", "exp2", "math.exp", "math.exp2"))
         and bool(model.kernel_uses(launch.kernel, "max", "sum"))
     )
@@ -573,7 +583,10 @@ def _node_on(model: FileModel, function: FunctionInfo, op: Op) -> cst.CSTNode | 
     """The call of `function` that `op` stands for: its launch, or a product on its line."""
     if op.kind == "triton":
         launch = model.launch_at_site(op.site_line, op.note)
-        return launch.node if launch is not None and launch.caller is function else None
+        if launch is not None and launch.caller is function:
+            return launch.node
+        # A launch in a helper (`_bmm(q, k, S)`): the helper's call on forward's line.
+        return next((call for call in function.calls if model.line_of(call) == op.line), None)
     return next(
         (
             n
