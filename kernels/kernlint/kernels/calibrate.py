@@ -158,6 +158,9 @@ LIBRARY_NORM_INPUT = (32, 64, 256, 256)  # also the depthwise convolutions' inpu
 LIBRARY_DEPTHWISE_KERNELS = (3, 5)  # kernel sizes of the library_depthwise_conv2d_kK probes (padding K // 2)
 LIBRARY_LAYER_NORM_ROWS = 8  # rows of 64 x 256 x 256 elements (16 MiB each)
 LIBRARY_SOFTMAX_COLS = (4096, 262144)  # 128 MiB of rows of either length
+# fp16 rows: PyTorch runs rows of up to 1024 columns with a warp per row, longer ones with a block (its
+# persistent or its looping kernel): the points where its choice changes.
+LIBRARY_SOFTMAX_FP16_COLS = (512, 1024, 2048, 4096, 262144)
 LIBRARY_SCAN_INPUT = (16384, 16384)
 # Arguments in a launch's call, constexpr keywords included: tiny_triton_args_N (10 pointers, 8 ints, a float,
 # a size, BLOCK) and tiny_triton_N (a pointer, BLOCK).
@@ -842,8 +845,11 @@ def _library_probes(torch, add):
         ops=1,
     )
     # fp32 rows, and fp16 ones (attention's scores): PyTorch picks its softmax kernel by the row's bytes.
-    for dtype, tag in ((torch.float32, ""), (torch.float16, "_fp16")):
-        for cols in LIBRARY_SOFTMAX_COLS:
+    for dtype, tag, widths in (
+        (torch.float32, "", LIBRARY_SOFTMAX_COLS),
+        (torch.float16, "_fp16", LIBRARY_SOFTMAX_FP16_COLS),
+    ):
+        for cols in widths:
             z = torch.randn((1 << 25) // cols, cols, device=dev, dtype=dtype)
             for name in ("softmax", "log_softmax"):
                 fn = getattr(torch, name)
