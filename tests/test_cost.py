@@ -3018,3 +3018,47 @@ def test_attention_whose_scores_a_helper_writes_into_a_buffer_is_materialized_at
     (finding,) = [f for f in lint_source("attn.py", CAUSAL_ATTENTION_BY_HELPER).findings if f.code == "KL007"]
     estimate = finding.expected_speedup["for_this_file"]
     assert estimate["status"] == "estimated" and estimate["kernelbench"] > 1.2
+
+
+def test_a_triton_gemm_masked_to_a_triangle_computes_twice_the_tiles_it_needs() -> None:
+    """KL025 on a Triton GEMM that masks its result to the upper triangle after its K loop and computes
+    every tile: the fix (skip the tiles wholly below the diagonal) halves the kernel's flops, as for a
+    torch product masked by triu; the launch is compute-bound, so about 2x."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def triu_mm(a_ptr, b_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+            rm = tl.program_id(0) * BM + tl.arange(0, BM)
+            rn = tl.program_id(1) * BN + tl.arange(0, BN)
+            acc = tl.zeros((BM, BN), tl.float32)
+            for k in range(0, N, BK):
+                rk = k + tl.arange(0, BK)
+                acc += tl.dot(tl.load(a_ptr + rm[:, None] * N + rk[None, :]), tl.load(b_ptr + rk[:, None] * N + rn[None, :]))
+            acc = tl.where(rn[None, :] >= rm[:, None], acc, 0.0)
+            tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, a, b):
+                n = a.shape[0]
+                c = torch.empty(n, n, device=a.device)
+                triu_mm[(n // 128, n // 128)](a, b, c, n, BM=128, BN=128, BK=32)
+                return c
+
+        def get_inputs():
+            return [torch.triu(torch.randn(4096, 4096)), torch.triu(torch.randn(4096, 4096))]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    point = entry(source)
+    (launch,) = [op for op in point.ops if op.kind == "triton"]
+    assert launch.triangle and launch.flops == 2 * 4096**3
+    (finding,) = [f for f in lint_source("triu.py", source).findings if f.code == "KL025"]
+    estimate = finding.expected_speedup["for_this_file"]
+    assert finding.span.line == 14
+    assert 1.8 < estimate["graph"] <= 2.0

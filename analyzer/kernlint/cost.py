@@ -1501,6 +1501,12 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
                 out[j] = replace(reader, bytes=max(0, reader.bytes - written) + read)
                 drop |= {u, *copies}
                 changed = True
+    for i, op in enumerate(ops):
+        # A Triton GEMM that masks its result to a triangle (the finding in its kernel, or on its launch):
+        # the tiles on the zero side skipped, as for a torch product masked by tril/triu.
+        if op.triangle and (_at(op, first, last) or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1]):
+            out[i] = replace(op, flops=op.flops // 2, triangle=False)
+            changed = True
     gemms = _on_lines(ops, first, last, {"gemm"})
     if not gemms and not changed:
         return None

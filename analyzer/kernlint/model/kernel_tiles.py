@@ -235,6 +235,36 @@ class KernelTileFacts(KernelLoopFacts):
 
     # -- row passes --
     @kernel_fact
+    def triangle_mask(self, kernel: Kernel) -> cst.Comparison | None:
+        """The comparison that masks a tl.dot kernel's result to a triangle before it is stored, in a
+        `tl.where` or a store's mask (`offs_n[None, :] >= offs_m[:, None]`: one offset vector as a column
+        against another as a row), where the kernel computes every tile (no `return` under an `if`, the
+        early exit of a tile that lies wholly in the zero triangle); None otherwise (KL025, and the flops
+        its fix saves in the cost model)."""
+        if not self.kernel_uses(kernel, "dot") or kernel.function.node is None:
+            return None
+        body = kernel.function.node
+        if any(isinstance(n, cst.If) and any(isinstance(m, cst.Return) for m in walk(n)) for n in walk(body)):
+            return None
+        # The result after the K loop, not a product inside it (a causal attention's scores, masked per tile).
+        in_loops = {id(n) for loop in walk(body) if isinstance(loop, cst.For) for n in walk(loop.body)}
+        for call in kernel.function.calls:
+            if id(call) in in_loops:
+                continue
+            if self.is_tl(call.func, "where"):
+                args = positional(call)
+                condition = args[0] if args else None
+            elif self.is_tl(call.func, "store"):
+                condition = keyword(call, "mask") or (positional(call)[2] if len(positional(call)) > 2 else None)
+            else:
+                continue
+            if condition is None:
+                continue
+            for node in walk(condition):
+                if isinstance(node, cst.Comparison) and _row_against_column(node):
+                    return node
+        return None
+
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
         """For each statement block of the body and each pointer parameter,
         the sequential loops of that block (not nested in one another) that
@@ -252,3 +282,31 @@ class KernelTileFacts(KernelLoopFacts):
             for pointer in pointers:
                 groups[(loop.suite, pointer)].append(loop)
         return tuple(RowPasses(pointer, tuple(loops)) for (_, pointer), loops in groups.items() if len(loops) >= 2)
+
+
+def _broadcast_axis(node: cst.BaseExpression) -> int | None:
+    """0 for `v[:, None]` (a column), 1 for `v[None, :]` (a row), None for anything else."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 2:
+        return None
+    kinds = []
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice) and index.lower is None and index.upper is None:
+            kinds.append(":")
+        elif isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
+            kinds.append("None")
+        else:
+            return None
+    return {(":", "None"): 0, ("None", ":"): 1}.get((kinds[0], kinds[1]))
+
+
+def _row_against_column(node: cst.Comparison) -> bool:
+    """`a[:, None] >= b[None, :]` (or the other way round, with < <= > >=): an output tile's row offsets
+    against its column offsets, a triangle's edge."""
+    if len(node.comparisons) != 1:
+        return False
+    target = node.comparisons[0]
+    if not isinstance(target.operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)):
+        return False
+    sides = {_broadcast_axis(node.left), _broadcast_axis(target.comparator)}
+    return sides == {0, 1}

@@ -303,6 +303,9 @@ class Op:
     # a zero-inserted copy of the input): (bytes read, bytes written). A GEMM kernel reading what one writes
     # reads a materialized view of a smaller tensor.
     expands: tuple[int, ...] = ()
+    # Triton launches with a product: the kernel masks its result to a triangle before storing it and
+    # computes every tile (KernelTileFacts.triangle_mask): about half the tiles are thrown away.
+    triangle: bool = False
 
     @property
     def product(self) -> bool:
@@ -3167,6 +3170,12 @@ class _Evaluator:
                 "triton",
                 line,
                 reduces=reduces,
+                triangle=bool(
+                    flops
+                    and kernel is not None
+                    and isinstance(self.model, KernelTileFacts)
+                    and self.model.triangle_mask(kernel)
+                ),
                 bytes=nbytes,
                 flops=flops,
                 path=path,

@@ -18,7 +18,12 @@ class StructureBlindGemm(Rule):
     `torch.diag_embed`, `torch.diagflat`), directly or through a local name
     (`torch.diag(a) @ b`, `torch.mm(b, torch.diag(a))`), and a product
     whose result is masked to a triangle (`torch.tril(a @ b)`,
-    `torch.triu(torch.matmul(a, b))`, `(a @ b).tril()`). In a KernelBench-style
+    `torch.triu(torch.matmul(a, b))`, `(a @ b).tril()`), or a Triton `tl.dot`
+    kernel that masks its result to a triangle after its K loop
+    (`tl.where(offs_n[None, :] >= offs_m[:, None], acc, 0.0)`, or a store mask
+    comparing a tile's rows with its columns) and computes every tile (no
+    early `return` for a tile wholly on the masked side: a causal attention's
+    separate scores kernel too). In a KernelBench-style
     forward (at the file's shapes, through the helpers it calls) it also finds
     a convolution lowered to im2col: `F.unfold`, or a Triton kernel of the
     file without a product that writes at least twice the bytes it reads (an
@@ -89,6 +94,43 @@ class StructureBlindGemm(Rule):
     fix_effect = "structured_gemm"
 
     VALID = [
+        # A triangle-masked Triton GEMM that returns early from the tiles wholly below the diagonal, and a
+        # causal attention kernel whose mask is on each tile of scores inside its loop.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def triu_mm(a_ptr, b_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+                rm = pid_m * BM + tl.arange(0, BM)
+                rn = pid_n * BN + tl.arange(0, BN)
+                if pid_m * BM >= pid_n * BN + BN:
+                    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.zeros((BM, BN), tl.float32))
+                    return
+                acc = tl.zeros((BM, BN), tl.float32)
+                for k in range(0, N, BK):
+                    rk = k + tl.arange(0, BK)
+                    acc += tl.dot(tl.load(a_ptr + rm[:, None] * N + rk[None, :]), tl.load(b_ptr + rk[:, None] * N + rn[None, :]))
+                acc = tl.where(rn[None, :] >= rm[:, None], acc, 0.0)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            @triton.jit
+            def causal(q_ptr, k_ptr, o_ptr, T, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                d = tl.arange(0, D)
+                q = tl.load(q_ptr + rm[:, None] * D + d[None, :])
+                m = tl.full((BM,), -float("inf"), tl.float32)
+                for j in range(0, T, BN):
+                    rn = j + tl.arange(0, BN)
+                    s = tl.dot(q, tl.trans(tl.load(k_ptr + rn[:, None] * D + d[None, :])))
+                    s = tl.where(rm[:, None] >= rn[None, :], s, -float("inf"))
+                    m = tl.maximum(m, tl.max(s, 1))
+                tl.store(o_ptr + rm, m)
+            def run(a, b, c, q, k, o):
+                triu_mm[(32, 32)](a, b, c, 4096, BM=128, BN=128, BK=32)
+                causal[(16,)](q, k, o, 1024, BM=64, BN=64, D=64)
+            """
+        ),
         # The same convolution through cuDNN (F.conv2d): no column matrix.
         Valid(
             """
@@ -357,6 +399,27 @@ class StructureBlindGemm(Rule):
             line=5,
             column=16,
         ),
+        # A Triton GEMM whose result is masked to the upper triangle after its K loop: every tile computed.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def triu_mm(a_ptr, b_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                acc = tl.zeros((BM, BN), tl.float32)
+                for k in range(0, N, BK):
+                    rk = k + tl.arange(0, BK)
+                    acc += tl.dot(tl.load(a_ptr + rm[:, None] * N + rk[None, :]), tl.load(b_ptr + rk[:, None] * N + rn[None, :]))
+                acc = tl.where(rn[None, :] >= rm[:, None], acc, 0.0)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            def run(a, b, c):
+                triu_mm[(32, 32)](a, b, c, 4096, BM=128, BN=128, BK=32)
+            """,
+            line=12,
+            column=20,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -369,6 +432,24 @@ class StructureBlindGemm(Rule):
                     continue
                 yield self._report(model, function, found)
             yield from _im2col_products(model, function)
+        for kernel in model.kernel_list:
+            mask = model.triangle_mask(kernel)
+            if mask is None or not model.launches_of(kernel):
+                continue
+            yield Report(
+                node=mask,
+                message=(
+                    f"`{kernel.name}` masks its `tl.dot` result to a triangle (`{model.code(mask)}`) before the "
+                    "store but computes every output tile: the tiles wholly on the masked side of the diagonal, "
+                    "about half, are computed to be thrown away"
+                ),
+                plan=(
+                    f"In `{kernel.name}`, exit early from a program whose tile lies wholly on the masked side (store "
+                    "the mask's value if the output is not preset, then `return`), or launch only the triangle's "
+                    "tiles; keep the mask for the diagonal tiles. When the operands are triangular too, start or "
+                    "stop each tile's K loop at the diagonal."
+                ),
+            )
 
     def _report(self, model: FileModel, function: FunctionInfo, found: StructuredProduct) -> Report:
         product = " ".join(model.code(found.product).split())
