@@ -262,7 +262,12 @@ class KernelTileFacts(KernelLoopFacts):
                 continue
             for node in walk(condition):
                 if isinstance(node, cst.Comparison) and _row_against_column(node):
-                    return node
+                    # Two offset vectors of the output's tiles, each placed by the program id: the triangle
+                    # crosses the grid. A mask of one vector against itself (`o_i[:, None] >= o_i[None, :]`) is
+                    # within the one tile every program computes (a chunk's causal mask): no tile to skip.
+                    bases = {_base_name(node.left), _base_name(node.comparisons[0].comparator)}
+                    if len(bases) == 2 and None not in bases and bases <= self._pid_names(kernel):
+                        return node
         return None
 
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
@@ -310,3 +315,10 @@ def _row_against_column(node: cst.Comparison) -> bool:
         return False
     sides = {_broadcast_axis(node.left), _broadcast_axis(target.comparator)}
     return sides == {0, 1}
+
+
+def _base_name(node: cst.BaseExpression) -> str | None:
+    """`offs_m` of `offs_m[:, None]`."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+        return node.value.value
+    return None

@@ -94,8 +94,9 @@ class StructureBlindGemm(Rule):
     fix_effect = "structured_gemm"
 
     VALID = [
-        # A triangle-masked Triton GEMM that returns early from the tiles wholly below the diagonal, and a
-        # causal attention kernel whose mask is on each tile of scores inside its loop.
+        # A triangle-masked Triton GEMM that returns early from the tiles wholly below the diagonal, a causal
+        # attention kernel whose mask is on each tile of scores inside its loop, and a chunk's causal mask
+        # within the one tile each program computes (no tile to skip).
         Valid(
             """
             import triton
@@ -126,9 +127,20 @@ class StructureBlindGemm(Rule):
                     s = tl.where(rm[:, None] >= rn[None, :], s, -float("inf"))
                     m = tl.maximum(m, tl.max(s, 1))
                 tl.store(o_ptr + rm, m)
-            def run(a, b, c, q, k, o):
+            @triton.jit
+            def chunk_scores(q_ptr, k_ptr, a_ptr, BT: tl.constexpr, D: tl.constexpr):
+                o_i = tl.arange(0, BT)
+                d = tl.arange(0, D)
+                base = tl.program_id(0) * BT * D
+                q = tl.load(q_ptr + base + o_i[:, None] * D + d[None, :])
+                k = tl.load(k_ptr + base + o_i[:, None] * D + d[None, :])
+                a = tl.dot(q, tl.trans(k))
+                a = tl.where(o_i[:, None] >= o_i[None, :], a, 0.0)
+                tl.store(a_ptr + tl.program_id(0) * BT * BT + o_i[:, None] * BT + o_i[None, :], a)
+            def run(a, b, c, q, k, o, s):
                 triu_mm[(32, 32)](a, b, c, 4096, BM=128, BN=128, BK=32)
                 causal[(16,)](q, k, o, 1024, BM=64, BN=64, D=64)
+                chunk_scores[(256,)](q, k, s, BT=64, D=64)
             """
         ),
         # The same convolution through cuDNN (F.conv2d): no column matrix.
