@@ -2734,9 +2734,12 @@ class _Evaluator:
     def _pad(self, x: Tensor, pad: object, node, record: bool) -> Tensor:
         """F.pad(x, (left, right, top, bottom, ...)): the last dimensions grown (or cut, for negative pads) by
         each pair, written whole by a pass over the input, whatever the mode."""
-        if not isinstance(pad, (list, tuple)) or len(pad) % 2 or len(pad) // 2 > len(x.shape):
-            raise _Unknown(f"line {self._line(node)}: F.pad with pads that are not static")
-        if not all(isinstance(p, int) for p in pad):
+        if (
+            not isinstance(pad, (list, tuple))
+            or len(pad) % 2
+            or len(pad) // 2 > len(x.shape)
+            or not all(isinstance(p, int) for p in pad)
+        ):
             raise _Unknown(f"line {self._line(node)}: F.pad with pads that are not static")
         shape = list(x.shape)
         for axis in range(len(pad) // 2):
