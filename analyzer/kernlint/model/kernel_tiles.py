@@ -243,14 +243,8 @@ class KernelTileFacts(KernelLoopFacts):
         its fix saves in the cost model)."""
         if not self.kernel_uses(kernel, "dot") or kernel.function.node is None:
             return None
-        body = kernel.function.node
-        if any(isinstance(n, cst.If) and any(isinstance(m, cst.Return) for m in walk(n)) for n in walk(body)):
-            return None
-        # The result after the K loop, not a product inside it (a causal attention's scores, masked per tile).
-        in_loops = {id(n) for loop in walk(body) if isinstance(loop, cst.For) for n in walk(loop.body)}
+        found: list[tuple[cst.Call, cst.Comparison]] = []
         for call in kernel.function.calls:
-            if id(call) in in_loops:
-                continue
             if self.is_tl(call.func, "where"):
                 args = positional(call)
                 condition = args[0] if args else None
@@ -258,16 +252,28 @@ class KernelTileFacts(KernelLoopFacts):
                 condition = keyword(call, "mask") or (positional(call)[2] if len(positional(call)) > 2 else None)
             else:
                 continue
-            if condition is None:
+            if condition is not None:
+                found.extend(
+                    (call, node)
+                    for node in walk(condition)
+                    if isinstance(node, cst.Comparison) and _row_against_column(node)
+                )
+        if not found:
+            return None  # most kernels: the walks below are not needed
+        body = kernel.function.node
+        if any(isinstance(n, cst.If) and any(isinstance(m, cst.Return) for m in walk(n)) for n in walk(body)):
+            return None
+        # The result after the K loop, not a product inside it (a causal attention's scores, masked per tile).
+        in_loops = {id(n) for loop in walk(body) if isinstance(loop, cst.For) for n in walk(loop.body)}
+        for call, node in found:
+            if id(call) in in_loops:
                 continue
-            for node in walk(condition):
-                if isinstance(node, cst.Comparison) and _row_against_column(node):
-                    # Two offset vectors of the output's tiles, each placed by the program id: the triangle
-                    # crosses the grid. A mask of one vector against itself (`o_i[:, None] >= o_i[None, :]`) is
-                    # within the one tile every program computes (a chunk's causal mask): no tile to skip.
-                    bases = {_base_name(node.left), _base_name(node.comparisons[0].comparator)}
-                    if len(bases) == 2 and None not in bases and bases <= self._pid_names(kernel):
-                        return node
+            # Two offset vectors of the output's tiles, each placed by the program id: the triangle crosses the
+            # grid. A mask of one vector against itself (`o_i[:, None] >= o_i[None, :]`) is within the one tile
+            # every program computes (a chunk's causal mask): no tile to skip.
+            bases = {_base_name(node.left), _base_name(node.comparisons[0].comparator)}
+            if len(bases) == 2 and None not in bases and bases <= self._pid_names(kernel):
+                return node
         return None
 
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
