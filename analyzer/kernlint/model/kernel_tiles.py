@@ -235,6 +235,7 @@ class KernelTileFacts(KernelLoopFacts):
 
     # -- row passes --
     @kernel_fact
+    @kernel_fact
     def triangle_mask(self, kernel: Kernel) -> cst.Comparison | None:
         """The comparison that masks a tl.dot kernel's result to a triangle before it is stored, in a
         `tl.where` or a store's mask (`offs_n[None, :] >= offs_m[:, None]`: one offset vector as a column

@@ -2042,17 +2042,7 @@ class _Evaluator:
         oh = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
         ow = (W + 2 * pw - dw * (kw_ - 1) - 1) // sw + 1
         out = Tensor((B, C * kh * kw_, oh * ow), x.dtype)
-        op = Op(
-            "copy",
-            self._line(node),
-            bytes=x.nbytes + out.nbytes,
-            inputs=(x.origin,),
-            in_bytes=(x.nbytes,),
-            out_bytes=out.nbytes,
-            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
-            note=IM2COL,
-        )
-        return replace(out, origin=self._record(record, op))
+        return replace(out, origin=self._record(record, _one_pass("copy", self._line(node), x, out, note=IM2COL)))
 
     def _nn_module(self, name: str, values: list, kw, node) -> _Module:
         attrs: dict[str, object] = {}
@@ -2745,17 +2735,9 @@ class _Evaluator:
         for axis in range(len(pad) // 2):
             shape[-1 - axis] += pad[2 * axis] + pad[2 * axis + 1]
         out = Tensor(tuple(shape), x.dtype)
-        op = Op(
-            "elementwise",
-            self._line(node),
-            bytes=x.nbytes + out.nbytes,
-            inputs=(x.origin,),
-            in_bytes=(x.nbytes,),
-            out_bytes=out.nbytes,
-            elem_bytes=DTYPE_BYTES.get(x.dtype, 4),
-            note="F.pad",
+        return replace(
+            out, origin=self._record(record, _one_pass("elementwise", self._line(node), x, out, note="F.pad"))
         )
-        return replace(out, origin=self._record(record, op))
 
     def _elementwise(
         self,
@@ -2849,17 +2831,7 @@ class _Evaluator:
         # A sum, mean, max... over dimensions of size 1 returns its input's values.
         identity = dim is not None and count == 1 and fn in IDENTITY_WHEN_ONE
         out = Tensor(shape, base.dtype, value=value, same=_token(base) if identity and keepdim else None)
-        op = Op(
-            "reduction",
-            self._line(node),
-            bytes=base.nbytes + out.nbytes,
-            inputs=(base.origin,),
-            in_bytes=(base.nbytes,),
-            out_bytes=out.nbytes,
-            elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
-            value=value,
-        )
-        index = self._record(record, op)
+        index = self._record(record, _one_pass("reduction", self._line(node), base, out, value=value))
         if identity and index >= 0:
             sizes = ", ".join(str(d) for d in sorted(dims))
             self.identities[index] = f"a {fn} over dimension {sizes}, of size 1, is its input"
@@ -4047,6 +4019,20 @@ def _tuple(value, dims: int) -> tuple[int, ...]:
 def _is_none(element: cst.SubscriptElement) -> bool:
     s = element.slice
     return isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None"
+
+
+def _one_pass(kind: str, line: int, x: Tensor, out: Tensor, **fields) -> Op:
+    """An op that reads `x` once and writes `out` once (an im2col, a pad, a reduction)."""
+    return Op(
+        kind,
+        line,
+        bytes=x.nbytes + out.nbytes,
+        inputs=(x.origin,),
+        in_bytes=(x.nbytes,),
+        out_bytes=out.nbytes,
+        elem_bytes=DTYPE_BYTES.get(out.dtype, 4),
+        **fields,
+    )
 
 
 def _transposed(t, i: int, j: int):
