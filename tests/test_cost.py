@@ -287,7 +287,7 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
 def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> None:
     """The model's structure on a GPU it was not built on: every constant re-measured by the same probes on an
     H200 (kernels/kernlint/kernels/measurements/checks/h200/), none fitted to that GPU's validation
-    measurements, against the 33 validation files measured there. The misses are listed exactly."""
+    measurements, against the 35 validation files measured there. The misses are listed exactly."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
@@ -300,15 +300,23 @@ def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> 
         rows = costmodel.rows(str(check / "costmodel"))
     finally:
         cost.calibration = original  # type: ignore[assignment]
-    assert len(rows) == 33
+    assert len(rows) == 35
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     no_graph = {r["name"] for r in rows if r["measured"].get("graph") is None}
     # Host time (a lease's launches and ops against the probes'); kl004_skinnyk, whose small-K fp16 GEMM and
     # epilogue the fix runs slower on the H200 than estimated; kl029_dwsmall, where kernlint rightly reports
-    # nothing (its fix measures slower), which the comparison counts as no estimate.
+    # nothing (its fix measures slower), which the comparison counts as no estimate; kl017_smallconv, whose
+    # kernel took longer to reload in that lease (about 3.5 ms a call) than the probe's (1.6 ms).
     assert missed == {
-        "kernelbench": {"kl004_convbn", "kl004_skinnyk", "kl011_tiny", "kl028_resnet2", "kl029_dwsmall"},
+        "kernelbench": {
+            "kl004_convbn",
+            "kl004_skinnyk",
+            "kl011_tiny",
+            "kl017_smallconv",
+            "kl028_resnet2",
+            "kl029_dwsmall",
+        },
         "eager": {"kl004_skinnyk", "kl005_scan", "kl006_small", "kl011_tiny", "kl028_resnet2", "kl029_dwsmall"},
         "graph": no_graph | {"kl004_skinnyk", "kl029_dwsmall"},
     }, missed

@@ -27,7 +27,7 @@ from kernlint.model.kernel_loops import (
     _program_id_calls,
     loop_in_loop,
 )
-from kernlint.model.syntax import keyword, positional, walk
+from kernlint.model.syntax import keyword, literal_value, positional, walk
 
 
 class KernelTileFacts(KernelLoopFacts):
@@ -233,8 +233,27 @@ class KernelTileFacts(KernelLoopFacts):
         targets = {t for loop in self._loop_index(kernel).loops for t in loop.targets}
         return bool(self.depends_on_names(kernel, names) & targets)
 
-    # -- row passes --
     @kernel_fact
+    def tile_window(self, kernel: Kernel) -> tuple[cst.Call, cst.BaseExpression] | None:
+        """A tl.dot kernel's tile summed in windows of consecutive columns: `tl.sum(tl.reshape(t, (BLOCK_M,
+        BLOCK_N // POOL, POOL)), axis=2)` (an average pool over the output features, in the tile), as the sum
+        and the window's extent (`POOL`); None otherwise. Whether `t` is a linear function of the product is
+        the rule's question (KL026); the cost model reads the window's size at the launch."""
+        if not self.kernel_uses(kernel, "dot") or not self.kernel_uses(kernel, "sum"):
+            return None
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "sum"):
+                continue
+            args = positional(call)
+            axis = keyword(call, "axis") or (args[1] if len(args) > 1 else None)
+            if not args or axis is None or literal_value(axis) not in (2, -1):
+                continue
+            shape = _reshaped_3d(self, args[0])
+            if shape is not None:
+                return call, shape[2]
+        return None
+
+    # -- row passes --
     @kernel_fact
     def triangle_mask(self, kernel: Kernel) -> cst.Comparison | None:
         """The comparison that masks a tl.dot kernel's result to a triangle before it is stored, in a
@@ -329,3 +348,22 @@ def _base_name(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
         return node.value.value
     return None
+
+
+def _reshaped_3d(model, node: cst.BaseExpression) -> tuple[cst.BaseExpression, ...] | None:
+    """The three extents of `tl.reshape(t, (a, b, c))`, `tl.view(t, [a, b, c])` or `t.reshape(a, b, c)`."""
+    if not isinstance(node, cst.Call):
+        return None
+    args = positional(node)
+    if model.is_tl(node.func, "reshape") or model.is_tl(node.func, "view"):
+        shape = keyword(node, "shape") or (args[1] if len(args) > 1 else None)
+        elements = shape.elements if isinstance(shape, (cst.Tuple, cst.List)) else ()
+        extents = tuple(e.value for e in elements)
+    elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("reshape", "view"):
+        if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+            extents = tuple(e.value for e in args[0].elements)
+        else:
+            extents = tuple(args)
+    else:
+        return None
+    return extents if len(extents) == 3 else None

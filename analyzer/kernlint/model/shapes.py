@@ -282,6 +282,9 @@ class Op:
     # Triton launches: (M, N, K) of a tl.dot product the kernel reduces over N before it stores (an output of
     # one column beside operands [M, K] and a weight [N, K]): its flops are the whole product's.
     reduced_product: tuple[int, ...] = ()
+    # Its reduction over N in windows of this many consecutive columns (an average pool in the tile: KL026's
+    # fix narrows the product by it); 0 for a sum over the whole row.
+    reduced_window: int = 0
     # Triton launches of a tl.dot kernel: its tile config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
     # where the file fixes it, the configs an autotuner picks among (the kernel's @triton.autotune, or KL003's
     # set under its fix), and the product's output rows and columns (M, N), which a tile of another size
@@ -3042,6 +3045,7 @@ class _Evaluator:
                 int_keywords.append((arg.keyword.value, value))
         row_passes = self._row_passes(launched, node, values)
         reduced_product: tuple[int, ...] = ()
+        reduced_window = 0
         nbytes = sum(t.nbytes for t in tensors) + sum((passes - 1) * size for _, passes, size in row_passes)
         # A launch in a data loop that is handed the loop's index (`for c in range(C): stats[(N,)](y, c, ...)`)
         # works on that step's share of its tensors: the steps together move them once.
@@ -3089,6 +3093,7 @@ class _Evaluator:
                     m, n, k = reduced_product
                     flops, elem = 2 * m * n * k, DTYPE_BYTES.get(tensors[0].dtype, 4)
                     dot_mn = (m, n)
+                    reduced_window = self._tile_window(kernel, node, values, n)
             if not flops and not reduced_product:
                 # Operands read out of one tensor by offsets (attention's q and k from a fused qkv
                 # projection), which no shape match names: the products its fixed tiles compute per program.
@@ -3165,6 +3170,7 @@ class _Evaluator:
                 arguments=len(node.args),
                 row_passes=row_passes,
                 reduced_product=reduced_product,
+                reduced_window=reduced_window,
                 dot_tile=dot_tile,
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
@@ -3429,6 +3435,21 @@ class _Evaluator:
     def _launch_tensors(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, Tensor]:
         """The kernel's pointer parameters the launch hands a tensor, by name."""
         return {k: v for k, v in self._arguments(kernel, node, values).items() if isinstance(v, Tensor)}
+
+    def _tile_window(self, kernel, node: cst.Call, values: dict[int, object], n: int) -> int:
+        """The window, in columns, of a tl.dot kernel's tile summed in windows (`KernelTileFacts.tile_window`)
+        at this launch: a literal or a parameter the launch gives a whole number that divides N; 0 otherwise."""
+        found = self.model.tile_window(kernel) if isinstance(self.model, KernelTileFacts) else None
+        if found is None:
+            return 0
+        extent = found[1]
+        if isinstance(extent, cst.Integer):
+            window = int(extent.value, 0)
+        elif isinstance(extent, cst.Name):
+            window = self._launch_values(kernel, node, values).get(extent.value, 0)
+        else:
+            return 0
+        return window if window > 1 and n % window == 0 else 0
 
     def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
         """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""

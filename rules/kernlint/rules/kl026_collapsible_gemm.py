@@ -27,7 +27,10 @@ class CollapsibleGemm(Rule):
     In a Triton kernel: a `tl.dot` accumulator reduced over its output
     columns after the K loop (`tl.sum(acc, axis=1)`), through the same kind
     of linear ops (`acc / 2`, `tl.where(mask, acc, 0.0)`, a cast), before
-    its store: the kernel computes an M x N tile to keep M numbers.
+    its store: the kernel computes an M x N tile to keep M numbers. Or
+    summed in windows of consecutive columns, an average pool in the tile
+    (`tl.sum(tl.reshape(acc, (BLOCK_M, BLOCK_N // POOL, POOL)), axis=2)`):
+    the product narrows to N / POOL columns of the pooled weight.
 
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
@@ -164,6 +167,45 @@ class CollapsibleGemm(Rule):
                 acc = tl.where(rn[None, :] < N, acc, 0.0)
                 tl.store(out_ptr + rm[:, None] * N + rn[None, :], acc * scale)
                 tl.atomic_add(out_ptr + M * N + rm, tl.sum(acc, axis=1))
+            """
+        ),
+        # A max over windows of the tile (a max pool) does not commute with the product.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_pool(x_ptr, w_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, POOL: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                pooled = tl.max(tl.reshape(acc, (BM, BN // POOL, POOL)), axis=2)
+                tl.atomic_max(out_ptr + rm, tl.max(pooled, axis=1), mask=rm < M)
+            """
+        ),
+        # Windows summed after a GELU: not linear.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_pool(x_ptr, w_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, POOL: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                g = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
+                pooled = tl.sum(tl.reshape(g, (BM, BN // POOL, POOL)), axis=2)
+                tl.atomic_max(out_ptr + rm, tl.max(pooled, axis=1), mask=rm < M)
             """
         ),
         # A Triton GEMM launch through a ReLU in its kernel, then summed in torch: not linear.
@@ -337,6 +379,30 @@ class CollapsibleGemm(Rule):
             """,
             line=16,
             column=33,
+        ),
+        # KernelBench level2/98 (Matmul, AvgPool, GELU, Scale, Max) fused into one kernel: the bias added and
+        # the tile averaged in windows of POOL output columns before the GELU.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_pool(x_ptr, w_ptr, b_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, POOL: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                acc += tl.load(b_ptr + rn)[None, :]
+                pooled = tl.sum(tl.reshape(acc, (BM, BN // POOL, POOL)), axis=2) * (1.0 / POOL)
+                g = 0.5 * pooled * (1.0 + tl.erf(pooled * 0.7071067811865476))
+                tl.atomic_max(out_ptr + rm, tl.max(g, axis=1), mask=rm < M)
+            """,
+            line=15,
+            column=14,
         ),
         # The same with a bias row added and the halving written in place (`acc += ...`, `acc /= ...`).
         Invalid(
@@ -582,6 +648,8 @@ class CollapsibleGemm(Rule):
         if not model.kernel_uses(kernel, "sum"):
             return  # the function index answers this without a walk of the body: most kernels stop here
         found: cst.Call | None = None
+        window = model.tile_window(kernel)  # `tl.sum(tl.reshape(t, (BM, BN // POOL, POOL)), axis=2)`
+        params = {p.name for p in kernel.params}
         for statement, linear, sums, outside in _tile_flow(model, kernel):
             if statement is None or outside:
                 # The tile read outside its reduction (stored, or fed to anything but the sum): the product is
@@ -590,20 +658,32 @@ class CollapsibleGemm(Rule):
             for total in sums:
                 args = positional(total)
                 axis = keyword(total, "axis") or (args[1] if len(args) > 1 else None)
-                params = {p.name for p in kernel.params}
-                if (
-                    found is None
-                    and args
-                    and axis is not None
-                    and literal_value(axis) in (1, -1)
-                    and _linear(model, args[0], linear, params)
-                ):
+                if found is not None or not args or axis is None:
+                    continue
+                if window is not None and total is window[0]:
+                    if _linear(model, _reshaped(args[0]), linear, params):
+                        found = total
+                elif literal_value(axis) in (1, -1) and _linear(model, args[0], linear, params):
                     found = total
         if found is not None:
-            yield self._kernel_report(model, kernel, found)
+            yield self._kernel_report(model, kernel, found, windowed=window is not None and found is window[0])
 
-    def _kernel_report(self, model: FileModel, kernel: Kernel, total: cst.Call) -> Report:
+    def _kernel_report(self, model: FileModel, kernel: Kernel, total: cst.Call, windowed: bool = False) -> Report:
         summed = " ".join(model.code(total).split())
+        if windowed:
+            message = (
+                f"`{kernel.name}` computes a tl.dot GEMM tile and sums it in windows of consecutive output "
+                f"columns (`{summed}`) through linear ops only: the average pool commutes with the product, so "
+                "each window's columns are computed to keep one number"
+            )
+            plan = (
+                f"Narrow the GEMM in `{kernel.name}`: average the weight's rows (and the bias) in the pool's "
+                "windows once on the host (`w_pool = weight.view(N // POOL, POOL, K).mean(1)`), then run the "
+                "kernel's product over the N / POOL pooled columns with that weight, dropping the reshape and "
+                "the sum, and apply the rest of the epilogue to its result; keep the pooled weight in step "
+                "with the weight."
+            )
+            return Report(node=total, message=message, plan=plan)
         message = (
             f"`{kernel.name}` computes a tl.dot GEMM tile and reduces it over its output columns (`{summed}`) "
             "through linear ops only: the sum commutes with the product, so the M x N tile is computed to keep M numbers"
@@ -792,6 +872,19 @@ def _read_outside(node: cst.CSTNode, sums: list[cst.Call], names: set[str]) -> b
     """`node` reads one of `names` other than inside one of the `sums`."""
     inside = {id(n) for total in sums for n in walk(total)}
     return any(isinstance(n, cst.Name) and n.value in names and id(n) not in inside for n in walk(node))
+
+
+def _reshaped(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor a `tl.reshape(t, shape)` / `tl.view(t, shape)` / `t.reshape(...)` call reshapes."""
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("reshape", "view"):
+            value = node.func.value
+            if not (isinstance(value, cst.Name) and value.value in ("tl", "triton")):
+                return value  # a method call on the tile
+        args = positional(node)
+        if args:
+            return args[0]
+    return node
 
 
 def _in_order(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
