@@ -3070,3 +3070,119 @@ def test_a_triton_gemm_masked_to_a_triangle_computes_twice_the_tiles_it_needs() 
     estimate = finding.expected_speedup["for_this_file"]
     assert finding.span.line == 14
     assert 1.8 < estimate["graph"] <= 2.0
+
+
+SIZES_COPIED_AND_SET = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        shape = list(x.shape)
+        out_shape = shape.copy()
+        out_shape[1] = 1
+        return torch.empty(out_shape, device=x.device, dtype=x.dtype)
+
+def get_inputs():
+    return [torch.rand(8, 4096, 32)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_list_of_sizes_copied_then_one_item_set_sizes_the_allocation() -> None:
+    e = entry(SIZES_COPIED_AND_SET)
+    assert e.unknown == ()
+    assert [(op.kind, op.out_bytes) for op in e.ops] == [("alloc", 8 * 1 * 32 * 4)]
+
+
+RELOAD_AFTER_GPU_WORK = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        y = torch.matmul(a, b)
+        @triton.jit
+        def relu(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+        relu[(triton.cdiv(y.numel(), 1024),)](y, y.numel(), BLOCK=1024)
+        return y
+
+def get_inputs():
+    return [torch.rand(8192, 8192), torch.rand(8192, 8192)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_kernel_reloaded_every_call_waits_for_the_gpu_work_before_it() -> None:
+    """KL017's reload does not hide behind the GEMM queued before it (fixtures/costmodel/kl017_conv, measured
+    on an H200): each mode's time is the GEMM's GPU time plus the reload's host time, not the larger of them."""
+    e = entry(RELOAD_AFTER_GPU_WORK)
+    c = cost.calibration().constants
+    gemm, jit = e.ops[0], next(op for op in e.ops if op.kind == "jit")
+    assert gemm.kind == "gemm" and cost.gpu_us(gemm, c) > 1000  # milliseconds of GPU work
+    times = cost.entry_time(e.ops, c)
+    assert times.kernelbench > cost.gpu_us(gemm, c) + cost.host_us(jit, c, "kernelbench")
+    assert times.eager > cost.gpu_us(gemm, c) + cost.host_us(jit, c, "eager")
+
+
+POOLED_IN_THE_TILE = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def gemm_pool(x_ptr, w_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, POOL: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+        acc += tl.dot(a, b)
+    pooled = tl.sum(tl.reshape(acc, (BM, BN // POOL, POOL)), axis=2)
+    g = 0.5 * pooled * (1.0 + tl.erf(pooled * 0.7071067811865476))
+    tl.atomic_max(out_ptr + rm, tl.max(g, axis=1), mask=rm < M)
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(8192, 8192))
+
+    def forward(self, x):
+        out = torch.full((x.shape[0],), float("-inf"), device=x.device)
+        gemm_pool[(8, 64)](x, self.weight, out, 1024, 8192, 8192, BM=128, BN=128, BK=32, POOL=16)
+        return out
+
+def get_inputs():
+    return [torch.rand(1024, 8192)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_tile_summed_in_windows_narrows_the_gemm_by_the_window() -> None:
+    """KL026's fix for an average pool inside a tl.dot kernel: the weight averaged once in the windows, then
+    the product over N / POOL columns: a sixteenth of the flops, not a GEMV's."""
+    e = entry(POOLED_IN_THE_TILE)
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.reduced_product == (1024, 8192, 8192) and launch.reduced_window == 16
+    line = (
+        POOLED_IN_THE_TILE.splitlines().index("    pooled = tl.sum(tl.reshape(acc, (BM, BN // POOL, POOL)), axis=2)")
+        + 1
+    )
+    fixed = cost.collapse_gemm(e.ops, line, line)
+    assert fixed is not None
+    averaged, narrowed = [op for op in fixed if op.note.startswith(("weight averaged", "gemm_pool"))]
+    assert averaged.kind == "reduction" and averaged.in_bytes == (8192 * 8192 * 4,)
+    assert narrowed.flops == 2 * 1024 * 8192 * 8192 // 16

@@ -503,6 +503,27 @@ class HostValueFacts(ModelBase):
             found = self._stores[id(kernel)] = frozenset(names)
         return found
 
+    def write_only_pointers(self, kernel) -> frozenset[str]:
+        """Pointer parameters a kernel stores to and never loads from (an output it only writes), where every
+        load of the kernel names the pointer parameter it reads through; empty otherwise."""
+        found = self._write_only.get(id(kernel))
+        if found is None:
+            loaded: set[str] = set()
+            resolved = True
+            for call in self.kernel_uses(kernel, "load"):  # type: ignore[attr-defined]
+                args = positional(call)
+                address = args[0] if args else keyword(call, "pointer")
+                params = self.pointer_params(kernel, address) if address is not None else ()  # type: ignore[attr-defined]
+                resolved = resolved and bool(params)
+                loaded.update(params)
+            found = frozenset(self.stored_pointers(kernel) - loaded) if resolved else frozenset()
+            self._write_only[id(kernel)] = found
+        return found
+
+    @cached_property
+    def _write_only(self) -> dict[int, frozenset[str]]:
+        return {}
+
     def writes_resolved(self, kernel) -> bool:
         """Every store and atomic update of the kernel names the pointer parameter it writes through (none
         through a block pointer or an address the table cannot follow): `stored_pointers` is then all it writes."""

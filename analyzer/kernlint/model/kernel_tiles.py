@@ -272,6 +272,9 @@ class KernelTileFacts(KernelLoopFacts):
                 condition = keyword(call, "mask") or (positional(call)[2] if len(positional(call)) > 2 else None)
             else:
                 continue
+            if isinstance(condition, cst.Name):
+                # `keep = offs_m[:, None] >= offs_n[None, :]`, then `tl.where(keep, acc, 0.0)`.
+                condition = self.assigned_value(kernel.function, condition.value, before=call, strict=True)
             if condition is not None:
                 found.extend(
                     (call, node)

@@ -285,6 +285,9 @@ class Op:
     # Its reduction over N in windows of this many consecutive columns (an average pool in the tile: KL026's
     # fix narrows the product by it); 0 for a sum over the whole row.
     reduced_window: int = 0
+    # Triton launches: the inputs (origins, as in `inputs`) bound to pointers the kernel only stores to (an
+    # output slice it writes, not a tensor it reads).
+    write_only: tuple[int, ...] = ()
     # Triton launches of a tl.dot kernel: its tile config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
     # where the file fixes it, the configs an autotuner picks among (the kernel's @triton.autotune, or KL003's
     # set under its fix), and the product's output rows and columns (M, N), which a tile of another size
@@ -1245,6 +1248,8 @@ class _Evaluator:
             self.self_attrs[target.attr.value] = value
             if self._recording:
                 self._effect(f"line {self._line(target)}: forward keeps state on self")
+        elif isinstance(target, cst.Subscript) and self._list_item(target, value, scope):
+            pass  # `out_shape[dim] = 1` on a host list of sizes
         elif isinstance(target, cst.Subscript) and self._recording:
             self._effect(f"line {self._line(target)}: an item assignment")
         if isinstance(target, cst.Subscript) and isinstance(value, Tensor) and self._recording:
@@ -1253,6 +1258,20 @@ class _Evaluator:
                 True,
                 Op("copy", self._line(target), bytes=2 * value.nbytes, inputs=(value.origin,), note="setitem"),
             )
+
+    def _list_item(self, target: cst.Subscript, value: object, scope: dict) -> bool:
+        """`sizes[i] = v` on a host list the table holds, at an index it knows: the list updated."""
+        if not isinstance(target.value, cst.Name) or len(target.slice) != 1:
+            return False
+        held = scope.get(target.value.value)
+        index = target.slice[0].slice
+        if not isinstance(held, list) or not isinstance(index, cst.Index) or isinstance(value, Tensor):
+            return False
+        position = self._eval_or_none(index.value, scope, False)
+        if not isinstance(position, int) or isinstance(position, bool) or not -len(held) <= position < len(held):
+            return False
+        held[position] = value
+        return True
 
     # -- expressions ---------------------------------------------------------
 
@@ -1764,6 +1783,8 @@ class _Evaluator:
                 if func.attr.value == "extend" and len(values) == 1 and isinstance(values[0], (list, tuple)):
                     base.extend(values[0])
                     return None
+            if isinstance(base, list) and func.attr.value == "copy" and not node.args:
+                return list(base)  # `out_shape = shape.copy()`, then `out_shape[dim] = 1`
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 if not record:
                     raise _Unknown(f"line {line}: a list the table does not follow")
@@ -3132,6 +3153,7 @@ class _Evaluator:
         # The argument expressions bound to pointers the kernel stores to: what it expands into, whether def-use
         # follows its writes, and which names hold its output afterwards.
         written = self._written_arguments(kernel, node)
+        write_only = self._write_only_inputs(kernel, node, values)
         expands: tuple[int, ...] = ()
         if kernel is not None and not flops and not reduces and share == 1:
             loaded_bytes = stored_bytes = 0
@@ -3171,6 +3193,7 @@ class _Evaluator:
                 row_passes=row_passes,
                 reduced_product=reduced_product,
                 reduced_window=reduced_window,
+                write_only=write_only,
                 dot_tile=dot_tile,
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
@@ -3234,6 +3257,18 @@ class _Evaluator:
                 return False
             buffers += 1
         return buffers > 0
+
+    def _write_only_inputs(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
+        """The origins of the launch's tensors bound to pointers the kernel stores to and never loads."""
+        model = self.model
+        if kernel is None or not isinstance(model, HostValueFacts) or model.home_of(kernel) is not model:
+            return ()
+        only = model.write_only_pointers(kernel)
+        launch = next((launch for launch in model.launches_of(kernel) if launch.node is node), None) if only else None
+        if launch is None:
+            return ()
+        found = [values.get(id(argument)) for name, argument in launch.arguments.items() if name in only]
+        return tuple(sorted({t.origin for t in found if isinstance(t, Tensor)}))
 
     def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
         """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to
@@ -3869,7 +3904,7 @@ def im2col_readers(ops: tuple[Op, ...], unfold: int) -> tuple[list[int], set[int
     (`.transpose(1, 2).contiguous()`), and those copies."""
     chain, readers, copies = {unfold}, [], set()
     for j in range(unfold + 1, len(ops)):
-        if chain & set(ops[j].inputs):
+        if chain & (set(ops[j].inputs) - set(ops[j].write_only)):
             if ops[j].kind in ("view", "copy", "transpose_copy"):
                 chain.add(j)
                 if ops[j].kind != "view":

@@ -32,7 +32,9 @@ class Fp32DotWithoutTf32(Rule):
     or conversions, or not known to be narrower) and whose tile dimensions
     are all known (launch literals, autotune configs, module constants) and
     at least 16, or computed at the launch with a floor of at least 16
-    (`BLOCK_K = max(16, triton.next_power_of_2(K))`): a GEMM-sized product told to skip the tensor cores, in a
+    (`BLOCK_K = max(16, triton.next_power_of_2(K))`) or, in a KernelBench-style
+    file, from the file's static shapes (`BLOCK_K = min(64,
+    triton.next_power_of_2(K))` with K = 64): a GEMM-sized product told to skip the tensor cores, in a
     kernel that a model launches (from `forward` of an `nn.Module` or an
     autograd Function, or what those call in the file).
 
@@ -264,6 +266,39 @@ class Fp32DotWithoutTf32(Rule):
         ),
     ]
     INVALID = [
+        # A KernelBench file whose BLOCK_K is computed from K without a floor: the file's shapes give it (64).
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+                    acc += tl.dot(a, b, input_precision="ieee")
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def forward(self, A, B):
+                    M, K = A.shape
+                    N = B.shape[1]
+                    C = torch.empty((M, N), device=A.device, dtype=A.dtype)
+                    BK = min(64, triton.next_power_of_2(K))
+                    mm[(M // 128, N // 128)](A, B, C, M, N, K, BM=128, BN=128, BK=BK)
+                    return C
+            def get_inputs():
+                return [torch.rand(8192, 64), torch.rand(64, 8192)]
+            def get_init_inputs():
+                return []
+            """,
+            line=14,
+            column=29,
+        ),
         # ieee on fp32 tiles of 64x32 and 32x64, through a wrapper forward calls.
         Invalid(
             """
@@ -454,7 +489,7 @@ class Fp32DotWithoutTf32(Rule):
                 dtypes = [model.kernel_value_dtype(kernel, operand) for operand in operands]
                 if any(fact is not None and fact.dtype != "float32" for fact in dtypes):
                     continue
-                dims = _tile_dims(model, kernel, operands)
+                dims = _tile_dims(model, kernel, operands) or _launched_tile(model, kernel)
                 if dims is None:
                     continue
                 yield _report(model, kernel, call, switch, dims, all(f is not None for f in dtypes))
@@ -489,6 +524,26 @@ def _tile_dims(model: FileModel, kernel: Kernel, operands: list[cst.BaseExpressi
                 return None
             dims.append(least)
     return dims
+
+
+def _launched_tile(model: FileModel, kernel: Kernel) -> list[int] | None:
+    """The tile (BLOCK_M, BLOCK_N, BLOCK_K) the entry point's launches of the kernel use at the file's static
+    shapes (`BLOCK_K = min(64, triton.next_power_of_2(K))` with K known), when every such launch has one and
+    each dimension is at least MINIMUM; else None."""
+    entry = model.entry_point
+    if entry is None or entry.unknown:
+        return None
+    tiles = []
+    for op in entry.ops:
+        if op.kind != "triton":
+            continue
+        launch = model.launch_at_site(op.site_line, op.note)
+        if launch is None or launch.kernel is not kernel:
+            continue
+        if len(op.dot_tile) < 3 or min(op.dot_tile[:3]) < MINIMUM:
+            return None
+        tiles.append(list(op.dot_tile[:3]))
+    return min(tiles, key=min) if tiles else None
 
 
 def _floor(model: FileModel, kernel: Kernel, size: cst.BaseExpression) -> int | None:

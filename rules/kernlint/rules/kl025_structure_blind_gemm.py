@@ -432,6 +432,28 @@ class StructureBlindGemm(Rule):
             line=12,
             column=20,
         ),
+        # The same lower-triangle mask named first (`keep = ...`, then `tl.where(keep, acc, 0.0)`).
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def tril_mm(a_ptr, b_ptr, c_ptr, N, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                acc = tl.zeros((BM, BN), tl.float32)
+                for k in range(0, N, BK):
+                    rk = k + tl.arange(0, BK)
+                    acc += tl.dot(tl.load(a_ptr + rm[:, None] * N + rk[None, :]), tl.load(b_ptr + rk[:, None] * N + rn[None, :]))
+                keep = rm[:, None] >= rn[None, :]
+                acc = tl.where(keep, acc, 0.0)
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+            def run(a, b, c):
+                tril_mm[(32, 32)](a, b, c, 4096, BM=128, BN=128, BK=32)
+            """,
+            line=12,
+            column=12,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
