@@ -177,6 +177,14 @@ def derive_constants(record: dict) -> dict[str, float]:
     for path in ("fp16", "tf32", "fp32"):
         if f"triton_dot_{path}" in p:
             constants[f"flops_triton_{path}"] = rate(f"triton_dot_{path}", "flops")
+    for name in p:
+        if name.startswith(STORE_PROBE):
+            # A tl.dot kernel whose output is its work (K = 64) at one tile config: the rate at which that
+            # config's tile epilogue stores (`_store_rate` reads them back by element size and config).
+            label, config = name[len(STORE_PROBE) :].split("_", 1)
+            size = 2 if label.startswith("fp16") else 4
+            kmajor = "k" if label.endswith("k") else ""  # B read K-major: `_nearest_config` prefers these
+            constants[f"{STORE_RATE}{size}byte{kmajor}_{config}"] = float(p[name]["out_bytes"]) / best(name)
     grids = sorted(int(name.rsplit("_", 1)[1]) for name in p if name.startswith("triton_stream_programs_"))
     if grids:
         # What one program streams when the grid leaves SMs idle (its loop's
@@ -513,7 +521,15 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         strided = 0.0
         if op.strided_bytes and "bw_strided_lanes" in c:
             strided = op.strided_bytes * max(0.0, 1 / c["bw_strided_lanes"] - 1 / bandwidth)
-        return max(c["triton_floor_us"], op.bytes / bandwidth + strided, compute / share, scheduling, taps)
+        # A tl.dot kernel's output leaves through its tile epilogue, at the measured rate of a small-K product's
+        # store (where the record has it): what bounds a GEMM whose K is a single step.
+        # (The probes store their operands' type: a kernel storing another, fp32 scores of fp16 operands, has
+        # no measured rate and no such term.)
+        store = 0.0
+        if op.dot_tile and op.stored_bytes and (2 if op.stored_elem <= 2 else 4) == _size(op):
+            store_rate = _nearest_config(op, c, STORE_RATE, f"{_size(op)}byte")
+            store = op.stored_bytes / (store_rate * share) if store_rate else 0.0
+        return max(c["triton_floor_us"], op.bytes / bandwidth + strided, compute / share, scheduling, taps, store)
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
             return 0.0
@@ -562,6 +578,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
 # after the prefix, and the constants derived from them (flops per µs; bytes per µs of one program).
 TILE_PROBE, TILE_RATE = "triton_dot_tile_", "flops_tile_"
 PROGRAMS_PROBE, PROGRAM_RATE = "triton_dot_programs_", "bw_dot_program_"
+STORE_PROBE, STORE_RATE = "triton_dot_store_", "bw_dot_store_"
 
 
 def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
@@ -572,10 +589,11 @@ def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
     return _nearest_config(op, c, TILE_RATE)
 
 
-def _nearest_config(op: Op, c: dict[str, float], constant: str) -> float | None:
+def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None = None) -> float | None:
     """The constant `constant{path}_{config}` measured at `op`'s tile config or the nearest one (see
-    `_tile_rate`); None without such constants for the path."""
-    path = "fp16" if op.path in ("fp16", "bf16") else op.path
+    `_tile_rate`); None without such constants for the path (`op`'s operand path unless given)."""
+    if path is None:
+        path = "fp16" if op.path in ("fp16", "bf16") else op.path
     prefix = f"{constant}{path}_"
     if op.dot_b_kmajor and any(key.startswith(f"{constant}{path}k_") for key in c):
         prefix = f"{constant}{path}k_"  # B read K-major (a weight [N, K]): the probes that read it so

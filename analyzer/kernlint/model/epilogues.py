@@ -13,7 +13,7 @@ import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
 from kernlint.model.host_syntax import _assigned_name, _rebound, _short, _walk_no_scopes
-from kernlint.model.syntax import call_name, keyword, literal_value, positional
+from kernlint.model.syntax import call_name, keyword, literal_value, positional, walk
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, MODULE_MOVES, TORCH_DTYPE
 
 MATMUL_FUNCTIONS = frozenset(
@@ -496,6 +496,8 @@ class EpilogueFacts(HostFlowFacts):
                     return None
                 if self._passed_on_before(producer, node, tail, function):
                     return None
+                if self._product_read_elsewhere(producer, node, tail, function, name):
+                    return None
                 return Epilogue(
                     tail.producer,
                     tail.ops[: tail.nodes.index(node) + 1],
@@ -557,6 +559,59 @@ class EpilogueFacts(HostFlowFacts):
             if not isinstance(node, cst.Call) or id(node) in own or not first <= self.line_of(node) < last:
                 continue
             if any(isinstance(a.value, cst.Name) and a.value.value in names for a in node.args):
+                return True
+        return False
+
+    def _product_read_elsewhere(
+        self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo, name: str | None
+    ) -> bool:
+        """A name holding the product (the buffer a launch wrote, or one bound before the reduction) is read
+        by anything but the chain (`mean = y.mean(0)` and `var = y.var(0)`, then a kernel reading y): the
+        product is needed whole, not only reduced. A read counts when the name's last binding before it is
+        the product's: a name rebound to the reduced value (`x = x.sum(1)`) is that value afterwards."""
+        if function.node is None:
+            return False
+        index = self._flow(function)
+        chain = [producer, *tail.nodes[: tail.nodes.index(reduction)]]
+        holders: dict[str, int] = {}  # name -> the line of the binding that holds the product
+        reduced = self._statement_of(reduction, index)  # what it binds holds the reduced value
+        for node in chain:
+            statement = self._statement_of(node, index)
+            if isinstance(statement, cst.SimpleStatementLine) and statement is not reduced:
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                holders[target.target.value] = self.line_of(small)
+        if name is not None:
+            holders.setdefault(name, self.line_of(producer))
+        if not holders:
+            return False
+        own = {id(n) for node in (*chain, reduction) for n in walk(node)}
+        bound: dict[str, list[int]] = {}
+        reads: list[tuple[str, int]] = []
+        stores: set[int] = set()  # the Name nodes that are assignment targets, not reads
+        for node in _walk_no_scopes(function.node.body):
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets: list[cst.BaseExpression] = (
+                    [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                )
+                for stored in targets:
+                    if isinstance(stored, cst.Name):
+                        if not isinstance(node, cst.AugAssign):
+                            stores.add(id(stored))  # `x += b` reads x too
+                        if stored.value in holders:
+                            bound.setdefault(stored.value, []).append(self.line_of(node))
+            elif (
+                isinstance(node, cst.Name) and node.value in holders and id(node) not in own and id(node) not in stores
+            ):
+                reads.append((node.value, self.line_of(node)))
+        first = self.line_of(producer)
+        for held, line in reads:
+            if line <= first:
+                continue
+            latest = max((b for b in bound.get(held, ()) if b < line), default=None)
+            if latest is None or latest <= holders[held]:
                 return True
         return False
 

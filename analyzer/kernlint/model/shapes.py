@@ -288,6 +288,9 @@ class Op:
     # Triton launches: the inputs (origins, as in `inputs`) bound to pointers the kernel only stores to (an
     # output slice it writes, not a tensor it reads).
     write_only: tuple[int, ...] = ()
+    # Triton launches: the bytes of the tensors bound to pointers the kernel stores to, and their element size.
+    stored_bytes: int = 0
+    stored_elem: int = 0
     # Triton launches of a tl.dot kernel: its tile config (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
     # where the file fixes it, the configs an autotuner picks among (the kernel's @triton.autotune, or KL003's
     # set under its fix), and the product's output rows and columns (M, N), which a tile of another size
@@ -1017,6 +1020,12 @@ class _Evaluator:
                         self._assign(small.target, result, scope)
                     elif isinstance(small, cst.Expr):
                         self._eval(small.value, scope, record)
+                    elif isinstance(small, cst.Assert):
+                        # Python runs it (KernelBench does not pass -O): what its test reads on the host
+                        # (`assert int(t.max()) < n`) syncs on every call.
+                        test = self._eval_or_none(small.test, scope, record)
+                        if isinstance(test, Tensor):
+                            self._record(record, Op("sync", self._line(small.test), note="assert on a tensor"))
             elif isinstance(statement, cst.For):
                 result = self._run_for(statement, scope, record)
                 if result is not None:
@@ -1653,6 +1662,11 @@ class _Evaluator:
                 return list(values[0]) if values else []
             if func.value == "len":
                 return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
+            if func.value in ("int", "float", "bool") and len(values) == 1 and isinstance(values[0], Tensor):
+                # `int(t.max())`: the tensor's value read on the host, as `.item()` reads it (a sync).
+                self._effect(f"line {line}: {func.value}() of a tensor reads a value on the host")
+                self._record(record, Op("sync", line, inputs=(values[0].origin,), note=f"{func.value}()"))
+                return _HostNumber()
             if func.value in ("int", "float", "min", "max", "abs", "round") and any(
                 isinstance(v, _HostNumber) for v in values
             ):
@@ -3154,6 +3168,9 @@ class _Evaluator:
         # follows its writes, and which names hold its output afterwards.
         written = self._written_arguments(kernel, node)
         write_only = self._write_only_inputs(kernel, node, values)
+        stored = [v for a in node.args if id(a.value) in written and isinstance(v := values[id(a.value)], Tensor)]
+        stored_bytes = sum(t.nbytes for t in stored) // share
+        stored_elem = DTYPE_BYTES.get(max(stored, key=lambda t: t.nbytes).dtype, 4) if stored else 0
         expands: tuple[int, ...] = ()
         if kernel is not None and not flops and not reduces and share == 1:
             loaded_bytes = stored_bytes = 0
@@ -3194,6 +3211,8 @@ class _Evaluator:
                 reduced_product=reduced_product,
                 reduced_window=reduced_window,
                 write_only=write_only,
+                stored_bytes=stored_bytes,
+                stored_elem=stored_elem,
                 dot_tile=dot_tile,
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,

@@ -51,6 +51,16 @@ Probes (each name is a key of the record's "probes"):
     programs than SMs: each program streams its slice of B as fast as the
     tiles its loop keeps in flight allow, far below an SM's share of the
     bandwidth (a decode-shaped GEMM whose grid leaves SMs idle); graph only;
+  * ``triton_dot_smallk_{fp16,tf32,fp32}``: a tl.dot GEMM with K = 64 (16384 x
+    64 @ 64 x 16384, tile ``SMALLK_TILE``), whose time is its output, not its
+    product; the fp32 path with ``input_precision="ieee"`` beside TF32 (on an
+    H200 the two take about the same time: the TF32 fix of such a kernel
+    gains little);
+  * ``triton_dot_store_{fp16,tf32,fp16k,tf32k}_{BM}x{BN}x{BK}_w{W}_s{S}``: the
+    same small-K product at every config of ``DOT_CONFIGS`` (K = 64, or one
+    BLOCK_K step), B row-major or K-major: the time per output byte of a
+    tl.dot kernel whose K is a step or two, which bounds such a kernel in the
+    cost model (`bw_dot_store_*`); graph only;
   * ``broadcast_mul_fp16``: ``a[:, None] * b`` in fp16 (a row scaling, a bias
     add): an elementwise op with a broadcast operand, which PyTorch runs
     unvectorized (~1.6 TB/s where a plain stream runs 3);
@@ -166,6 +176,8 @@ LIBRARY_SCAN_INPUT = (16384, 16384)
 # a size, BLOCK) and tiny_triton_N (a pointer, BLOCK).
 LAUNCH_ARGS = 21
 TINY_LAUNCH_ARGS = 2
+# The triton_dot_smallk_* probes' tile (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages).
+SMALLK_TILE = (128, 128, 64, 8, 2)
 # The operand paths of the triton_dot_tile_* and triton_dot_programs_* probes: (label, dtype, B read K-major).
 DOT_PATHS = (
     ("fp16", "float16", False),
@@ -483,6 +495,54 @@ def _probes(torch, triton, tl):
             path=name.rsplit("_", 1)[1],
             triton_launches=1,
         )
+    # A small-K product (K = 64: one BLOCK_K step per tile), as a generated kernel for KernelBench's small-K
+    # matmul writes it: what a tl.dot kernel's time is when its output, not its product, is the work (the
+    # tile epilogue's store rate), per operand path.
+    sm, sk = 16384, 64
+    for name, dtype, precision in (
+        ("triton_dot_smallk_fp16", torch.float16, "tf32"),
+        ("triton_dot_smallk_tf32", torch.float32, "tf32"),
+        ("triton_dot_smallk_fp32", torch.float32, "ieee"),
+    ):
+        sa = torch.randn(sm, sk, device=dev, dtype=dtype)
+        sb = torch.randn(sk, sm, device=dev, dtype=dtype)
+        sc = torch.empty(sm, sm, device=dev, dtype=dtype)
+        add(
+            name,
+            lambda sa=sa, sb=sb, sc=sc, precision=precision: dot(sa, sb, sc, precision, SMALLK_TILE),
+            flops=2 * sm * sm * sk,
+            bytes=(2 * sm * sk + sm * sm) * sa.element_size(),
+            out_bytes=sm * sm * sa.element_size(),
+            ops=1,
+            path=name.rsplit("_", 1)[1],
+            triton_launches=1,
+        )
+    # The small-K product at every tile config of DOT_CONFIGS (K = 64, or one BLOCK_K step where that is
+    # larger), fp16 operands and fp32 ones as TF32: the rate at which a tile epilogue of that config stores
+    # its output (fp32 tiles of 128 x 128 store at about a quarter of the streaming rate, 64 x 64 ones near it).
+    # B row-major ([K, N]) and K-major (a weight [N, K], the `k` paths): fp32 tiles multiply as TF32 several
+    # times faster from a K-major B.
+    for label, dtype_name, b_kmajor in DOT_PATHS:
+        dtype = getattr(torch, dtype_name)
+        kc = torch.empty(sm, sm, device=dev, dtype=dtype)
+        for bm, bn, bk, warps, stages in DOT_CONFIGS:
+            depth = max(sk, bk)
+            ka = torch.randn(sm, depth, device=dev, dtype=dtype)
+            kb = (
+                torch.randn(sm, depth, device=dev, dtype=dtype)
+                if b_kmajor
+                else torch.randn(depth, sm, device=dev, dtype=dtype)
+            )
+            add(
+                f"triton_dot_store_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
+                lambda ka=ka, kb=kb, kc=kc, cfg=(bm, bn, bk, warps, stages), k=b_kmajor: dot(
+                    ka, kb, kc, "tf32", cfg, k
+                ),
+                flops=2 * sm * sm * depth,
+                bytes=(2 * sm * depth + sm * sm) * ka.element_size(),
+                out_bytes=sm * sm * ka.element_size(),
+                **_tile_facts(label, (bm, bn, bk, warps, stages), b_kmajor),
+            )
     # The same GEMM at every tile config of DOT_CONFIGS, fp16 operands and fp32 ones as TF32: the rate of a
     # kernel's product at its own tile (GPU time only; a config whose tiles do not fit the SM's shared
     # memory for a path is left out of the record). Then the same configs with B read K-major out of a

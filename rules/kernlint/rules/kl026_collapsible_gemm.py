@@ -35,6 +35,8 @@ class CollapsibleGemm(Rule):
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
     combined with another tensor first (`y * z`), when the product is
+    also read whole (`y.mean(0)` beside `y.var(0)` and a kernel reading y:
+    batch statistics), when the product is
     handed to another call before the sum (which may overwrite it in
     place: a loss kernel writing gradients into the logits), when no weight is
     involved (`a @ b` of two inputs: summing b's columns is itself a pass),
@@ -230,6 +232,33 @@ class CollapsibleGemm(Rule):
                     y = torch.empty((x.shape[0], self.weight.shape[0]), device=x.device)
                     gemm_kernel[(8, 8)](x, self.weight, y, 1024, 1024, 1024, BM=128, BN=128, BK=32)
                     return torch.sum(y, dim=1)
+            """
+        ),
+        # A Triton GEMM's output averaged over the batch and also read whole (its variance, then a kernel):
+        # training-mode BatchNorm statistics need the product, not only its mean.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def gemm_kernel(x_ptr, w_ptr, y_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                rk = tl.arange(0, BK)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k in range(0, K, BK):
+                    a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :])
+                    b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None])
+                    acc += tl.dot(a, b)
+                tl.store(y_ptr + rm[:, None] * N + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty((x.shape[0], self.weight.shape[0]), device=x.device)
+                    gemm_kernel[(8, 8)](x, self.weight, y, 1024, 1024, 1024, BM=128, BN=128, BK=32)
+                    mean = y.mean(dim=0)
+                    var = y.var(dim=0, unbiased=False)
+                    return (y - mean) / torch.sqrt(var + 1e-5)
             """
         ),
         # A Triton GEMM of two inputs, then summed: no weight to sum once.
