@@ -573,8 +573,9 @@ def _report(
     plan = (
         f'Drop `{switch.text}` from the tl.dot in `{kernel.name}` (or write `input_precision="tf32"`) so the '
         f"tensor cores run it. TF32 changes the result by about 1e-3 relative (more for a long K): check the "
-        f"output against the reference at the tolerance callers use, and keep the IEEE path only where fp32 "
-        f"must match exactly (then say so in a comment)."
+        f"output against the reference at the tolerance callers use (KernelBench's 1e-4 fails plain TF32 even "
+        f'at K = 64; `input_precision="tf32x3"`, three TF32 products on the tensor cores, passes it), '
+        f"and keep the IEEE path only where fp32 must match exactly (then say so in a comment)."
     )
     return Report(
         node=switch.node,
