@@ -3264,3 +3264,41 @@ def test_an_assert_runs_and_int_of_a_tensor_is_a_sync() -> None:
     assert e.unknown == ()
     assert [(op.kind, op.note) for op in e.ops[:2]] == [("reduction", ""), ("sync", "int()")]
     assert e.ops[1].inputs == (0,)
+
+
+SUBMODULE_THROUGH_A_HELPER = """
+import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.left = nn.Conv2d(c, c, 1)
+        self.right = nn.Conv2d(c, c, 3, padding=1)
+
+def _block_forward(m, x):
+    return m.left(x) + m.right(x)
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(64), Block(64)])
+
+    def forward(self, x):
+        for m in self.blocks:
+            x = _block_forward(m, x)
+        return x
+
+def get_inputs():
+    return [torch.rand(8, 64, 56, 56)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_helper_calls_the_layers_of_a_module_it_is_handed() -> None:
+    """`m.left(x)` in a module-level helper handed a block of the file's own class runs that block's layer."""
+    e = entry(SUBMODULE_THROUGH_A_HELPER)
+    assert e.unknown == ()
+    assert [op.note for op in e.ops if op.kind == "gemm"] == ["nn.Conv2d"] * 4

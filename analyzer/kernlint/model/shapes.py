@@ -1785,6 +1785,13 @@ class _Evaluator:
             if isinstance(base, _Module) and func.attr.value in MODULE_MOVES:
                 # `nn.Linear(i, o).half()`: the module with its weights in that dtype.
                 return _moved_module(base, func.attr.value, args(), kw)
+            if (
+                isinstance(base, _Module)
+                and base.kind == "user"
+                and isinstance(base.attrs["self"].get(func.attr.value), _Module)
+            ):
+                # `m.branch1x1(x)` in a helper handed a submodule of the file's own class: that layer's call.
+                return self._module_call(base.attrs["self"][func.attr.value], args(), node, record)
             if isinstance(base, _Module) and base.kind in ("Sequential", "ModuleList"):
                 base = base.attrs["layers"]  # `self.layers.append(Block(...))` in __init__
             if isinstance(base, list) and func.attr.value in ("append", "extend"):
