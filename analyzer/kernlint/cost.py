@@ -180,7 +180,7 @@ def derive_constants(record: dict) -> dict[str, float]:
     for name in p:
         if name.startswith(STORE_PROBE):
             # A tl.dot kernel whose output is its work (K = 64) at one tile config: the rate at which that
-            # config's tile epilogue stores (`_store_rate` reads them back by element size and config).
+            # config's tile epilogue stores (`gpu_us` reads them back through `_nearest_config`).
             label, config = name[len(STORE_PROBE) :].split("_", 1)
             size = 2 if label.startswith("fp16") else 4
             kmajor = "k" if label.endswith("k") else ""  # B read K-major: `_nearest_config` prefers these
