@@ -3192,8 +3192,7 @@ def test_a_small_k_tl_dot_kernel_is_bounded_by_its_tile_epilogues_store() -> Non
     """A tl.dot GEMM whose K is one BLOCK_K step writes its output at the rate the triton_dot_store_* probe
     measured for its tile config and operand path (fp32 tiles from a row-major B store at about a quarter of
     the streaming rate on an H200): that, not its flops, is its time where the record has the probe."""
-    source = SMALL_K.replace("PRECISION", "")
-    e = entry(source)
+    e = entry(SMALL_K)
     (launch,) = [op for op in e.ops if op.kind == "triton"]
     assert launch.dot_tile[:3] == (128, 128, 64) and launch.stored_bytes == 8192 * 8192 * 4
     base = dict(cost.calibration().constants)
@@ -3223,7 +3222,7 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
     for k in range(0, K, BK):
         a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
         b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
-        acc += tl.dot(a, b PRECISION)
+        acc += tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 class Model(nn.Module):

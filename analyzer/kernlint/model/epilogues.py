@@ -6,6 +6,7 @@ value is returned or stored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -543,14 +544,7 @@ class EpilogueFacts(HostFlowFacts):
         GEMM and the reduction (`cross_entropy_fwd(logits=c_logits)`): that
         call may overwrite it in place (a kernel writing gradients into the
         logits), so the reduced value is not known to be the product."""
-        index = self._flow(function)
-        names: set[str] = set()
-        for node in (producer, *tail.nodes):
-            statement = self._statement_of(node, index)
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Assign):
-                        names.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+        names = self._bound_by((producer, *tail.nodes), function)
         if not names or function.node is None:
             return False
         first, last = self.line_of(producer), self.line_of(reduction)
@@ -562,6 +556,24 @@ class EpilogueFacts(HostFlowFacts):
                 return True
         return False
 
+    def _bound_by(
+        self, nodes: Sequence[cst.CSTNode], function: FunctionInfo, besides: cst.CSTNode | None = None
+    ) -> dict[str, int]:
+        """The names the statements of `nodes` assign (`y = ...`), each with its statement's line; none of the
+        statement that holds `besides`."""
+        index = self._flow(function)
+        skip = self._statement_of(besides, index) if besides is not None else None
+        names: dict[str, int] = {}
+        for node in nodes:
+            statement = self._statement_of(node, index)
+            if isinstance(statement, cst.SimpleStatementLine) and statement is not skip:
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                names[target.target.value] = self.line_of(small)
+        return names
+
     def _product_read_elsewhere(
         self, producer: cst.CSTNode, reduction: cst.CSTNode, tail: Epilogue, function: FunctionInfo, name: str | None
     ) -> bool:
@@ -571,18 +583,10 @@ class EpilogueFacts(HostFlowFacts):
         the product's: a name rebound to the reduced value (`x = x.sum(1)`) is that value afterwards."""
         if function.node is None:
             return False
-        index = self._flow(function)
         chain = [producer, *tail.nodes[: tail.nodes.index(reduction)]]
-        holders: dict[str, int] = {}  # name -> the line of the binding that holds the product
-        reduced = self._statement_of(reduction, index)  # what it binds holds the reduced value
-        for node in chain:
-            statement = self._statement_of(node, index)
-            if isinstance(statement, cst.SimpleStatementLine) and statement is not reduced:
-                for small in statement.body:
-                    if isinstance(small, cst.Assign):
-                        for target in small.targets:
-                            if isinstance(target.target, cst.Name):
-                                holders[target.target.value] = self.line_of(small)
+        # name -> the line of the binding that holds the product (what the reduction's statement binds holds
+        # the reduced value)
+        holders = self._bound_by(chain, function, besides=reduction)
         if name is not None:
             holders.setdefault(name, self.line_of(producer))
         if not holders:

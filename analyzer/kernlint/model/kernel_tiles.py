@@ -7,6 +7,7 @@ walk the same row of the same pointer.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import libcst as cst
 from kernlint.model.base import kernel_fact
@@ -28,6 +29,15 @@ from kernlint.model.kernel_loops import (
     loop_in_loop,
 )
 from kernlint.model.syntax import keyword, literal_value, positional, walk
+
+
+@dataclass(frozen=True)
+class TileWindow:
+    """A tl.dot tile summed in windows of its columns (`KernelTileFacts.tile_window`)."""
+
+    sum: cst.Call  # the `tl.sum` over the windows
+    tile: cst.BaseExpression  # the tensor reshaped into windows
+    extent: cst.BaseExpression  # the window's size (`POOL`)
 
 
 class KernelTileFacts(KernelLoopFacts):
@@ -234,11 +244,11 @@ class KernelTileFacts(KernelLoopFacts):
         return bool(self.depends_on_names(kernel, names) & targets)
 
     @kernel_fact
-    def tile_window(self, kernel: Kernel) -> tuple[cst.Call, cst.BaseExpression] | None:
+    def tile_window(self, kernel: Kernel) -> TileWindow | None:
         """A tl.dot kernel's tile summed in windows of consecutive columns: `tl.sum(tl.reshape(t, (BLOCK_M,
-        BLOCK_N // POOL, POOL)), axis=2)` (an average pool over the output features, in the tile), as the sum
-        and the window's extent (`POOL`); None otherwise. Whether `t` is a linear function of the product is
-        the rule's question (KL026); the cost model reads the window's size at the launch."""
+        BLOCK_N // POOL, POOL)), axis=2)` (an average pool over the output features, in the tile); None
+        otherwise. Whether `t` is a linear function of the product is the rule's question (KL026); the cost
+        model reads the window's size at the launch."""
         if not self.kernel_uses(kernel, "dot") or not self.kernel_uses(kernel, "sum"):
             return None
         for call in kernel.function.calls:
@@ -248,9 +258,9 @@ class KernelTileFacts(KernelLoopFacts):
             axis = keyword(call, "axis") or (args[1] if len(args) > 1 else None)
             if not args or axis is None or literal_value(axis) not in (2, -1):
                 continue
-            shape = _reshaped_3d(self, args[0])
-            if shape is not None:
-                return call, shape[2]
+            reshaped = _reshaped_3d(self, args[0])
+            if reshaped is not None:
+                return TileWindow(call, *reshaped)
         return None
 
     # -- row passes --
@@ -353,20 +363,22 @@ def _base_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _reshaped_3d(model, node: cst.BaseExpression) -> tuple[cst.BaseExpression, ...] | None:
-    """The three extents of `tl.reshape(t, (a, b, c))`, `tl.view(t, [a, b, c])` or `t.reshape(a, b, c)`."""
+def _reshaped_3d(model, node: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(the tensor, its last extent) of a 3-D `tl.reshape(t, (a, b, c))`, `tl.view(t, [a, b, c])` or
+    `t.reshape(a, b, c)`."""
     if not isinstance(node, cst.Call):
         return None
     args = positional(node)
-    if model.is_tl(node.func, "reshape") or model.is_tl(node.func, "view"):
+    if (model.is_tl(node.func, "reshape") or model.is_tl(node.func, "view")) and args:
         shape = keyword(node, "shape") or (args[1] if len(args) > 1 else None)
         elements = shape.elements if isinstance(shape, (cst.Tuple, cst.List)) else ()
-        extents = tuple(e.value for e in elements)
+        tile, extents = args[0], tuple(e.value for e in elements)
     elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("reshape", "view"):
+        tile = node.func.value
         if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
             extents = tuple(e.value for e in args[0].elements)
         else:
             extents = tuple(args)
     else:
         return None
-    return extents if len(extents) == 3 else None
+    return (tile, extents[2]) if len(extents) == 3 else None

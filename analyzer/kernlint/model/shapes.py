@@ -3290,10 +3290,7 @@ class _Evaluator:
         if kernel is None or not isinstance(model, HostValueFacts) or model.home_of(kernel) is not model:
             return ()
         only = model.write_only_pointers(kernel)
-        launch = next((launch for launch in model.launches_of(kernel) if launch.node is node), None) if only else None
-        if launch is None:
-            return ()
-        found = [values.get(id(argument)) for name, argument in launch.arguments.items() if name in only]
+        found = [value for name, value in self._arguments(kernel, node, values).items() if name in only] if only else []
         return tuple(sorted({t.origin for t in found if isinstance(t, Tensor)}))
 
     def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
@@ -3302,7 +3299,7 @@ class _Evaluator:
         model = self.model
         if kernel is None or not isinstance(model, HostValueFacts):
             return set()
-        launch = next((launch for launch in model.launches_of(kernel) if launch.node is node), None)
+        launch = self._launch_at(kernel, node)
         if launch is None:
             return set()
         stored = model.stored_pointers(kernel)
@@ -3486,9 +3483,13 @@ class _Evaluator:
             bound[name] = found
         return _whole_number(node, bound)
 
+    def _launch_at(self, kernel, node: cst.Call):
+        """The model's Launch of `kernel` at the call `node`, or None."""
+        return next((launch for launch in self.model.launches_of(kernel) if launch.node is node), None)
+
     def _arguments(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, object]:
         """The value of each kernel parameter the launch binds (the model's Launch.arguments), by name."""
-        launch = next((launch for launch in self.model.launches_of(kernel) if launch.node is node), None)
+        launch = self._launch_at(kernel, node)
         if launch is None:
             return {}
         return {name: values.get(id(argument)) for name, argument in launch.arguments.items()}
@@ -3503,7 +3504,7 @@ class _Evaluator:
         found = self.model.tile_window(kernel) if isinstance(self.model, KernelTileFacts) else None
         if found is None:
             return 0
-        extent = found[1]
+        extent = found.extent
         if isinstance(extent, cst.Integer):
             window = int(extent.value, 0)
         elif isinstance(extent, cst.Name):
@@ -3533,7 +3534,7 @@ class _Evaluator:
         passes = self.model.row_passes(kernel)
         if not passes:
             return ()
-        launch = next((launch for launch in self.model.launches_of(kernel) if launch.node is node), None)
+        launch = self._launch_at(kernel, node)
         if launch is None:
             return ()
         found: dict[str, tuple[int, int, int]] = {}

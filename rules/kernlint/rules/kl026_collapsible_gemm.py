@@ -689,13 +689,13 @@ class CollapsibleGemm(Rule):
                 axis = keyword(total, "axis") or (args[1] if len(args) > 1 else None)
                 if found is not None or not args or axis is None:
                     continue
-                if window is not None and total is window[0]:
-                    if _linear(model, _reshaped(args[0]), linear, params):
+                if window is not None and total is window.sum:
+                    if _linear(model, window.tile, linear, params):
                         found = total
                 elif literal_value(axis) in (1, -1) and _linear(model, args[0], linear, params):
                     found = total
         if found is not None:
-            yield self._kernel_report(model, kernel, found, windowed=window is not None and found is window[0])
+            yield self._kernel_report(model, kernel, found, windowed=window is not None and found is window.sum)
 
     def _kernel_report(self, model: FileModel, kernel: Kernel, total: cst.Call, windowed: bool = False) -> Report:
         summed = " ".join(model.code(total).split())
@@ -901,19 +901,6 @@ def _read_outside(node: cst.CSTNode, sums: list[cst.Call], names: set[str]) -> b
     """`node` reads one of `names` other than inside one of the `sums`."""
     inside = {id(n) for total in sums for n in walk(total)}
     return any(isinstance(n, cst.Name) and n.value in names and id(n) not in inside for n in walk(node))
-
-
-def _reshaped(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The tensor a `tl.reshape(t, shape)` / `tl.view(t, shape)` / `t.reshape(...)` call reshapes."""
-    if isinstance(node, cst.Call):
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("reshape", "view"):
-            value = node.func.value
-            if not (isinstance(value, cst.Name) and value.value in ("tl", "triton")):
-                return value  # a method call on the tile
-        args = positional(node)
-        if args:
-            return args[0]
-    return node
 
 
 def _in_order(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
