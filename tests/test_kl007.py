@@ -88,3 +88,93 @@ def test_tests_and_benchmark_files_are_silent() -> None:
     assert kl007(source, "tests/test_attention.py") == []
     assert kl007(source, "benchmark/bench_attn.py") == []
     assert [(f.span.line, f.span.column) for f in kl007(source, "model/attention.py")] == [(4, 26)]
+
+
+RELU_ATTENTION = """
+    import math
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def proj_kernel(x_ptr, w_ptr, y_ptr, M, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, K)
+        a = tl.load(x_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(w_ptr + rn[None, :].to(tl.int64) * K + rk[:, None])
+        tl.store(y_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+    @triton.jit
+    def relu_scores_kernel(qkv_ptr, s_ptr, T, C, NH, scale, HS: tl.constexpr, BM: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BM + tl.arange(0, BM)
+        bh = tl.program_id(2)
+        b, h = bh // NH, bh % NH
+        d = tl.arange(0, HS)
+        q = tl.load(qkv_ptr + b * T * 3 * C + rm[:, None] * 3 * C + h * HS + d[None, :])
+        k = tl.load(qkv_ptr + b * T * 3 * C + rn[:, None] * 3 * C + C + h * HS + d[None, :])
+        s = tl.maximum(tl.dot(q, tl.trans(k)) * scale, 0.0)
+        tl.store(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :], s)
+
+    @triton.jit
+    def att_v_kernel(s_ptr, qkv_ptr, y_ptr, T, C, NH, HS: tl.constexpr, BM: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        bh = tl.program_id(1)
+        b, h = bh // NH, bh % NH
+        d = tl.arange(0, HS)
+        acc = tl.zeros((BM, HS), dtype=tl.float32)
+        for n0 in range(0, T, BM):
+            rn = n0 + tl.arange(0, BM)
+            a = tl.load(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :])
+            v = tl.load(qkv_ptr + b * T * 3 * C + rn[:, None] * 3 * C + 2 * C + h * HS + d[None, :])
+            acc = tl.dot(a, v, acc)
+        tl.store(y_ptr + b * T * C + rm[:, None] * C + h * HS + d[None, :], acc)
+
+    class ModelNew(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = torch.nn.Linear(768, 3 * 768)
+            self.n_head = 12
+
+        def forward(self, x):
+            B, T, C = x.size()
+            HS = C // self.n_head
+            qkv = torch.empty((B * T, 3 * C), device=x.device)
+            proj_kernel[(B * T // 64, 3 * C // 64)](x, self.c_attn.weight, qkv, B * T, 3 * C, K=C, BM=64, BN=64)
+            att = torch.empty((B * self.n_head, T, T), device=x.device)
+            relu_scores_kernel[(T // 64, T // 64, B * self.n_head)](
+                qkv, att, T, C, self.n_head, 1.0 / math.sqrt(HS), HS=HS, BM=64)
+            y = torch.empty((B, T, C), device=x.device)
+            att_v_kernel[(T // 64, B * self.n_head)](att, qkv, y, T, C, self.n_head, HS=HS, BM=64)
+            return y
+
+    def get_inputs():
+        return [torch.rand(16, 1024, 768)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_relu_attention_across_two_triton_kernels_is_the_scores_written_and_read_back() -> None:
+    found = kl007(RELU_ATTENTION)
+    assert [(f.code, f.span.line, f.span.column) for f in found] == [("KL007", 54, 9)]
+    assert found[0].message == (
+        "`ModelNew.forward` materializes a seq x seq product of two activations (line 54, 805 MB) and multiplies "
+        "it by the values (line 57) with no softmax between (attention with an activation, a ReLU, in place of "
+        "the softmax): the matrix is written to memory and read back in full"
+    )
+    assert found[0].category.value == "operator-fusion"
+    estimate = found[0].expected_speedup["for_this_file"]
+    # The 805 MB of scores go, written once and read once: most of the forward's time.
+    assert estimate["status"] == "estimated" and estimate["graph"] > 2
+
+
+def test_a_projection_by_a_weight_prepared_on_every_call_is_not_the_scores() -> None:
+    """The scores' operands must both be activations: a weight stacked on every call is still a weight, so the
+    projection (whose 151 MB output is three times its input and which a product reads next) is not taken for
+    the scores."""
+    source = RELU_ATTENTION.replace("x, self.c_attn.weight, qkv,", "x, torch.stack([self.c_attn.weight])[0], qkv,")
+    assert "torch.stack" in source
+    assert [(f.code, f.span.line) for f in kl007(source)] == [("KL007", 54)]

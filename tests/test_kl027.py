@@ -231,3 +231,94 @@ def test_a_buffer_also_named_by_an_alias_handed_to_the_same_launch_keeps_def_use
         return []
     """
     assert [(f.code, f.span.line) for f in findings(source) if f.code == "KL027"] == [("KL027", 20)]
+
+
+TRITON_TAIL = """
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def gemm_rowmax(x_ptr, w_ptr, m_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        cols = tl.program_id(1) * BN + tl.arange(0, BN)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            ks = k + tl.arange(0, BK)
+            a = tl.load(x_ptr + rows[:, None] * K + ks[None, :])
+            b = tl.load(w_ptr + cols[None, :] * K + ks[:, None])
+            acc = tl.dot(a, b, acc)
+        tl.atomic_max(m_ptr + rows, tl.max(acc, axis=1))
+
+    @triton.jit
+    def center_gelu(m_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(m_ptr + offs, mask=offs < n)
+        CENTER
+        tl.store(y_ptr + offs, 0.5 * v * (1.0 + tl.erf(v * 0.7071067811865476)), mask=offs < n)
+
+    class ModelNew(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.randn(8192, 8192))
+
+        def forward(self, x):
+            M, K = x.shape
+            rowmax = torch.full((M,), float("-inf"), device=x.device)
+            gemm_rowmax[(M // 128, 8192 // 128)](x, self.weight, rowmax, M, 8192, K, BM=128, BN=128, BK=32)
+            out = torch.empty((M, 1), device=x.device)
+            center_gelu[(triton.cdiv(M, 1024),)](rowmax, out, M, BLOCK=1024)
+            return out
+
+    def get_inputs():
+        return [torch.rand(1024, 8192)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+@pytest.mark.parametrize(
+    "center, cancelled, how",
+    [
+        ("v = v - v / 1.0", "v - v / 1.0", "a value minus itself"),
+        ("mean = v\n        v -= mean", "v -= mean", "a value minus itself"),
+        ("v = (v - tl.max(v, axis=0)) * 0.0", "(v - tl.max(v, axis=0)) * 0.0", "a product with zero"),
+    ],
+)
+def test_a_triton_kernel_whose_loaded_data_cancels_stores_a_constant(center: str, cancelled: str, how: str) -> None:
+    source = TRITON_TAIL.replace("CENTER", center)
+    lines = textwrap.dedent(source).splitlines()
+    launch = 1 + next(i for i, line in enumerate(lines) if "center_gelu[(" in line)
+    gemm = launch - 2
+    found = findings(source)
+    # The GEMM kernel's own findings (its tile order, its fixed config) stay: they are about that kernel.
+    assert [(f.code, f.span.line, f.span.column) for f in found] == [
+        ("KL009", 8, 12),
+        ("KL003", gemm, 9),
+        ("KL027", launch, 9),
+    ]
+    found = [f for f in found if f.code == "KL027"]
+    assert found[0].message.startswith(
+        "`center_gelu[(triton.cdiv(M, 1024),)](...)` in `ModelNew.forward` is all zeros whatever its input holds: "
+        f"`center_gelu` stores only values computed from `{cancelled}` (line "
+    )
+    assert f"), {how}; the work before it (" in found[0].message
+    assert "`gemm_rowmax[(M // 128, 8192 // 128)](...)`" in found[0].message
+    assert found[0].message.endswith("and `forward` returns all zeros of shape [1024, 1]")
+    # The GEMM goes with the constant: the estimate is the GEMM's time against a fill's.
+    assert found[0].expected_speedup["for_this_file"]["graph"] > 50
+
+
+@pytest.mark.parametrize(
+    "center",
+    [
+        "v = v - tl.max(v, axis=0)",  # a real shift
+        "v = v - tl.load(m_ptr + offs + 1, mask=offs + 1 < n)",  # a neighbour, not the same value
+        "for i in range(2):\n            v = v - v",  # a loop: the folder does not follow it
+    ],
+)
+def test_a_kernel_whose_values_do_not_cancel_in_straight_line_code_is_not_a_constant(center: str) -> None:
+    source = TRITON_TAIL.replace("CENTER", center)
+    assert model(source).dead_work == ()
+    assert "KL027" not in [f.code for f in findings(source)]

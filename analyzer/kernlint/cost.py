@@ -1111,8 +1111,9 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
             for i in _consumers(ops, writes, {"elementwise", "reduction", "copy", "view", "triton"})
             if not (ops[i].kind == "triton" and ops[i].flops) and i > scores
         }
-        # A softmax kernel that writes in place leaves the scores' tensor to the output GEMM to read.
-        in_place = writes if any(ops[i].kind == "triton" for i in between) else set()
+        # A softmax kernel that writes in place leaves the scores' tensor to the output GEMM to read; so does
+        # attention without a softmax (a ReLU in the scores' kernel), whose scores multiply two activations.
+        in_place = writes if any(ops[i].kind == "triton" for i in between) or -1 not in ops[scores].inputs else set()
         output = next(
             (
                 i

@@ -176,3 +176,13 @@ class ParameterSource:
     tensor: ModuleTensor
     cls: ClassInfo
     scope: FunctionInfo  # the method that reads it as `self.X`
+
+
+@dataclass(frozen=True)
+class StoredConstant:
+    """A kernel that stores one number wherever it stores, whatever it loaded:
+    its data cancels on the way (`v - v`, `x * 0`), so the output is a fill."""
+
+    value: float
+    cancelled: cst.CSTNode  # the expression where the loaded data cancels
+    how: str  # how it cancels: "a value minus itself", "a product with zero"

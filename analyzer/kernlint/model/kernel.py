@@ -5,10 +5,13 @@ functions it calls), and which constexprs size its tiles.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
-from kernlint.model.facts import TL, ConstexprValues, FunctionInfo, Kernel
-from kernlint.model.syntax import keyword, literal_value, names_in, positional
+from kernlint.model.facts import TL, ConstexprValues, FunctionInfo, Kernel, StoredConstant
+from kernlint.model.syntax import keyword, literal_value, names_in, positional, walk
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
 # position) of the shape, None for tl.arange whose every argument counts.
@@ -204,6 +207,224 @@ class KernelFacts(ModelBase):
                             used.update(n.value for n in names_in(value) if n.value in constexprs)
         used.update(name for name in constexprs if "GROUP" in name.upper())
         return tuple(name for name in kernel.constexprs if name in used)
+
+    @kernel_fact
+    def stored_constant(self, kernel: Kernel) -> StoredConstant | None:
+        """The one number the kernel stores wherever it stores, when the data
+        it loads cancels before the store (`y = v - v`, then GELU of it): read
+        from the kernel's straight-line statements only. None when a store or
+        an atomic sits in a loop or a branch or in a function it calls, when
+        the stores differ, or when no loaded value cancels (a kernel that
+        fills a buffer with zeros means to)."""
+        body = kernel.node.body
+        if not isinstance(body, cst.IndentedBlock):
+            return None
+        stores = self.kernel_uses(kernel, "store")
+        if not stores or self.kernel_uses(kernel, *_ATOMICS):
+            return None
+        folder = _ConstantFolder(self)
+        found: list[_Folded] = []
+        for statement in body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                inner = [n for n in walk(statement) if isinstance(n, cst.Call)]
+                if any(self.is_tl(call.func, "store") for call in inner):
+                    return None
+                folder.forget(statement)
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    call = small.value
+                    if self.is_tl(call.func, "store"):
+                        args = positional(call)
+                        value = keyword(call, "value") or (args[1] if len(args) > 1 else None)
+                        if value is None:
+                            return None
+                        found.append(folder.fold(value))
+                else:
+                    folder.bind(small)
+        if len(found) != len(stores):
+            return None  # a store in a jit function the kernel calls
+        numbers = {f.value for f in found}
+        cancelled = next((f.cancelled for f in found if f.cancelled is not None), None)
+        number = found[0].value
+        if len(numbers) != 1 or number is None or cancelled is None:
+            return None
+        subtracts = isinstance(cancelled, cst.AugAssign) and isinstance(cancelled.operator, cst.SubtractAssign)
+        subtracts |= isinstance(cancelled, cst.BinaryOperation) and isinstance(cancelled.operator, cst.Subtract)
+        return StoredConstant(number, cancelled, "a value minus itself" if subtracts else "a product with zero")
+
+
+_ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and", "atomic_or")
+
+# triton.language math on one number, for folding a constant through an activation (`gelu(0)` is 0).
+_UNARY: dict[str, Callable[[float], float]] = {
+    "exp": math.exp,
+    "exp2": lambda x: 2.0**x,
+    "log": math.log,
+    "log2": math.log2,
+    "sqrt": math.sqrt,
+    "rsqrt": lambda x: 1.0 / math.sqrt(x),
+    "erf": math.erf,
+    "tanh": math.tanh,
+    "sigmoid": lambda x: 1.0 / (1.0 + math.exp(-x)),
+    "abs": abs,
+    "fabs": abs,
+    "cos": math.cos,
+    "sin": math.sin,
+}
+_BINARY: dict[type, Callable[[float, float], float]] = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.Divide: lambda a, b: a / b,
+}
+
+
+class _Folded:
+    """A kernel value as the folder sees it: a number (`value`), else a key
+    that is equal for expressions equal by construction (the same load, the
+    same names combined the same way). `cancelled`: where loaded data
+    cancelled on the way to the number."""
+
+    __slots__ = ("cancelled", "key", "value")
+
+    def __init__(self, value: float | None, key: object = None, cancelled: cst.CSTNode | None = None) -> None:
+        self.value = value
+        self.key = key
+        self.cancelled = cancelled
+
+
+class _ConstantFolder:
+    """Folds a kernel's straight-line values to numbers where loaded data
+    cancels: names bound at the top level of the body are followed in order;
+    a name bound inside a loop or a branch is an unknown of its own."""
+
+    def __init__(self, model: ModelBase) -> None:
+        self.model = model
+        self.names: dict[str, _Folded] = {}
+
+    def bind(self, small: cst.BaseSmallStatement) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.fold(small.value)
+            for target in small.targets:
+                self._bind(target.target, value, small)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._bind(small.target, self.fold(small.value), small)
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            folded = self._binary(small.operator, self.fold(small.target), self.fold(small.value), small)
+            self._bind(small.target, folded, small)
+
+    def _bind(self, target: cst.BaseExpression, value: _Folded, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.names[target.value] = value
+        else:
+            for name in names_in(target):
+                self.names[name.value] = _Folded(None, ("bound", id(node), name.value))
+
+    def forget(self, statement: cst.CSTNode) -> None:
+        """Names bound inside a compound statement hold what the loop or branch left: unknown."""
+        for node in walk(statement):
+            targets: list[cst.BaseExpression] = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                targets = [node.target]
+            elif isinstance(node, cst.For):
+                targets = [node.target]
+            for target in targets:
+                for name in names_in(target):
+                    self.names[name.value] = _Folded(None, ("bound", id(node), name.value))
+
+    def fold(self, node: cst.BaseExpression) -> _Folded:
+        if isinstance(node, cst.Name):
+            known = self.names.get(node.value)
+            if known is not None:
+                return known
+            constant = self.model.constants.get(node.value)
+            if isinstance(constant, (int, float)) and not isinstance(constant, bool):
+                return _Folded(float(constant))
+            return _Folded(None, ("name", node.value))
+        literal = literal_value(node)
+        if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+            return _Folded(float(literal))
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.fold(node.expression)
+            if inner.value is not None:
+                return _Folded(-inner.value, cancelled=inner.cancelled)
+            return _Folded(None, ("neg", inner.key))
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node.operator, self.fold(node.left), self.fold(node.right), node)
+        if isinstance(node, cst.Subscript):
+            return self.fold(node.value)  # `x[:, None]`: the same values, broadcast
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        return _Folded(None, ("node", id(node)))
+
+    def _binary(self, operator: cst.BaseBinaryOp | cst.BaseAugOp, left: _Folded, right: _Folded, node) -> _Folded:
+        kind = _AUGMENTED.get(type(operator), type(operator))
+        cancelled = left.cancelled or right.cancelled
+        if left.value is not None and right.value is not None:
+            compute = _BINARY.get(kind)
+            try:
+                value = compute(left.value, right.value) if compute else None
+            except (ZeroDivisionError, OverflowError):
+                value = None
+            return (
+                _Folded(value, ("node", id(node)), cancelled)
+                if value is not None
+                else _Folded(None, ("node", id(node)))
+            )
+        if kind is cst.Subtract and left.value is None and left.key == right.key:
+            return _Folded(0.0, cancelled=node)  # a value minus itself
+        if kind is cst.Multiply and 0.0 in (left.value, right.value):
+            return _Folded(0.0, cancelled=cancelled or node)
+        if kind in (cst.Multiply, cst.Divide) and right.value == 1.0:
+            return left
+        if kind is cst.Multiply and left.value == 1.0:
+            return right
+        if kind in (cst.Add, cst.Subtract) and right.value == 0.0:
+            return left
+        if kind is cst.Add and left.value == 0.0:
+            return right
+        return _Folded(None, (kind.__name__, left.key, right.key))
+
+    def _call(self, call: cst.Call) -> _Folded:
+        func = call.func
+        args = [self.fold(arg.value) for arg in call.args if arg.keyword is None]
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and not self._is_tl_module(func.value):
+            return self.fold(func.value)  # a cast keeps the number
+        qualname = self.model.qualname(func) or ""
+        if not qualname.startswith(TL):
+            return _Folded(None, ("node", id(call)))
+        name = qualname.rsplit(".", 1)[-1]
+        if name in ("zeros", "full"):
+            fill = 0.0 if name == "zeros" else (args[1].value if len(args) > 1 else None)
+            return _Folded(fill, ("node", id(call)))
+        if name in _UNARY and len(args) == 1 and args[0].value is not None:
+            try:
+                return _Folded(_UNARY[name](args[0].value), cancelled=args[0].cancelled)
+            except (ValueError, OverflowError, ZeroDivisionError):
+                return _Folded(None, ("node", id(call)))
+        if name in ("maximum", "minimum") and len(args) == 2:
+            if args[0].value is not None and args[1].value is not None:
+                pick = max if name == "maximum" else min
+                return _Folded(pick(args[0].value, args[1].value), cancelled=args[0].cancelled or args[1].cancelled)
+            if args[0].key == args[1].key:
+                return args[0]
+        if name == "where" and len(args) == 3 and args[1].value is not None and args[1].value == args[2].value:
+            return _Folded(args[1].value, cancelled=args[1].cancelled or args[2].cancelled)
+        return _Folded(None, ("node", id(call)))
+
+    def _is_tl_module(self, node: cst.BaseExpression) -> bool:
+        return (self.model.qualname(node) or "").startswith(TL)
+
+
+_AUGMENTED: dict[type, type] = {
+    cst.AddAssign: cst.Add,
+    cst.SubtractAssign: cst.Subtract,
+    cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide,
+}
 
 
 def _is_pointer_like(name: str) -> bool:

@@ -698,12 +698,16 @@ def _axis_strides(
             continue
         if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
             for vector, multiplier in ((node.left, node.right), (node.right, node.left)):
+                vector = _uncast(vector)
                 axis = _broadcast_axis(vector) if type(vector) is cst.Subscript else None
                 if axis is not None:
                     if axis in strides:
                         return None
                     strides[axis] = multiplier
                     break
+            continue
+        if type(node) is cst.Call and _uncast(node) is not node:
+            stack.append((_uncast(node), depth + 1))
             continue
         if type(node) is cst.Subscript:
             axis = _broadcast_axis(node)
@@ -712,6 +716,13 @@ def _axis_strides(
                     return None
                 strides[axis] = None
     return strides
+
+
+def _uncast(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`x[None, :].to(tl.int64)` -> `x[None, :]`: a cast (int64 offsets against overflow) keeps the layout."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "to":
+        node = node.func.value
+    return node
 
 
 def _difference(start: cst.BaseExpression, end: cst.BaseExpression) -> cst.BaseExpression:

@@ -3190,11 +3190,18 @@ class _Evaluator:
                         loaded_bytes += value.nbytes
             if 0 < loaded_bytes and stored_bytes >= EXPANSION * loaded_bytes:
                 expands = (loaded_bytes, stored_bytes)
+        own_buffers = self._writes_only_its_buffers(kernel, written, node, scope, values)
+        # A kernel whose loaded data cancels before its stores (`v - v`) writes one number (KL027).
+        constant = None
+        if own_buffers and kernel is not None and isinstance(self.model, KernelFacts):
+            constant = self.model.stored_constant(kernel)
         index = self._record(
             record,
             Op(
                 "triton",
                 line,
+                value=constant.value if constant is not None else None,
+                out_bytes=stored_bytes if constant is not None else 0,
                 reduces=reduces,
                 triangle=bool(
                     flops
@@ -3232,8 +3239,9 @@ class _Evaluator:
                 note=self.model.code(func.value),
             ),
         )
-        if not self._writes_only_its_buffers(kernel, written, node, scope, values):
+        if not own_buffers:
             self._effect(f"line {line}: a Triton launch writes its arguments")
+        explained = False  # one reason per launch, however many buffers it fills
         if index >= 0:
             # A tensor allocated for the launch (torch.empty...) holds what the
             # kernel wrote: what reads it afterwards reads the kernel's output. So
@@ -3244,9 +3252,18 @@ class _Evaluator:
                     tensor = scope[value.value]
                     producer = self.ops[tensor.origin] if 0 <= tensor.origin < len(self.ops) else None
                     if producer is not None and (producer.kind == "alloc" or id(value) in written):
-                        rebound = replace(tensor, origin=index, value=None, same=None, exact=False)
+                        filled = constant.value if constant is not None and id(value) in written else None
+                        rebound = replace(tensor, origin=index, value=filled, same=None, exact=False)
                         for held in [held for held, other in scope.items() if other is tensor]:
                             scope[held] = rebound  # the name passed and any other name for the same tensor
+                        if filled is not None and constant is not None and not explained:
+                            explained = True
+                            why = (
+                                f"`{self.model.code(func.value)}` stores only values computed from "
+                                f"`{self.model.code(constant.cancelled)}` (line {self._line(constant.cancelled)}), "
+                                f"{constant.how}"
+                            )
+                            self._constant_made(index, why, filled, tensor.shape)
         return None
 
     def _writes_only_its_buffers(

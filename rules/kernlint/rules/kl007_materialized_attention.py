@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
-from kernlint.model.shapes import Op, mixes_values, written_by
+from kernlint.model.shapes import Op, mixes_values, reads_grid_statistic, written_by
 from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -35,13 +35,20 @@ class MaterializedAttention(Rule):
     kernel, and a causal kernel whose key loop ends at the program's row
     counts); that form's fix is Operator Fusion (the file's own kernels made one),
     where attention in torch ops is Algorithm Replacement (SDPA's kernel).
+    There the softmax may also be an activation (ReLU attention, the ReLU in
+    the scores' kernel or a kernel after it): a product of two activations
+    whose result is at least twice the larger of them (seq x seq against
+    seq x head_dim), multiplied by the values as it was written.
     It also finds an `nn.MultiheadAttention`
     module called in a model's forward with `need_weights` left True (the
     default), which makes PyTorch take that unfused path and average the
     weights over the heads; `need_weights=False` lets it run SDPA's kernel.
 
     It stays silent when a matmul multiplies by a module parameter (`x @
-    self.W`: a projection, not attention), when the softmax output is not
+    self.W`: a projection, not attention), when the softmax kernel reads
+    statistics the scores' launch accumulated over its whole grid (a batch
+    norm of NetVLAD's assignments: it waits for every score, so one pass
+    over the keys cannot do it), when the softmax output is not
     multiplied again (a classifier's probabilities), when the three steps do
     not connect through the data, under `if __name__ == "__main__":`, and in
     tests, benchmarks and reference implementations (`test_*`, `bench*`,
@@ -85,14 +92,15 @@ class MaterializedAttention(Rule):
     name = "materialized-attention"
     category = Category.ALGORITHM_REPLACEMENT
     severity = Severity.WARNING
-    summary = "Attention materializes the full score matrix between a matmul, a softmax and a matmul."
+    summary = "Attention materializes the full score matrix between a matmul, a softmax (or activation) and a matmul."
     bottleneck = (
         "Memory traffic quadratic in the sequence: the seq x seq score and probability matrices are "
         "written and read back between three separate kernels."
     )
     method = (
-        "Fuse the three steps into one flash-attention kernel with online softmax "
-        "(or call torch.nn.functional.scaled_dot_product_attention), so scores never leave the chip."
+        "Fuse the three steps into one flash-attention kernel (an online softmax, or the activation applied per "
+        "tile), or call torch.nn.functional.scaled_dot_product_attention for a softmax, so scores never leave "
+        "the chip."
     )
     priority = 10
     fix_effect = "flash_attention"
@@ -215,37 +223,74 @@ class MaterializedAttention(Rule):
                 return p @ d, s @ e
             """
         ),
-        # Scores from a Triton kernel, squared by a second one (no softmax), then multiplied: not attention.
+        # Linear attention: k^T v first, a head_dim x head_dim product per head, then q times it. Nothing
+        # seq x seq is materialized.
         Valid(
             """
             import torch
             import triton
             import triton.language as tl
             @triton.jit
-            def scores_kernel(q_ptr, k_ptr, s_ptr, T, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
-                bh, pm, pn = tl.program_id(2), tl.program_id(0), tl.program_id(1)
-                rm = pm * BM + tl.arange(0, BM)
-                rn = pn * BN + tl.arange(0, BN)
+            def kv_kernel(k_ptr, v_ptr, kv_ptr, T, D: tl.constexpr, BT: tl.constexpr):
+                bh = tl.program_id(0)
                 rd = tl.arange(0, D)
-                q = tl.load(q_ptr + bh * T * D + rm[:, None] * D + rd[None, :])
-                k = tl.load(k_ptr + bh * T * D + rn[None, :] * D + rd[:, None])
-                tl.store(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :], tl.dot(q, k) * 0.125)
-            @triton.jit
-            def rows_kernel(s_ptr, T, BLOCK: tl.constexpr):
-                row = tl.program_id(0)
-                cols = tl.arange(0, BLOCK)
-                x = tl.load(s_ptr + row * T + cols, mask=cols < T, other=-float("inf"))
-                y = x * x
-                tl.store(s_ptr + row * T + cols, y, mask=cols < T)
+                acc = tl.zeros((D, D), dtype=tl.float32)
+                for t in range(0, T, BT):
+                    rt = t + tl.arange(0, BT)
+                    k = tl.load(k_ptr + bh * T * D + rt[None, :] * D + rd[:, None])
+                    v = tl.load(v_ptr + bh * T * D + rt[:, None] * D + rd[None, :])
+                    acc = tl.dot(k, v, acc)
+                tl.store(kv_ptr + bh * D * D + rd[:, None] * D + rd[None, :], acc)
             class ModelNew(torch.nn.Module):
                 def forward(self, q, k, v):
                     B, H, T, D = q.shape
-                    att = torch.empty((B, H, T, T), device=q.device)
-                    scores_kernel[(T // 64, T // 64, B * H)](q, k, att, T, D=D, BM=64, BN=64)
-                    rows_kernel[(B * H * T,)](att, T, BLOCK=1024)
-                    return torch.matmul(att, v)
+                    kv = torch.empty((B, H, D, D), device=q.device)
+                    kv_kernel[(B * H,)](k, v, kv, T, D=D, BT=64)
+                    return torch.matmul(torch.relu(q), kv)
             def get_inputs():
                 return [torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # NetVLAD with its assignments batch-normed: the softmax kernel reads statistics the whole scores grid
+        # accumulated, so it waits for every score; x is read twice whatever is fused.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def logits_kernel(x_ptr, c_ptr, s_ptr, st_ptr, D: tl.constexpr, K: tl.constexpr, BM: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rd = tl.arange(0, D)
+                rk = tl.arange(0, K)
+                x = tl.load(x_ptr + rm[:, None] * D + rd[None, :])
+                c = tl.load(c_ptr + rd[:, None] * K + rk[None, :])
+                s = tl.dot(x, c)
+                tl.store(s_ptr + rm[:, None] * K + rk[None, :], s)
+                tl.atomic_add(st_ptr + rk, tl.sum(s, axis=0))
+            @triton.jit
+            def bn_softmax_kernel(s_ptr, st_ptr, a_ptr, inv_n, K: tl.constexpr):
+                row = tl.program_id(0)
+                rk = tl.arange(0, K)
+                s = tl.load(s_ptr + row * K + rk) - tl.load(st_ptr + rk) * inv_n
+                e = tl.exp(s - tl.max(s, axis=0))
+                tl.store(a_ptr + row * K + rk, e / tl.sum(e, axis=0))
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.clusters = torch.nn.Parameter(torch.randn(512, 32))
+                def forward(self, x):
+                    B, N, D = x.shape
+                    s = torch.empty((B * N, 32), device=x.device)
+                    stats = torch.zeros(32, device=x.device)
+                    logits_kernel[(B * N // 64,)](x, self.clusters, s, stats, D=D, K=32, BM=64)
+                    a = torch.empty_like(s)
+                    bn_softmax_kernel[(B * N,)](s, stats, a, 1.0 / (B * N), K=32)
+                    return torch.matmul(a.view(B, N, 32).transpose(1, 2), x)
+            def get_inputs():
+                return [torch.randn(2048, 100, 512)]
             def get_init_inputs():
                 return []
             """
@@ -289,6 +334,44 @@ class MaterializedAttention(Rule):
                 return []
             """,
             line=26,
+            column=9,
+        ),
+        # Attention with an activation for its softmax: scores from a Triton kernel, squared in place by a second
+        # one, then multiplied by the values. The seq x seq matrix still goes to memory and back.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def scores_kernel(q_ptr, k_ptr, s_ptr, T, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+                bh, pm, pn = tl.program_id(2), tl.program_id(0), tl.program_id(1)
+                rm = pm * BM + tl.arange(0, BM)
+                rn = pn * BN + tl.arange(0, BN)
+                rd = tl.arange(0, D)
+                q = tl.load(q_ptr + bh * T * D + rm[:, None] * D + rd[None, :])
+                k = tl.load(k_ptr + bh * T * D + rn[None, :] * D + rd[:, None])
+                tl.store(s_ptr + bh * T * T + rm[:, None] * T + rn[None, :], tl.dot(q, k) * 0.125)
+            @triton.jit
+            def rows_kernel(s_ptr, T, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                x = tl.load(s_ptr + row * T + cols, mask=cols < T, other=-float("inf"))
+                y = x * x
+                tl.store(s_ptr + row * T + cols, y, mask=cols < T)
+            class ModelNew(torch.nn.Module):
+                def forward(self, q, k, v):
+                    B, H, T, D = q.shape
+                    att = torch.empty((B, H, T, T), device=q.device)
+                    scores_kernel[(T // 64, T // 64, B * H)](q, k, att, T, D=D, BM=64, BN=64)
+                    rows_kernel[(B * H * T,)](att, T, BLOCK=1024)
+                    return torch.matmul(att, v)
+            def get_inputs():
+                return [torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64), torch.randn(16, 12, 1024, 64)]
+            def get_init_inputs():
+                return []
+            """,
+            line=25,
             column=9,
         ),
         # nn.MultiheadAttention with its default need_weights=True (KernelBench level 3's VisionAttention).
@@ -529,6 +612,27 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
             reached |= frontier
         softmaxes = [j for j in sorted(reached) if _softmax_kernel(model, ops[j])]
         if not softmaxes:
+            direct = _activation_chain(ops, i, written, reached)
+            scores = _node_on(model, function, op) if direct is not None else None
+            if direct is None or scores is None:
+                continue
+            message = (
+                f"`{function.qualname}` materializes a seq x seq product of two activations (line {op.line}, "
+                f"{_mb(_written_bytes(ops, written))} MB) and multiplies it by the values (line {ops[direct].line}) "
+                "with no softmax between (attention with an activation, a ReLU, in place of the softmax): the "
+                "matrix is written to memory and read back in full"
+            )
+            plan = (
+                f"Fuse lines {op.line}-{ops[direct].line} into one Triton kernel: per block of queries, walk the "
+                "keys in tiles, compute each tile of scores with tl.dot, apply the mask and the activation in "
+                "registers and multiply the tile by the values' tile into the output accumulator, so the scores "
+                "never leave the chip (without a softmax there is no running max or sum to keep)."
+            )
+            yield Report(node=scores, message=message, plan=plan, category=Category.OPERATOR_FUSION)
+            return
+        if any(reads_grid_statistic(ops, j, i) for j in softmaxes):
+            # The softmax reads statistics the scores' whole grid accumulated (NetVLAD's batch norm of the
+            # assignments): it waits for every score, so no one kernel walks the keys once.
             continue
         # A softmax kernel writes in place (`rows_kernel[grid](att, ...)`): the product after it reads `att`
         # as the scores' op wrote it.
@@ -563,6 +667,59 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
         # The file's own kernels: the fix fuses them (where torch ops are replaced by SDPA, the library's).
         yield Report(node=scores, message=message, plan=plan, category=Category.OPERATOR_FUSION)
         return
+
+
+# The scores of attention are seq x seq per head, against seq x head_dim for each operand: a product of two
+# activations whose result is at least this many times the larger of them is such a matrix (a design bound;
+# KernelBench's attention problems are 5-16 times).
+QUADRATIC = 2
+
+
+def _activation_chain(ops: tuple[Op, ...], i: int, written: set[int], reached: set[int]) -> int | None:
+    """Attention without a softmax (ReLU attention, its activation in the scores' kernel or after it): the
+    later product that multiplies product `i`'s result (as written, or through elementwise ops) by values,
+    where `i` multiplies two activations (no module parameter) into a result QUADRATIC times the larger."""
+    op = ops[i]
+    operands = [source for source in op.inputs if source not in written]
+    if not operands or not all(_from_inputs(ops, source) for source in operands):
+        return None  # a projection by a weight (a parameter, or one stacked or cast on every call)
+    read = max((size for source, size in zip(op.inputs, op.in_bytes) if source not in written), default=0)
+    if not read or _written_bytes(ops, written) < QUADRATIC * read:
+        return None
+    return next(
+        (
+            j
+            for j in range(i + 1, len(ops))
+            if ops[j].product
+            and set(ops[j].inputs) & (written | reached)
+            and any(_from_inputs(ops, s) for s in ops[j].inputs if s not in written | reached)
+        ),
+        None,
+    )
+
+
+def _from_inputs(ops: tuple[Op, ...], source: int) -> bool:
+    """Whether a tensor (an op's index, or -1 for a parameter or constant, -2, -3, ... for forward's inputs)
+    holds values computed from forward's inputs: an activation, not a weight however it was prepared."""
+    pending, seen = [source], set()
+    while pending:
+        current = pending.pop()
+        if current <= -2:
+            return True
+        if current < 0 or current in seen:
+            continue
+        seen.add(current)
+        pending.extend(ops[current].inputs)
+    return False
+
+
+def _written_bytes(ops: tuple[Op, ...], written: set[int]) -> int:
+    """What a product wrote: its own result, or the buffer allocated for its launch."""
+    return max((ops[j].out_bytes for j in written), default=0)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f}"
 
 
 def _softmax_kernel(model: FileModel, op: Op) -> bool:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
 from kernlint.model.shapes import DeadWork, EntryPoint
@@ -21,15 +22,22 @@ class DeadOrConstantResult(Rule):
     recurrence, a reduction) whose result reaches nothing that `forward`
     returns.
 
+    A Triton kernel's output is such a constant when the data it loads
+    cancels before every store (`y = v - mean` where `mean` is `v`, then a
+    GELU of it: zeros), read from the kernel's straight-line statements.
+
     It stays silent where a size is not known from the file (no
     `get_inputs()`, a size computed at run time), on a softmax or a mean
     over a dimension larger than 1, when `forward` writes a tensor in place,
-    launches a Triton kernel, keeps state on `self` or branches on a value
+    launches a Triton kernel that writes anything but buffers it allocated,
+    keeps state on `self` or branches on a value
     the shape table cannot decide (def-use is then not the whole story),
     on a cheap unused op, on KernelBench's reference `Model` beside a
     `ModelNew`, on tests, benchmarks and reference implementations, and
     under `if __name__ == "__main__":`. Dropout before the reduction
-    changes values, not the size, so the softmax after it is still ones.
+    changes values, not the size, so the softmax after it is still ones. A
+    kernel that stores zeros it did not compute from loaded data (a buffer's
+    fill) is not reported.
 
     ## Why is this bad?
     The GEMM before a softmax over a dimension of size 1 is milliseconds of
@@ -234,6 +242,50 @@ class DeadOrConstantResult(Rule):
                 return []
             """
         ),
+        # A kernel that fills a buffer with zeros means to: no loaded value cancels on the way.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def zero(y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                tl.store(y_ptr + offs, tl.zeros((BLOCK,), dtype=tl.float32), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    zero[(triton.cdiv(x.numel(), 1024),)](y, x.numel(), BLOCK=1024)
+                    return x + y
+            def get_inputs():
+                return [torch.rand(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # Neighbouring elements differ: two loads at different offsets are not one value.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def diff(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                here = tl.load(x_ptr + offs, mask=offs < n)
+                ahead = tl.load(x_ptr + offs + 1, mask=offs + 1 < n)
+                tl.store(y_ptr + offs, here - ahead, mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    diff[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y
+            def get_inputs():
+                return [torch.rand(4096, 4096)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
         # A Triton kernel writing a 64 MB buffer that forward never returns nor reads.
@@ -395,6 +447,37 @@ class DeadOrConstantResult(Rule):
             line=11,
             column=16,
         ),
+        # KernelBench level 2 problem 80 with its tail in Triton: the mean of one number is itself, so the
+        # kernel stores gelu(0) = 0 and the GEMM and max before it feed nothing.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def center_gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs, mask=offs < n)
+                mean = v / 1.0
+                y = v - mean
+                tl.store(y_ptr + offs, 0.5 * y * (1.0 + tl.erf(y * 0.7071067811865476)), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gemm = torch.nn.Linear(4096, 4096)
+                def forward(self, x):
+                    rowmax = self.gemm(x).amax(dim=1, keepdim=True)
+                    out = torch.empty_like(rowmax)
+                    center_gelu[(triton.cdiv(rowmax.numel(), 1024),)](rowmax, out, rowmax.numel(), BLOCK=1024)
+                    return out
+            def get_inputs():
+                return [torch.rand(1024, 4096)]
+            def get_init_inputs():
+                return []
+            """,
+            line=19,
+            column=9,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -412,7 +495,7 @@ class DeadOrConstantResult(Rule):
             yield self._report(model, entry, dead)
 
     def _report(self, model: FileModel, entry: EntryPoint, dead: DeadWork) -> Report:
-        code = " ".join(model.code(dead.node).split())
+        code = _spelled(model, dead.node)
         where = f"`{code}` in `{entry.model_class}.forward`"
         others = _removed_work(model, entry, dead, before=True)
         if dead.kind == "unused":
@@ -453,6 +536,13 @@ class DeadOrConstantResult(Rule):
         return Report(node=dead.node, message=message, plan=plan)
 
 
+def _spelled(model: FileModel, node: cst.CSTNode) -> str:
+    """A node's code on one line; a Triton launch by its kernel and grid (`scale[grid](...)`)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript):
+        return " ".join(model.code(node.func).split()) + "(...)"
+    return " ".join(model.code(node).split())
+
+
 def _filled(value: float) -> str:
     if value == 0:
         return "all zeros"
@@ -485,7 +575,7 @@ def _removed_labels(model: FileModel, entry: EntryPoint, dead: DeadWork, before:
         node = entry.nodes[i]
         if i == dead.op or node is None or node is dead.node or id(node) in named or (i < dead.op) != before:
             continue
-        label = f"`{' '.join(model.code(node).split())}`"
+        label = f"`{_spelled(model, node)}`"
         kind = entry.ops[i].kind
         if kind in ("gemm", "attention", "rnn"):
             label = f"{_kind(kind).replace('a ', 'the ', 1)} {label}"
