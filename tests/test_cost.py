@@ -1796,6 +1796,54 @@ def test_an_int64_cast_of_the_offsets_keeps_the_weight_read_k_major() -> None:
     assert op.dot_b_kmajor
 
 
+DUMMY_BIAS = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_bias(x_ptr, b_ptr, y_ptr, n, C: tl.constexpr, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n) * 2.0
+    if HAS_BIAS:
+        v += tl.load(b_ptr + offs % C)
+    tl.store(y_ptr + offs, v, mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, bias):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(1024)) if bias else None
+
+    def forward(self, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        scale_bias[(triton.cdiv(n, 1024),)](
+            x, self.bias if self.bias is not None else x, y, n, C=1024, HAS_BIAS=self.bias is not None, BLOCK=1024
+        )
+        return y
+
+
+def get_inputs():
+    return [torch.randn(8192, 1024)]
+
+
+def get_init_inputs():
+    return [BIAS]
+"""
+
+
+@pytest.mark.parametrize("bias, read", [(False, 2), (True, 3)])
+def test_a_dummy_tensor_for_a_pointer_the_launch_never_touches_moves_no_bytes(bias: bool, read: int) -> None:
+    """`bias if bias is not None else x` with HAS_BIAS=False (a generated kernel's idiom for an optional
+    pointer): x is not read a second time through the bias pointer; with a bias, its 4 KB are read."""
+    (op,) = [op for op in entry(DUMMY_BIAS.replace("BIAS]", f"{bias}]")).ops if op.kind == "triton"]
+    assert len(op.in_bytes) == read
+    assert op.bytes == 2 * 8192 * 1024 * 4 + (1024 * 4 if bias else 0)
+
+
 def test_an_elementwise_kernel_merged_into_the_kernel_that_reduces_its_output_saves_that_tensor() -> None:
     """KL022's INVALID example of a loss in two kernels (a difference written whole, then squared and summed
     per block): the fix is one kernel reading both inputs, 537 MB where the two moved 1,074 MB and the partial

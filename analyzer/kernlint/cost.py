@@ -1413,8 +1413,12 @@ def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, 
     best: tuple[int, int, int] | None = None  # (bytes saved, launch, its producer)
     for i in sorted(launches, reverse=True):
         op = ops[i]
+        # The largest tensor a tl.dot launch reads: the buffer it only stores to is its output, not a read.
+        largest = max(n for s, n in zip(op.inputs, op.in_bytes) if s not in op.write_only) if op.flops else 0
         for source, size in zip(op.inputs, op.in_bytes):
-            if not 0 <= source < i or ops[source].kind != "triton" or size < max(op.in_bytes):
+            if not 0 <= source < i or ops[source].kind != "triton":
+                continue
+            if size < max(op.in_bytes) and not (op.flops and source not in op.write_only and size >= largest):
                 continue
             if ops[source].returned or any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue

@@ -25,6 +25,17 @@ class GuardFacts(HostFacts):
             index = self._guard_index[id(kernel)] = _index_guards(kernel)
         return index.get(id(node), ())
 
+    @kernel_fact
+    def pointers_used_under(self, kernel: Kernel) -> dict[str, tuple[tuple[tuple[str, bool], ...], ...]]:
+        """For each parameter of `kernel`, the constexpr conditions under which each of its uses in the body
+        runs: per use, the (constexpr, value it must have) of every `if NAME:` / `if not NAME:` around it (an
+        empty tuple: the use always runs). A launch that sets a constexpr so that no use runs (`HAS_BIAS=False`
+        with a dummy tensor for the bias pointer) never touches that parameter's tensor."""
+        index = self._branch_index.get(id(kernel))
+        if index is None:
+            index = self._branch_index[id(kernel)] = _index_branches(kernel)
+        return index
+
     def dtype_guarded(self, kernel: Kernel, node: cst.CSTNode) -> str | None:
         """The constexpr that guards `node` when every launch of the kernel
         in this file passes it a value computed from a dtype comparison."""
@@ -54,6 +65,41 @@ class GuardFacts(HostFacts):
     @cached_property
     def _guard_index(self) -> dict[int, dict[int, tuple[str, ...]]]:
         return {}
+
+    @cached_property
+    def _branch_index(self) -> dict[int, dict[str, tuple[tuple[tuple[str, bool], ...], ...]]]:
+        return {}
+
+
+def _index_branches(kernel: Kernel) -> dict[str, tuple[tuple[tuple[str, bool], ...], ...]]:
+    params = {p.name for p in kernel.params}
+    constexprs = set(kernel.constexprs)
+    uses: dict[str, list[tuple[tuple[str, bool], ...]]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[tuple[str, bool], ...]]] = [(kernel.node.body, ())]
+    while stack:
+        node, conditions = stack.pop()
+        if isinstance(node, cst.Name) and node.value in params:
+            uses.setdefault(node.value, []).append(conditions)
+            continue
+        if isinstance(node, cst.If):
+            name, wanted = _condition(node.test)
+            stack.append((node.test, conditions))
+            inner = conditions + ((name, wanted),) if name in constexprs else conditions
+            stack.append((node.body, inner))
+            if node.orelse is not None:
+                other = conditions + ((name, not wanted),) if name in constexprs else conditions
+                stack.append((node.orelse, other))
+            continue
+        stack.extend((child, conditions) for child in children(node))
+    return {name: tuple(found) for name, found in uses.items()}
+
+
+def _condition(test: cst.BaseExpression) -> tuple[str | None, bool]:
+    """`if NAME:` -> (NAME, True); `if not NAME:` -> (NAME, False)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        name = test.expression.value if isinstance(test.expression, cst.Name) else None
+        return name, False
+    return (test.value if isinstance(test, cst.Name) else None), True
 
 
 def _index_guards(kernel: Kernel) -> dict[int, tuple[str, ...]]:

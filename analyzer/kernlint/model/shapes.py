@@ -33,6 +33,7 @@ import libcst as cst
 from kernlint.model.attention import AttentionFacts
 from kernlint.model.dtypes import DtypeFacts
 from kernlint.model.facts import FunctionInfo
+from kernlint.model.guards import GuardFacts
 from kernlint.model.host_values import HostValueFacts
 from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
@@ -3080,9 +3081,15 @@ class _Evaluator:
         values: dict[int, object] = {}  # id of an argument's expression -> its value
         for arg in node.args:
             # Recorded: what an argument's expression does on the call (a view, a copy) is the call's work.
-            value = values[id(arg.value)] = self._eval_or_none(arg.value, scope, record)
+            values[id(arg.value)] = self._eval_or_none(arg.value, scope, record)
+        # A tensor handed to a pointer the kernel never touches at this launch (a dummy for `bias_ptr` with
+        # HAS_BIAS=False) moves no bytes.
+        untouched = self._untouched_arguments(launched, node, values)
+        for arg in node.args:
+            value = values[id(arg.value)]
             if isinstance(value, Tensor):
-                tensors.append(value)
+                if id(arg.value) not in untouched:
+                    tensors.append(value)
             elif arg.keyword is not None and isinstance(value, int) and not isinstance(value, bool):
                 int_keywords.append((arg.keyword.value, value))
         row_passes = self._row_passes(launched, node, values)
@@ -3510,6 +3517,33 @@ class _Evaluator:
         if launch is None:
             return {}
         return {name: values.get(id(argument)) for name, argument in launch.arguments.items()}
+
+    def _untouched_arguments(self, kernel, node: cst.Call, values: dict[int, object]) -> set[int]:
+        """The ids of the launch's tensor arguments whose parameter no statement of the kernel that runs at this
+        launch uses: every use of it sits under an `if FLAG:` (or `if not FLAG:`) that the launch's value of
+        the constexpr FLAG (or its default) rules out, or the body never names it."""
+        model = self.model
+        if kernel is None or not isinstance(model, GuardFacts):
+            return set()
+        launch = self._launch_at(kernel, node)
+        if launch is None:
+            return set()
+        given: dict[str, object] = {
+            p.name: literal_value(p.default) if p.default is not None else None for p in kernel.params
+        }
+        given.update({name: values.get(id(argument)) for name, argument in launch.arguments.items()})
+        uses = model.pointers_used_under(kernel)
+
+        def ruled_out(conditions: tuple[tuple[str, bool], ...]) -> bool:
+            return any(
+                isinstance(given.get(flag), (bool, int)) and bool(given[flag]) != wanted for flag, wanted in conditions
+            )
+
+        return {
+            id(argument)
+            for name, argument in launch.arguments.items()
+            if isinstance(values.get(id(argument)), Tensor) and all(ruled_out(c) for c in uses.get(name, ()))
+        }
 
     def _launch_tensors(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, Tensor]:
         """The kernel's pointer parameters the launch hands a tensor, by name."""
