@@ -1844,6 +1844,100 @@ def test_a_dummy_tensor_for_a_pointer_the_launch_never_touches_moves_no_bytes(bi
     assert op.bytes == 2 * 8192 * 1024 * 4 + (1024 * 4 if bias else 0)
 
 
+GUARDED_FALLBACK = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 64, 3, stride=STRIDE)
+
+    def forward(self, x):
+        conv = self.conv
+        if conv.stride != (1, 1) or (conv.out_channels & (conv.out_channels - 1)) != 0:
+            return conv(x)
+        y = torch.empty_like(x)
+        double[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(16, 8, 256, 256)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+@pytest.mark.parametrize("stride, path", [(1, "triton"), (2, "gemm")])
+def test_a_fallback_guarded_by_a_modules_tuple_and_a_power_of_two_test_takes_the_branch_the_shapes_decide(
+    stride: int, path: str
+) -> None:
+    """`conv.stride != (1, 1)` compares the module's tuple with a literal one, and `n & (n - 1)` tests a size
+    for a power of two: both decided, so the table follows the branch the call takes (not the fallback)."""
+    e = entry(GUARDED_FALLBACK.replace("STRIDE", str(stride)))
+    assert not e.unknown
+    assert [op.kind for op in e.ops if op.kind in ("triton", "gemm")] == [path]
+
+
+STRIDED_CHANNELS = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rms(x_ptr, y_ptr, S, C: tl.constexpr):
+    pid = tl.program_id(0)
+    b, s = pid // S, pid % S
+    c = tl.arange(0, C)
+    ptrs = b.to(tl.int64) * C * S + s + c.to(tl.int64) * S
+    x = tl.load(x_ptr + ptrs)
+    tl.store(y_ptr + ptrs, x / tl.sqrt(tl.sum(x * x, axis=0) / C + 1e-5))
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        B, C, H, W = x.shape
+        y = torch.empty_like(x)
+        rms[(B * H * W,)](x, y, H * W, C=C)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(16, 64, 512, 512)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_coalescing_a_kernel_whose_lanes_ran_along_the_strided_axis_turns_its_grid_with_them() -> None:
+    """One program per position, its 64 channels as lanes H*W apart: KL030's fix puts the 64 lanes on 64
+    adjacent positions and loops over the channels, so the 4.2 M programs become 65,536 (the scheduling of the
+    original grid, not only its sectors, goes)."""
+    e = entry(STRIDED_CHANNELS)
+    (op,) = [op for op in e.ops if op.kind == "triton"]
+    assert (op.programs, op.strided_lanes, op.lane_stride) == (16 * 512 * 512, 64, 512 * 512)
+    fixed = cost.coalesce(e.ops, op.line, op.line)
+    assert fixed is not None
+    (after,) = [f for f in fixed if f.kind == "triton"]
+    assert (after.programs, after.strided_bytes) == (16 * 512 * 512 // 64, 0)
+
+
 def test_an_elementwise_kernel_merged_into_the_kernel_that_reduces_its_output_saves_that_tensor() -> None:
     """KL022's INVALID example of a loss in two kernels (a difference written whole, then squared and summed
     per block): the fix is one kernel reading both inputs, 537 MB where the two moved 1,074 MB and the partial

@@ -211,6 +211,7 @@ def derive_constants(record: dict) -> dict[str, float]:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
         constants["program_us"] = best("triton_scalar_programs") / float(p["triton_scalar_programs"]["programs"])
+
     for layer in ("conv", "batchnorm", "linear"):
         layer_counts = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith(f"layer_{layer}_"))
         if len(layer_counts) < 2:
@@ -902,11 +903,22 @@ def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
 
 
 def coalesce(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """KL030's fix: the kernel's lanes walk the contiguous dimension, so its loads stream."""
+    """KL030's fix: the kernel's lanes walk the contiguous dimension, so its loads stream. The plan keeps the
+    kernel's vector width and turns it: where each program held one element of the contiguous dimension and
+    its lanes ran along the strided one (a program per position, its 64 channels as lanes), a program now
+    holds as many adjacent elements as it had lanes and loops over the strided dimension: its grid shrinks by
+    that width."""
     strided = [i for i in _on_lines(ops, first, last, {"triton"}) if ops[i].strided_bytes]
     if not strided:
         return None
-    return tuple(replace(op, strided_bytes=0, lane_stride=0) if i in strided else op for i, op in enumerate(ops))
+
+    def fixed(op: Op) -> Op:
+        programs = op.programs
+        if programs and op.strided_lanes > 1 and not op.flops:
+            programs = max(1, programs // op.strided_lanes)
+        return replace(op, strided_bytes=0, lane_stride=0, strided_lanes=0, programs=programs)
+
+    return tuple(fixed(op) if i in strided else op for i, op in enumerate(ops))
 
 
 def remove_alloc(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

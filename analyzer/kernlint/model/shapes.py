@@ -306,6 +306,8 @@ class Op:
     # and the smallest such stride in elements, at the launch's values.
     strided_bytes: int = 0
     lane_stride: int = 0
+    # ... and the elements one such load reads (its vector lanes; 0: not known).
+    strided_lanes: int = 0
     # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
     # may be combining partials another kernel wrote.
     reduces: bool = False
@@ -1445,6 +1447,13 @@ class _Evaluator:
                     return False
                 left = right
                 continue
+            if isinstance(comparison.operator, (cst.Equal, cst.NotEqual)) and _static_sequence(left, right):
+                # `conv.stride != (1, 1, 1)`: a module's tuple against a literal one (a list or tuple alike).
+                assert test is not None
+                if not test(tuple(left), tuple(right)):  # type: ignore[arg-type]
+                    return False
+                left = right
+                continue
             if test is None or not isinstance(left, static) or not isinstance(right, static):
                 return None
             try:
@@ -1487,6 +1496,11 @@ class _Evaluator:
             if op == "Add" and isinstance(left, str) and isinstance(right, str):
                 return left + right  # a parameter's name put together (`"weight_ih" + sfx`)
             raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
+        if op in ("BitAnd", "BitOr", "BitXor"):
+            # `n & (n - 1)`: a power-of-two test on a size. Integers only.
+            if not isinstance(left, int) or not isinstance(right, int):
+                raise _Unknown(f"line {self._line(node)}: {op} of non-integers")
+            return {"BitAnd": left & right, "BitOr": left | right, "BitXor": left ^ right}[op]
         if op in ("LeftShift", "RightShift"):
             # `1 << 22` in a size: integers only.
             if not isinstance(left, int) or not isinstance(right, int) or isinstance(left, bool) or right < 0:
@@ -3172,7 +3186,9 @@ class _Evaluator:
             and isinstance(self.model, OffsetFacts)
             and self.model.scalar_addresses(kernel)
         )
-        strided_bytes, lane_stride = self._strided_loads(kernel, node, values) if kernel is not None else (0, 0)
+        strided_bytes, lane_stride, strided_lanes = (
+            self._strided_loads(kernel, node, values) if kernel is not None else (0, 0, 0)
+        )
         reduces = bool(
             kernel is not None
             and isinstance(self.model, KernelTileFacts)
@@ -3240,6 +3256,7 @@ class _Evaluator:
                 dot_b_kmajor=dot_b_kmajor,
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
+                strided_lanes=strided_lanes,
                 expands=expands,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
@@ -3382,7 +3399,7 @@ class _Evaluator:
         self, kernel, node: cst.Call, values: dict[int, object], programs: int, axes: tuple[int, ...] = ()
     ) -> int:
         """The flops of a tl.dot launch from its fixed tile and its grid: each program runs each `tl.dot`
-        (BLOCK_M x BLOCK_N x BLOCK_K) once per trip of the loop around it, the trips counted from the loop's
+        (BLOCK_M x BLOCK_N x BLOCK_K) once per trip of the loops around it, the trips counted from each loop's
         `range` at the launch's values; a bound read from the program id (a causal `hi = (pid_m + 1) *
         BLOCK_M`) is averaged over the grid's axis. 0 where any of them is unknown (an autotuned tile)."""
         model = self.model
@@ -3393,6 +3410,13 @@ class _Evaluator:
             return 0
         given = self._launch_values(kernel, node, values)
         loop_of = {id(dot): loop.loop.node for loop in model.dot_loops(kernel) for dot in loop.dots}
+        # The loops around each dot beyond its own (an implicit-GEMM convolution's `tl.static_range` over the
+        # kernel's taps around its loop over input channels): each runs the inner loop once per trip.
+        outer: dict[int, list[cst.For]] = {}
+        for enclosing in model.kernel_loops(kernel):
+            for inner in walk(enclosing.node.body):
+                if isinstance(inner, cst.Call):
+                    outer.setdefault(id(inner), []).append(enclosing.node)
         total = 0.0
         for call in kernel.function.calls:
             if not model.is_tl(call.func, "dot"):
@@ -3401,6 +3425,11 @@ class _Evaluator:
             trips: float | int | None = 1 if loop is None else _range_trips(loop, given)
             if trips is None and loop is not None:
                 trips = self._mean_trips(kernel, loop, given, axes)
+            for around in outer.get(id(call), ()):
+                if around is loop or trips is None:
+                    continue
+                count = _range_trips(around, given)
+                trips = None if count is None else trips * count
             if trips is None:
                 return 0
             total += 2 * tile[0] * tile[1] * tile[2] * trips
@@ -3455,17 +3484,18 @@ class _Evaluator:
         k, n = (1 if s is None else _whole_number(s, given) for s in strides)
         return k == 1 and n is not None and n != 1
 
-    def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int]:
-        """(bytes, smallest lane stride) of the tensors the launch's kernel loads with all its lanes a stride
-        apart that puts each lane in a 32-byte sector of its own, at the launch's values; (0, 0) where none
+    def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int, int]:
+        """(bytes, smallest lane stride, fewest lanes) of the tensors the launch's kernel loads with all its
+        lanes a stride apart that puts each lane in a 32-byte sector of its own, at the launch's values (the
+        lanes: the elements one such load reads, 0 where its tile's size is not known); (0, 0, 0) where none
         is, or a stride is unknown."""
         model = self.model
         loads = model.strided_lane_loads(kernel) if isinstance(model, OffsetFacts) else ()
         if not loads:
-            return 0, 0
+            return 0, 0, 0
         given = self._launch_values(kernel, node, values)
         tensors = self._launch_tensors(kernel, node, values)
-        total, smallest, seen = 0, 0, set()
+        total, smallest, fewest, seen = 0, 0, 0, set()
         for address, multipliers in loads:
             steps = [self._kernel_number(kernel, m, given) for m in multipliers]
             if any(step is None or step < 2 for step in steps):
@@ -3481,7 +3511,20 @@ class _Evaluator:
                     seen.add(pointer)
                     total += tensor.nbytes
                     smallest = least if not smallest else min(smallest, least)
-        return total, smallest
+                    lanes = self._load_lanes(kernel, address.call, given)
+                    fewest = lanes if not fewest else min(fewest, lanes)
+        return total, smallest, fewest
+
+    def _load_lanes(self, kernel, call: cst.Call, given: dict[str, int]) -> int:
+        """The elements one load reads: the product of its tile's dimensions at the launch's values (0 where one
+        is not known)."""
+        model = self.model
+        ranges = model.tile_ranges(kernel, call) if isinstance(model, OffsetFacts) else None
+        if not ranges:
+            return 0
+        sizes = [self._kernel_number(kernel, r.size, given) for r in ranges]
+        known = [size for size in sizes if size]
+        return math.prod(known) if len(known) == len(sizes) else 0
 
     def _kernel_number(self, kernel, node: cst.BaseExpression, given: dict[str, int], depth: int = 0) -> int | None:
         """`node`'s whole-number value at the launch's values, through the kernel's names bound once to such
@@ -4140,6 +4183,13 @@ def _functional_conv(name: str, values: list, kw) -> _Module:
 def _spec(values: list, kw, names: tuple[str, ...]) -> dict[str, Any]:
     """A module's constructor arguments by name, positional or keyword."""
     return {key: values[i] if i < len(values) else kw(key) for i, key in enumerate(names)}
+
+
+def _static_sequence(*values: object) -> bool:
+    """Each value a list or tuple of numbers, strings or booleans."""
+    return all(
+        isinstance(v, (list, tuple)) and all(isinstance(item, (int, float, str, bool)) for item in v) for v in values
+    )
 
 
 def _tuple(value, dims: int) -> tuple[int, ...]:

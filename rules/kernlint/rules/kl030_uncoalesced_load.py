@@ -22,7 +22,11 @@ class UncoalescedLoad(Rule):
     (`base + offs * stride_d1`, with `stride_d1 = x.stride(1)` at the
     launch), none adds the lanes as they are. The typical case is a
     reduction over a middle dimension with one program per output column:
-    the lanes walk down the column.
+    the lanes walk down the column. Its estimate reads the tensor at the
+    streaming rate and turns the grid with the lanes: where each program held
+    one position of the contiguous dimension (an RMSNorm's 64 channels as
+    lanes, one program per pixel), it then holds as many adjacent positions
+    as it had lanes, and the grid shrinks by that many.
 
     It stays silent when one lane axis of a tile is contiguous (a GEMM's
     2-D tiles), when the launch makes the stride 1 or a few elements (a
