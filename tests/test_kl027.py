@@ -322,3 +322,68 @@ def test_a_kernel_whose_values_do_not_cancel_in_straight_line_code_is_not_a_cons
     source = TRITON_TAIL.replace("CENTER", center)
     assert model(source).dead_work == ()
     assert "KL027" not in [f.code for f in findings(source)]
+
+
+CLAMPED = """
+    import torch
+    import torch.nn as nn
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def min_clamp_dropout(x_ptr, y_ptr, n, lo, hi, p, seed, TRAINING: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + offs, mask=offs < n)
+        v = tl.minimum(v, lo)
+        v = tl.minimum(tl.maximum(v, lo), hi)
+        if TRAINING:
+            keep = tl.rand(seed, offs) >= p
+            v = tl.where(keep, v / (1.0 - p), 0.0)
+        tl.store(y_ptr + offs, v, mask=offs < n)
+
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv3d(3, 16, 3)
+
+        def forward(self, x):
+            x = self.conv(x)
+            y = torch.empty_like(x)
+            seed = int(torch.randint(0, 2**31 - 1, (1,)).item())
+            min_clamp_dropout[(triton.cdiv(x.numel(), 1024),)](
+                x, y, x.numel(), LOW_BOUND, 1.0, 0.2, seed, TRAINING=self.training, BLOCK=1024
+            )
+            return y
+
+    def get_inputs():
+        return [torch.rand(128, 3, 16, 64, 64)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_value_clamped_to_one_number_by_the_launchs_bounds_is_a_constant_through_dropout() -> None:
+    """KernelBench level2/83 in one kernel: min(v, 0) then clamp(0, 1) is 0 for every v (the bounds are the
+    launch's numbers), dropout keeps zeros (its branch decided by the launch's TRAINING), and a fresh seed
+    read on the host does not steer the data: the conv before it goes."""
+    found = [f for f in findings(CLAMPED.replace("LOW_BOUND", "0.0")) if f.code == "KL027"]
+    assert [(f.span.line, f.span.column) for f in found] == [(27, 9)]
+    assert "stores only values computed from `tl.maximum(v, lo)`" in found[0].message
+    assert "a value clamped to one number" in found[0].message
+    assert "(`self.conv(x)`, `torch.empty_like(x)`)" in found[0].message or "`self.conv(x)`" in found[0].message
+    assert found[0].message.endswith("and `forward` returns all zeros of shape [128, 16, 14, 62, 62]")
+
+
+def test_a_clamp_to_a_range_is_not_a_constant() -> None:
+    """Without the min before it, the clamp to [0, 1] leaves each value its own: nothing folds. With the min
+    at 0.5 the clamp gives 0.5 whatever v holds, but dropout then keeps some 0.625 and zeroes others: not one
+    number, unless the launch turns dropout off (TRAINING=False), where the output is 0.5 everywhere."""
+    plain = CLAMPED.replace("LOW_BOUND", "0.0").replace("        v = tl.minimum(v, lo)\n", "")
+    assert "tl.minimum(v, lo)\n" not in plain
+    assert "KL027" not in [f.code for f in findings(plain)]
+    assert "KL027" not in [f.code for f in findings(CLAMPED.replace("LOW_BOUND", "0.5"))]
+    evaluation = CLAMPED.replace("LOW_BOUND", "0.5").replace("TRAINING=self.training", "TRAINING=False")
+    half = [f for f in findings(evaluation) if f.code == "KL027"]
+    assert [f.span.line for f in half] == [27]
+    assert "is the number 0.5 everywhere whatever its input holds" in half[0].message

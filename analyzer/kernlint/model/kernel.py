@@ -6,7 +6,7 @@ functions it calls), and which constexprs size its tiles.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
@@ -209,39 +209,26 @@ class KernelFacts(ModelBase):
         return tuple(name for name in kernel.constexprs if name in used)
 
     @kernel_fact
-    def stored_constant(self, kernel: Kernel) -> StoredConstant | None:
+    def stored_constant(self, kernel: Kernel, scalars: dict[str, float] | None = None) -> StoredConstant | None:
         """The one number the kernel stores wherever it stores, when the data
-        it loads cancels before the store (`y = v - v`, then GELU of it): read
-        from the kernel's straight-line statements only. None when a store or
-        an atomic sits in a loop or a branch or in a function it calls, when
-        the stores differ, or when no loaded value cancels (a kernel that
-        fills a buffer with zeros means to)."""
+        it loads cancels before the store (`y = v - v`, then GELU of it; a
+        value clamped to one number, `max(min(v, 0), 0)`): read from the
+        kernel's straight-line statements only, with the numbers a launch
+        hands its scalar parameters (`scalars`), which also decide an `if` on
+        them. None when a store sits in a loop, in a branch they do not
+        decide or in a function the kernel calls, on an atomic, when the
+        stores differ, or when no loaded value cancels (a kernel that fills a
+        buffer with zeros means to)."""
         body = kernel.node.body
         if not isinstance(body, cst.IndentedBlock):
             return None
         stores = self.kernel_uses(kernel, "store")
         if not stores or self.kernel_uses(kernel, *_ATOMICS):
             return None
-        folder = _ConstantFolder(self)
-        found: list[_Folded] = []
-        for statement in body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                inner = [n for n in walk(statement) if isinstance(n, cst.Call)]
-                if any(self.is_tl(call.func, "store") for call in inner):
-                    return None
-                folder.forget(statement)
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                    call = small.value
-                    if self.is_tl(call.func, "store"):
-                        args = positional(call)
-                        value = keyword(call, "value") or (args[1] if len(args) > 1 else None)
-                        if value is None:
-                            return None
-                        found.append(folder.fold(value))
-                else:
-                    folder.bind(small)
+        folder = _ConstantFolder(self, scalars or {})
+        found = folder.run(body.body)
+        if found is None:
+            return None
         if len(found) != len(stores):
             return None  # a store in a jit function the kernel calls
         numbers = {f.value for f in found}
@@ -251,7 +238,10 @@ class KernelFacts(ModelBase):
             return None
         subtracts = isinstance(cancelled, cst.AugAssign) and isinstance(cancelled.operator, cst.SubtractAssign)
         subtracts |= isinstance(cancelled, cst.BinaryOperation) and isinstance(cancelled.operator, cst.Subtract)
-        return StoredConstant(number, cancelled, "a value minus itself" if subtracts else "a product with zero")
+        how = "a value minus itself" if subtracts else "a product with zero"
+        if isinstance(cancelled, cst.Call):
+            how = "a value clamped to one number"
+        return StoredConstant(number, cancelled, how)
 
 
 _ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and", "atomic_or")
@@ -286,12 +276,22 @@ class _Folded:
     same names combined the same way). `cancelled`: where loaded data
     cancelled on the way to the number."""
 
-    __slots__ = ("cancelled", "key", "value")
+    __slots__ = ("cancelled", "key", "lower", "upper", "value")
 
-    def __init__(self, value: float | None, key: object = None, cancelled: cst.CSTNode | None = None) -> None:
+    def __init__(
+        self,
+        value: float | None,
+        key: object = None,
+        cancelled: cst.CSTNode | None = None,
+        lower: float | None = None,
+        upper: float | None = None,
+    ) -> None:
         self.value = value
         self.key = key
         self.cancelled = cancelled
+        # Bounds a tl.minimum / tl.maximum put on a value that is not a number (None: none known).
+        self.lower = value if value is not None else lower
+        self.upper = value if value is not None else upper
 
 
 class _ConstantFolder:
@@ -299,9 +299,69 @@ class _ConstantFolder:
     cancels: names bound at the top level of the body are followed in order;
     a name bound inside a loop or a branch is an unknown of its own."""
 
-    def __init__(self, model: ModelBase) -> None:
+    def __init__(self, model: ModelBase, scalars: dict[str, float]) -> None:
         self.model = model
+        self.scalars = scalars  # the numbers a launch hands the kernel's scalar parameters
         self.names: dict[str, _Folded] = {}
+
+    def run(self, statements: Sequence[cst.BaseStatement]) -> list[_Folded] | None:
+        """Fold `statements` in order: the values of the stores among them, or None where a store sits where
+        the folder does not follow (a loop, a branch it cannot decide)."""
+        found: list[_Folded] = []
+        for statement in statements:
+            if isinstance(statement, cst.If) and not isinstance(statement.orelse, cst.If):
+                taken = self._branch(statement)
+                if taken is None:
+                    return None
+                found.extend(taken)
+                continue
+            if not isinstance(statement, cst.SimpleStatementLine):
+                if any(isinstance(n, cst.Call) and self.model.is_tl(n.func, "store") for n in walk(statement)):
+                    return None
+                self.forget(statement)
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    call = small.value
+                    if self.model.is_tl(call.func, "store"):
+                        args = positional(call)
+                        value = keyword(call, "value") or (args[1] if len(args) > 1 else None)
+                        if value is None:
+                            return None
+                        found.append(self.fold(value))
+                else:
+                    self.bind(small)
+        return found
+
+    def _branch(self, statement: cst.If) -> list[_Folded] | None:
+        """An `if` on the launch's numbers (`if p_drop > 0.0:`) runs the branch they choose; one the folder
+        cannot decide runs both, and a name keeps its number only where both leave it the same."""
+        test = self.fold(statement.test)
+        bodies: list[Sequence[cst.BaseStatement]] = [
+            _statements(statement.body),
+            _statements(statement.orelse.body) if isinstance(statement.orelse, cst.Else) else (),
+        ]
+        if test.value is not None:
+            return self.run(bodies[0] if test.value else bodies[1])
+        before = dict(self.names)
+        results: list[dict[str, _Folded]] = []
+        for body in bodies:
+            self.names = dict(before)
+            stored = self.run(body)
+            if stored is None or stored:  # a store in a branch the folder cannot decide
+                return None
+            results.append(self.names)
+        merged: dict[str, _Folded] = {}
+        for name in set(results[0]) | set(results[1]):
+            one, other = results[0].get(name), results[1].get(name)
+            if one is other or (
+                one is not None and other is not None and one.value is not None and one.value == other.value
+            ):
+                merged[name] = one  # type: ignore[assignment]
+            else:
+                merged[name] = _Folded(None, ("branch", id(statement), name))
+        self.names = merged
+        return []
 
     def bind(self, small: cst.BaseSmallStatement) -> None:
         if isinstance(small, cst.Assign):
@@ -340,7 +400,7 @@ class _ConstantFolder:
             known = self.names.get(node.value)
             if known is not None:
                 return known
-            constant = self.model.constants.get(node.value)
+            constant = self.scalars.get(node.value, self.model.constants.get(node.value))
             if isinstance(constant, (int, float)) and not isinstance(constant, bool):
                 return _Folded(float(constant))
             return _Folded(None, ("name", node.value))
@@ -356,6 +416,12 @@ class _ConstantFolder:
             return self._binary(node.operator, self.fold(node.left), self.fold(node.right), node)
         if isinstance(node, cst.Subscript):
             return self.fold(node.value)  # `x[:, None]`: the same values, broadcast
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            left, right = self.fold(node.left), self.fold(node.comparisons[0].comparator)
+            test = _COMPARISONS.get(type(node.comparisons[0].operator))
+            if test is not None and left.value is not None and right.value is not None:
+                return _Folded(1.0 if test(left.value, right.value) else 0.0)
+            return _Folded(None, ("node", id(node)))
         if isinstance(node, cst.Call):
             return self._call(node)
         return _Folded(None, ("node", id(node)))
@@ -378,6 +444,8 @@ class _ConstantFolder:
             return _Folded(0.0, cancelled=node)  # a value minus itself
         if kind is cst.Multiply and 0.0 in (left.value, right.value):
             return _Folded(0.0, cancelled=cancelled or node)
+        if kind is cst.Divide and left.value == 0.0:
+            return _Folded(0.0, cancelled=left.cancelled)  # zero over a (finite, nonzero) number: dropout's rescale
         if kind in (cst.Multiply, cst.Divide) and right.value == 1.0:
             return left
         if kind is cst.Multiply and left.value == 1.0:
@@ -406,11 +474,23 @@ class _ConstantFolder:
             except (ValueError, OverflowError, ZeroDivisionError):
                 return _Folded(None, ("node", id(call)))
         if name in ("maximum", "minimum") and len(args) == 2:
-            if args[0].value is not None and args[1].value is not None:
+            a, b = args
+            cancelled = a.cancelled or b.cancelled
+            if a.value is not None and b.value is not None:
                 pick = max if name == "maximum" else min
-                return _Folded(pick(args[0].value, args[1].value), cancelled=args[0].cancelled or args[1].cancelled)
-            if args[0].key == args[1].key:
-                return args[0]
+                return _Folded(pick(a.value, b.value), cancelled=cancelled)
+            if a.value is None and b.value is None and a.key == b.key:
+                return a
+            # max(x, c) is at least c and at most the larger of the bounds above; min(x, c) the other way.
+            if name == "maximum":
+                lower = max((v for v in (a.lower, b.lower) if v is not None), default=None)
+                upper = max(a.upper, b.upper) if a.upper is not None and b.upper is not None else None
+            else:
+                upper = min((v for v in (a.upper, b.upper) if v is not None), default=None)
+                lower = min(a.lower, b.lower) if a.lower is not None and b.lower is not None else None
+            if lower is not None and lower == upper:
+                return _Folded(lower, cancelled=cancelled or call)  # clamped to one number
+            return _Folded(None, ("node", id(call)), lower=lower, upper=upper)
         if name == "where" and len(args) == 3 and args[1].value is not None and args[1].value == args[2].value:
             return _Folded(args[1].value, cancelled=args[1].cancelled or args[2].cancelled)
         return _Folded(None, ("node", id(call)))
@@ -418,6 +498,23 @@ class _ConstantFolder:
     def _is_tl_module(self, node: cst.BaseExpression) -> bool:
         return (self.model.qualname(node) or "").startswith(TL)
 
+
+def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    """A block's statements; a one-line suite (`if FLAG: v = 0`) as the line it is."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    assert isinstance(suite, cst.SimpleStatementSuite)
+    return (cst.SimpleStatementLine(body=suite.body),)
+
+
+_COMPARISONS: dict[type, Callable[[float, float], bool]] = {
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+}
 
 _AUGMENTED: dict[type, type] = {
     cst.AddAssign: cst.Add,

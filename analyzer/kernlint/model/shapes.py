@@ -1311,6 +1311,21 @@ class _Evaluator:
         if self._recording:
             self.side_effects.append(why)
 
+    def _holds_input_data(self, tensor: Tensor) -> bool:
+        """Whether `tensor`'s values are computed from forward's inputs: a value of it read on the host may
+        steer what the call does with them, so def-use is not the whole story. A fresh random seed
+        (`torch.randint(...).item()`) or a parameter's value does not."""
+        pending, seen = [tensor.origin], set()
+        while pending:
+            origin = pending.pop()
+            if origin <= -2:
+                return True
+            if origin < 0 or origin in seen or origin >= len(self.ops):
+                continue
+            seen.add(origin)
+            pending.extend(self.ops[origin].inputs)
+        return False
+
     def _constant_made(self, index: int, why: str, value: float, shape: tuple[int, ...]) -> None:
         if index >= 0:
             self.constant_reasons.append((index, why, value, shape))
@@ -1679,7 +1694,8 @@ class _Evaluator:
                 return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
             if func.value in ("int", "float", "bool") and len(values) == 1 and isinstance(values[0], Tensor):
                 # `int(t.max())`: the tensor's value read on the host, as `.item()` reads it (a sync).
-                self._effect(f"line {line}: {func.value}() of a tensor reads a value on the host")
+                if self._holds_input_data(values[0]):
+                    self._effect(f"line {line}: {func.value}() of a tensor reads a value on the host")
                 self._record(record, Op("sync", line, inputs=(values[0].origin,), note=f"{func.value}()"))
                 return _HostNumber()
             if func.value in ("int", "float", "min", "max", "abs", "round") and any(
@@ -2571,7 +2587,8 @@ class _Evaluator:
         if method.endswith("_") and not method.startswith("_"):
             self._effect(f"line {line}: .{method}() writes a tensor in place")
         if method in SYNCS:
-            self._effect(f"line {line}: .{method}() reads a value on the host")
+            if self._holds_input_data(base):
+                self._effect(f"line {line}: .{method}() reads a value on the host")
             index = self._record(
                 record,
                 Op(
@@ -3217,7 +3234,13 @@ class _Evaluator:
         # A kernel whose loaded data cancels before its stores (`v - v`) writes one number (KL027).
         constant = None
         if own_buffers and kernel is not None and isinstance(self.model, KernelFacts):
-            constant = self.model.stored_constant(kernel)
+            # The launch's numbers and flags (a constexpr `TRAINING=False` decides the kernel's branch on it).
+            scalars = {
+                name: float(value)
+                for name, value in self._arguments(kernel, node, values).items()
+                if isinstance(value, (int, float))
+            }
+            constant = self.model.stored_constant(kernel, scalars)
         index = self._record(
             record,
             Op(

@@ -24,7 +24,10 @@ class DeadOrConstantResult(Rule):
 
     A Triton kernel's output is such a constant when the data it loads
     cancels before every store (`y = v - mean` where `mean` is `v`, then a
-    GELU of it: zeros), read from the kernel's straight-line statements.
+    GELU of it: zeros) or is clamped to one number (`tl.minimum(v, lo)`,
+    then a clamp to [lo, hi]: `lo` everywhere, and dropout keeps zeros
+    zero), read from the kernel's straight-line statements with the numbers
+    the launch passes and the `if` branches they decide.
 
     It stays silent where a size is not known from the file (no
     `get_inputs()`, a size computed at run time), on a softmax or a mean
