@@ -205,3 +205,24 @@ def test_severity_follows_the_certainty_of_the_fix() -> None:
     assert "takes its strides, so the copy is pure waste" in messages[23]
     assert "a guess from its name" in messages[19] and "a guess from its name" in messages[26]
     assert "`grad` is an activation" in messages[18]
+
+
+def test_the_weight_of_a_module_a_helper_is_handed_reads_as_a_weight_by_its_name() -> None:
+    """`lin.weight` where `lin` is an nn.Linear passed to a helper: no module parameter the model can name,
+    but an attribute named `weight`: a guessed weight, said as one (not "an activation")."""
+    found = kl002(
+        """
+        import torch
+        def linear(x, lin):
+            wt = lin.weight.t().contiguous()
+            return x @ wt
+        class Head(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(64, 64)
+            def forward(self, x):
+                return linear(x, self.fc)
+        """
+    )
+    assert [(f.code, f.span.line) for f in found] == [("KL002", 4)]
+    assert "`lin.weight` is a module's attribute named like a weight" in found[0].message

@@ -167,8 +167,11 @@ def test_relu_attention_across_two_triton_kernels_is_the_scores_written_and_read
     )
     assert found[0].category.value == "operator-fusion"
     estimate = found[0].expected_speedup["for_this_file"]
-    # The 805 MB of scores go, written once and read once: most of the forward's time.
-    assert estimate["status"] == "estimated" and estimate["graph"] > 2
+    # The 805 MB of scores go, written once and read once; the fused kernel is the file's own tl.dot kernel
+    # at its 64x64x64 tile (no library kernel computes ReLU attention), priced at that tile's probe rate, not
+    # at the flash-attention library's: worth it, but far from the softmax pairs' 8-16x (the fixture pair
+    # kl007_relu measured 1.91x on an H200, estimated 1.66x there).
+    assert estimate["status"] == "estimated" and 1.2 < estimate["graph"] < 3
 
 
 def test_a_projection_by_a_weight_prepared_on_every_call_is_not_the_scores() -> None:

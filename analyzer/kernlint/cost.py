@@ -1143,16 +1143,24 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
     written = s.out_bytes or max(
         (ops[j].out_bytes for j in s.inputs if 0 <= j < scores and ops[j].kind == "alloc"), default=0
     )
-    fused = Op(
-        "attention",
-        s.line,
-        bytes=(s.bytes - written) + (o.bytes - o.in_bytes[0]) if o.in_bytes else s.bytes,
-        flops=s.flops + o.flops,
-        path=s.path,
-        repeat=s.repeat,
-        loop_line=s.loop_line,
-        inputs=s.inputs,
-    )
+    fused_bytes = (s.bytes - written) + (o.bytes - o.in_bytes[0]) if o.in_bytes else s.bytes
+    if s.kind == "triton" and s.dot_tile and not any(ops[i].kind in ("reduction", "triton") for i in between):
+        # Attention with an activation for its softmax (ReLU attention), the scores from the file's own kernel:
+        # no library kernel computes it, so the fix is that kernel made the fused one, a Triton tl.dot kernel at
+        # the scores' tile config and operand layout, at that config's measured rate. (With a softmax, the plan's
+        # fix is PyTorch's flash attention, at the library's rate.)
+        fused = replace(s, bytes=fused_bytes, flops=s.flops + o.flops, inputs=s.inputs)
+    else:
+        fused = Op(
+            "attention",
+            s.line,
+            bytes=fused_bytes,
+            flops=s.flops + o.flops,
+            path=s.path,
+            repeat=s.repeat,
+            loop_line=s.loop_line,
+            inputs=s.inputs,
+        )
     drop = between | {output}
     return tuple(fused if i == scores else op for i, op in enumerate(ops) if i not in drop)
 
@@ -1425,12 +1433,8 @@ def _merge_into_producer(ops: tuple[Op, ...], launches: list[int]) -> tuple[Op, 
     best: tuple[int, int, int] | None = None  # (bytes saved, launch, its producer)
     for i in sorted(launches, reverse=True):
         op = ops[i]
-        # The largest tensor a tl.dot launch reads: the buffer it only stores to is its output, not a read.
-        largest = max(n for s, n in zip(op.inputs, op.in_bytes) if s not in op.write_only) if op.flops else 0
         for source, size in zip(op.inputs, op.in_bytes):
-            if not 0 <= source < i or ops[source].kind != "triton":
-                continue
-            if size < max(op.in_bytes) and not (op.flops and source not in op.write_only and size >= largest):
+            if not 0 <= source < i or ops[source].kind != "triton" or size < max(op.in_bytes):
                 continue
             if ops[source].returned or any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue

@@ -323,7 +323,27 @@ class LayoutFacts(HostFacts):
                 return TensorRole("weight", found)
             if self._is_saved(function, name, 0, frozenset()):
                 return TensorRole("saved", f"`{name}` is an activation saved for backward")
+        attribute = self._root_attribute(node)
+        if attribute is not None and WEIGHT_NAME.match(attribute.attr.value):
+            # `lin.weight` of a module a helper is handed (`_linear(x, self.fc1)`): read as a weight from its name.
+            return TensorRole("weight", f"`{self.code(attribute)}` is a module's attribute named like a weight")
         return TensorRole("activation", "")
+
+    def _root_attribute(self, node: cst.BaseExpression) -> cst.Attribute | None:
+        """The attribute a value is read from (`lin.weight` under `.t().contiguous()`), or None."""
+        for _ in range(12):
+            node = strip_identity(node)
+            if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
+                node = node.value
+            elif (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and (call_name(node) in VIEW_METHODS | COPIES)
+            ):
+                node = node.func.value
+            else:
+                break
+        return node if isinstance(node, cst.Attribute) else None
 
     def _is_saved(self, function: FunctionInfo, name: str, depth: int, seen: frozenset[int]) -> bool:
         """Whether `name` comes from `ctx.saved_tensors`, in `function` or in

@@ -544,11 +544,18 @@ class OffsetFacts(KernelFacts):
             if not self.is_tl(call.func, "dot"):
                 continue
             operands = positional(call)[:2]
-            address = self._loaded_address(kernel, operands[1]) if len(operands) == 2 else None
+            b = operands[1] if len(operands) == 2 else None
+            # `tl.trans(k)` (or `k.T`): B is the loaded tile transposed, its K axis the tile's axis 1.
+            flipped = False
+            if isinstance(b, cst.Call) and self.is_tl(b.func, "trans") and len(positional(b)) == 1:
+                b, flipped = positional(b)[0], True
+            elif isinstance(b, cst.Attribute) and b.attr.value == "T":
+                b, flipped = b.value, True
+            address = self._loaded_address(kernel, b) if b is not None else None
             strides = _axis_strides(address, self._kernel_index(kernel).values) if address is not None else None
             if strides is None or set(strides) != {0, 1}:
                 return None
-            pair = (strides[0], strides[1])
+            pair = (strides[1], strides[0]) if flipped else (strides[0], strides[1])
             if found is not None and [self.code(e) if e else "" for e in found] != [
                 self.code(e) if e else "" for e in pair
             ]:
@@ -697,14 +704,12 @@ def _axis_strides(
             stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
             continue
         if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
-            for vector, multiplier in ((node.left, node.right), (node.right, node.left)):
-                vector = _uncast(vector)
-                axis = _broadcast_axis(vector) if type(vector) is cst.Subscript else None
-                if axis is not None:
-                    if axis in strides:
-                        return None
-                    strides[axis] = multiplier
-                    break
+            scaled = _scaled_vector(node)
+            axis = _broadcast_axis(scaled[0]) if scaled is not None else None
+            if scaled is not None and axis is not None:
+                if axis in strides:
+                    return None
+                strides[axis] = scaled[1]
             continue
         if type(node) is cst.Call and _uncast(node) is not node:
             stack.append((_uncast(node), depth + 1))
@@ -716,6 +721,22 @@ def _axis_strides(
                     return None
                 strides[axis] = None
     return strides
+
+
+def _scaled_vector(node: cst.BaseExpression, depth: int = 0) -> tuple[cst.Subscript, cst.BaseExpression | None] | None:
+    """`rn[:, None] * 3 * C` -> (`rn[:, None]`, `3 * C`): a broadcast vector (under casts) times factors, and
+    their product (None: no factor)."""
+    node = _uncast(node)
+    if type(node) is cst.Subscript:
+        return (node, None) if _broadcast_axis(node) is not None else None
+    if depth > 8 or type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Multiply:
+        return None
+    for vector, factor in ((node.left, node.right), (node.right, node.left)):
+        found = _scaled_vector(vector, depth + 1)
+        if found is not None:
+            inner = found[1]
+            return found[0], factor if inner is None else cst.BinaryOperation(inner, cst.Multiply(), factor)
+    return None
 
 
 def _uncast(node: cst.BaseExpression) -> cst.BaseExpression:

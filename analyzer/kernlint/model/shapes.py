@@ -189,6 +189,9 @@ NORMS = {
 LOOP_LIMIT = 1 << 20
 # A host loop over at most this many static sizes (a shape's dimensions) runs item by item.
 HOST_UNROLL = 16
+# Steps of a `while` loop over a model's layers or sizes the table runs one by one (a design bound: a network's
+# layers number in the hundreds; a loop longer than this is a data loop, not followed).
+WHILE_LIMIT = 1024
 # The items of a list comprehension the table evaluates one by one (a network's layers, a few sizes).
 COMPREHENSION_LIMIT = 64
 # A host loop that searches for a size (its body returns, calls nothing) runs step by step up to this many steps.
@@ -1033,6 +1036,10 @@ class _Evaluator:
                 result = self._run_for(statement, scope, record)
                 if result is not None:
                     return result
+            elif isinstance(statement, cst.While) and statement.orelse is None:
+                result = self._run_while(statement, scope, record)
+                if result is not None:
+                    return result
             elif isinstance(statement, cst.If):
                 test = self._eval_or_none(statement.test, scope, record)
                 if isinstance(test, Tensor):
@@ -1120,6 +1127,20 @@ class _Evaluator:
                 return False
         return True
 
+    def _run_while(self, node: cst.While, scope: dict, record: bool) -> object | None:
+        """`while i < len(mods):` stepping over a model's own layers or sizes: run step by step while its test
+        is a static value, at most WHILE_LIMIT steps. A test on data, or a longer loop, is not followed."""
+        for _ in range(WHILE_LIMIT):
+            test = self._eval_or_none(node.test, scope, record=False)
+            if test is None or isinstance(test, (Tensor, _HostNumber)):
+                raise _Unknown(f"line {self._line(node)}: a while loop whose test is not static")
+            if not test:
+                return None
+            result = self._run_body(node.body.body, scope, record)
+            if result is not None:
+                return result
+        raise _Unknown(f"line {self._line(node)}: a while loop of more than {WHILE_LIMIT} steps")
+
     def _run_for(self, node: cst.For, scope: dict, record: bool) -> object | None:
         """Runs a loop's body as the table can: item by item where its items are known and few (or a
         host search, below), else once, timed by its trip count. What a `return` in it returns, if run."""
@@ -1146,6 +1167,11 @@ class _Evaluator:
             and len(items) <= HOST_UNROLL
             and all(isinstance(item, int) for item in items)
             and not _launches_in(node)
+            # `for d, sfx in enumerate(["", "_reverse"])`: a few items carrying names (strings) the body builds
+            # attribute names from (`getattr(self.lstm, f"weight_ih_l{layer}{sfx}")`), launches or not.
+            or isinstance(items, (list, tuple))
+            and 0 < len(items) <= HOST_UNROLL
+            and all(_carries_name(item) for item in items)
         ):
             for item in items:
                 self._assign(node.target, item, scope)
@@ -3504,7 +3530,8 @@ class _Evaluator:
         if strides is None:
             return False
         given = self._launch_values(kernel, node, values)
-        k, n = (1 if s is None else _whole_number(s, given) for s in strides)
+        # Through the kernel's names bound once (`row_stride = 3 * C`), at the launch's values.
+        k, n = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
         return k == 1 and n is not None and n != 1
 
     def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int, int]:
@@ -3967,6 +3994,11 @@ def _layers_of(value: object) -> object:
     if isinstance(value, _Module) and value.kind in ("Sequential", "ModuleList"):
         return value.attrs["layers"]
     return value
+
+
+def _carries_name(item: object) -> bool:
+    """A string, or a tuple or list holding one (an `enumerate` pair)."""
+    return isinstance(item, str) or isinstance(item, (list, tuple)) and any(isinstance(i, str) for i in item)
 
 
 def _holds_module(item: object) -> bool:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import libcst as cst
@@ -38,13 +37,13 @@ class TorchAfterKernel(Rule):
     sum of squares: the first one's work belongs in the second one's loads),
     or what a window kernel wrote (a few taps along one axis, every loop a
     `tl.static_range`: a separable pool's first pass, which the second
-    kernel can take from the input as one window over all the axes). The
-    kernel reading it may be a `tl.dot` product whose operand it is (a
-    depthwise convolution, then the pointwise GEMM): then only where each
-    element of it is loaded by one program (the product's other output axis
-    fits one tile), so computing the taps in the operand's loads does them
-    once. A tensor handed to a pointer the kernel never touches at that
-    launch (a dummy for `bias_ptr` with `HAS_BIAS=False`) is not read.
+    kernel can take from the input as one window over all the axes). A
+    `tl.dot` kernel reading such a tensor as its operand (a depthwise
+    convolution, then the pointwise GEMM) is not reported: the taps computed
+    in its K loop measured slower than the two kernels (0.80x on an H200,
+    `fixtures/costmodel/kl022_dwsep`). A tensor handed to a pointer the
+    kernel never touches at that launch (a dummy for `bias_ptr` with
+    `HAS_BIAS=False`) is not read.
     Its estimate merges the two launches into one that reads the first one's
     inputs and writes the second one's output. Where the second kernel also
     reads statistics the first one accumulates over the whole grid (a
@@ -467,8 +466,8 @@ class TorchAfterKernel(Rule):
                 return []
             """
         ),
-        # The pointwise GEMM's 512 output channels in tiles of 64: each element of the depthwise result is
-        # loaded by 8 programs, so computing its taps in the GEMM's loads would do them 8 times.
+        # A depthwise-separable convolution as two kernels, the 3x3 depthwise result (1 GB) read back as the
+        # pointwise GEMM's operand: computing the taps in the GEMM's K loop measured 0.80x (kl022_dwsep, H200).
         Valid(
             """
             import torch
@@ -503,13 +502,13 @@ class TorchAfterKernel(Rule):
                 def __init__(self):
                     super().__init__()
                     self.dw = torch.nn.Parameter(torch.randn(64, 1, 3, 3))
-                    self.pw = torch.nn.Parameter(torch.randn(512, 64))
+                    self.pw = torch.nn.Parameter(torch.randn(128, 64))
                 def forward(self, x):
                     N, C, H, W = x.shape
                     y = torch.empty_like(x)
                     depthwise[(N * C, triton.cdiv(H * W, 1024))](x, self.dw, y, C, H, W, BLOCK=1024)
-                    out = torch.empty((N, 512, H, W), device=x.device)
-                    pointwise[(H * W // 128, 512 // 64, N)](y, self.pw, out, C, 512, H * W, BCO=64, BP=128, BCI=32)
+                    out = torch.empty((N, 128, H, W), device=x.device)
+                    pointwise[(H * W // 128, 128 // 128, N)](y, self.pw, out, C, 128, H * W, BCO=128, BP=128, BCI=32)
                     return out
             def get_inputs():
                 return [torch.randn(16, 64, 512, 512)]
@@ -1073,58 +1072,6 @@ class TorchAfterKernel(Rule):
             line=26,
             column=9,
         ),
-        # A depthwise-separable convolution as two kernels: the 3x3 depthwise result (1 GB) is written, then
-        # read back as the pointwise GEMM's operand by one program per element.
-        Invalid(
-            """
-            import torch
-            import triton
-            import triton.language as tl
-            @triton.jit
-            def depthwise(x_ptr, w_ptr, y_ptr, C, H, W, BLOCK: tl.constexpr):
-                plane = tl.program_id(0)
-                offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
-                h, w = offs // W, offs % W
-                acc = tl.zeros((BLOCK,), dtype=tl.float32)
-                for kh in tl.static_range(3):
-                    for kw in tl.static_range(3):
-                        ih, iw = h + kh - 1, w + kw - 1
-                        ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-                        v = tl.load(x_ptr + plane * H * W + ih * W + iw, mask=ok, other=0.0)
-                        acc += v * tl.load(w_ptr + (plane % C) * 9 + kh * 3 + kw)
-                tl.store(y_ptr + plane * H * W + offs, acc, mask=offs < H * W)
-            @triton.jit
-            def pointwise(y_ptr, w_ptr, out_ptr, C_in, C_out, HW, BCO: tl.constexpr, BP: tl.constexpr, BCI: tl.constexpr):
-                p = tl.program_id(0) * BP + tl.arange(0, BP)
-                co = tl.program_id(1) * BCO + tl.arange(0, BCO)
-                n = tl.program_id(2)
-                ci = tl.arange(0, BCI)
-                acc = tl.zeros((BCO, BP), dtype=tl.float32)
-                for c0 in range(0, C_in, BCI):
-                    w = tl.load(w_ptr + co[:, None] * C_in + (c0 + ci)[None, :])
-                    y = tl.load(y_ptr + n * C_in * HW + (c0 + ci)[:, None] * HW + p[None, :])
-                    acc = tl.dot(w, y, acc)
-                tl.store(out_ptr + n * C_out * HW + co[:, None] * HW + p[None, :], acc)
-            class ModelNew(torch.nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.dw = torch.nn.Parameter(torch.randn(64, 1, 3, 3))
-                    self.pw = torch.nn.Parameter(torch.randn(128, 64))
-                def forward(self, x):
-                    N, C, H, W = x.shape
-                    y = torch.empty_like(x)
-                    depthwise[(N * C, triton.cdiv(H * W, 1024))](x, self.dw, y, C, H, W, BLOCK=1024)
-                    out = torch.empty((N, 128, H, W), device=x.device)
-                    pointwise[(H * W // 128, 128 // 128, N)](y, self.pw, out, C, 128, H * W, BCO=128, BP=128, BCI=32)
-                    return out
-            def get_inputs():
-                return [torch.randn(16, 64, 512, 512)]
-            def get_init_inputs():
-                return []
-            """,
-            line=40,
-            column=9,
-        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -1341,48 +1288,22 @@ def _kernel_chains(model: FileModel, function: FunctionInfo) -> Iterator[Report]
     for i, op in enumerate(ops):
         if op.kind != "triton" or not op.in_bytes:
             continue
-        # The largest tensor a tl.dot launch reads: the buffer it only stores to is its output, not a read.
-        largest = max(n for s, n in zip(op.inputs, op.in_bytes) if s not in op.write_only) if op.flops else 0
         for source, size in zip(op.inputs, op.in_bytes):
             producer = ops[source] if 0 <= source < i else None
-            if producer is None or producer.kind != "triton" or producer.returned:
+            if producer is None or producer.kind != "triton" or size < max(op.in_bytes) or producer.returned:
                 continue  # a tensor forward returns must be written whole
-            if size < max(op.in_bytes) and not (op.flops and source not in op.write_only and size >= largest):
-                continue
             if any(source in other.inputs for j, other in enumerate(ops) if j != i):
                 continue
             first, second = _kernel_of(model, producer), _kernel_of(model, op)
             if first is None or second is None:
                 continue
             reducing = bool(model.kernel_uses(second, *REDUCING) or second.function.loops)
-            prologue = (_elementwise(model, first) or _window(model, first)) and not producer.flops
-            if reducing and model.kernel_uses(second, "dot"):
-                if not prologue or source in op.write_only or _operand_loads(ops, i, source, size) != 1:
-                    continue
-                node = _call_on_line(model, function, op.line, second)
-                if node is None:
-                    continue
-                # The first kernel's taps (a depthwise convolution before a pointwise GEMM) computed where the
-                # product loads its operand: each element of the tensor is loaded by one program, so nothing is
-                # computed twice, and the tensor is neither written nor read back.
-                window = not _elementwise(model, first)
-                what = "its few taps per element" if window else "its elementwise work"
-                yield Report(
-                    node=node,
-                    message=(
-                        f"`{second.name}` (line {op.line}) reads back, as a `tl.dot` operand, the {size / 1e6:,.0f} "
-                        f"MB tensor that `{first.name}` (line {producer.line}, {what}) wrote and nothing else reads: "
-                        "two kernels and a full write and read of that tensor where one kernel would do"
-                    ),
-                    plan=(
-                        f"Compute `{first.name}`'s {what} in `{second.name}`'s K loop, where it loads that operand: "
-                        f"load `{first.name}`'s inputs at the offsets its taps read, combine them in registers into "
-                        "the operand's tile, then `tl.dot` it (each element is loaded by one program, so nothing is "
-                        f"computed twice); delete the launch of `{first.name}` and its output's allocation."
-                    ),
-                )
-                break
-            if reducing and not prologue:
+            # A tl.dot kernel that loads the first one's output as an operand is left alone: computing a window
+            # kernel's taps in its K loop (a depthwise convolution before the pointwise GEMM) measured 0.80x on
+            # an H200 (fixtures/costmodel/kl022_dwsep), the gathers costing more than the tensor saved.
+            if reducing and (
+                model.kernel_uses(second, "dot") or not (_elementwise(model, first) or _window(model, first))
+            ):
                 continue
             node = _call_on_line(model, function, op.line, second)
             if node is None:
@@ -1517,19 +1438,6 @@ def _forward_ops(model: FileModel, function: FunctionInfo) -> tuple[Op, ...]:
     if entry is None:
         return ()
     return entry.ops
-
-
-def _operand_loads(ops: tuple[Op, ...], product: int, source: int, size: int) -> int:
-    """How many programs of tl.dot launch `product` load each element of the tensor `source` wrote (`size`
-    bytes), when that tensor is one operand of its product: the other operand's extent over its tile, 0 where
-    the launch's product or tile is not known. (A K x N operand is read once per BLOCK_M rows of the M x N
-    output; taken against the smaller tile side, so an M x K one is not counted as fewer.)"""
-    op = ops[product]
-    elem = ops[source].stored_elem or op.elem_bytes
-    if not op.flops or len(op.dot_tile) < 2 or not size or not elem:
-        return 0
-    other = op.flops / (2 * (size // elem))  # the extent of the output axis the tensor does not span
-    return max(1, math.ceil(other / min(op.dot_tile[:2])))
 
 
 def _elementwise(model: FileModel, kernel: Kernel) -> bool:
