@@ -211,7 +211,6 @@ def derive_constants(record: dict) -> dict[str, float]:
         # What one program of a grid costs when its own work is nothing: the
         # probe's one-element programs, its time over its grid.
         constants["program_us"] = best("triton_scalar_programs") / float(p["triton_scalar_programs"]["programs"])
-
     for layer in ("conv", "batchnorm", "linear"):
         layer_counts = sorted(int(n.rsplit("_", 1)[1]) for n in p if n.startswith(f"layer_{layer}_"))
         if len(layer_counts) < 2:
