@@ -6,6 +6,7 @@ guarded code is the fallback for other dtypes, chosen on purpose.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
@@ -20,10 +21,7 @@ class GuardFacts(HostFacts):
     def constexpr_guards(self, kernel: Kernel, node: cst.CSTNode) -> tuple[str, ...]:
         """The constexprs of `kernel` whose `if NAME:` / `if not NAME:`
         (either branch) encloses `node`."""
-        index = self._guard_index.get(id(kernel))
-        if index is None:
-            index = self._guard_index[id(kernel)] = _index_guards(kernel)
-        return index.get(id(node), ())
+        return tuple(name for name, _ in self._branches(kernel).around.get(id(node), ()))
 
     @kernel_fact
     def pointers_used_under(self, kernel: Kernel) -> dict[str, tuple[tuple[tuple[str, bool], ...], ...]]:
@@ -31,10 +29,7 @@ class GuardFacts(HostFacts):
         runs: per use, the (constexpr, value it must have) of every `if NAME:` / `if not NAME:` around it (an
         empty tuple: the use always runs). A launch that sets a constexpr so that no use runs (`HAS_BIAS=False`
         with a dummy tensor for the bias pointer) never touches that parameter's tensor."""
-        index = self._branch_index.get(id(kernel))
-        if index is None:
-            index = self._branch_index[id(kernel)] = _index_branches(kernel)
-        return index
+        return self._branches(kernel).uses
 
     def dtype_guarded(self, kernel: Kernel, node: cst.CSTNode) -> str | None:
         """The constexpr that guards `node` when every launch of the kernel
@@ -62,22 +57,39 @@ class GuardFacts(HostFacts):
                 return True
         return False
 
-    @cached_property
-    def _guard_index(self) -> dict[int, dict[int, tuple[str, ...]]]:
-        return {}
+    def _branches(self, kernel: Kernel) -> _Branches:
+        index = self._branch_index.get(id(kernel))
+        if index is None:
+            index = self._branch_index[id(kernel)] = _index_branches(kernel)
+        return index
 
     @cached_property
-    def _branch_index(self) -> dict[int, dict[str, tuple[tuple[tuple[str, bool], ...], ...]]]:
+    def _branch_index(self) -> dict[int, _Branches]:
         return {}
 
 
-def _index_branches(kernel: Kernel) -> dict[str, tuple[tuple[tuple[str, bool], ...], ...]]:
+Conditions = tuple[tuple[str, bool], ...]  # (constexpr, the value it must have) of each `if` around a node
+
+
+@dataclass(frozen=True)
+class _Branches:
+    """A kernel body's `if <constexpr>:` structure: the conditions around each node under one, by id, and
+    around each use of each parameter."""
+
+    around: dict[int, Conditions]
+    uses: dict[str, tuple[Conditions, ...]]
+
+
+def _index_branches(kernel: Kernel) -> _Branches:
     params = {p.name for p in kernel.params}
     constexprs = set(kernel.constexprs)
-    uses: dict[str, list[tuple[tuple[str, bool], ...]]] = {}
-    stack: list[tuple[cst.CSTNode, tuple[tuple[str, bool], ...]]] = [(kernel.node.body, ())]
+    around: dict[int, Conditions] = {}
+    uses: dict[str, list[Conditions]] = {}
+    stack: list[tuple[cst.CSTNode, Conditions]] = [(kernel.node.body, ())]
     while stack:
         node, conditions = stack.pop()
+        if conditions:
+            around[id(node)] = conditions
         if isinstance(node, cst.Name) and node.value in params:
             uses.setdefault(node.value, []).append(conditions)
             continue
@@ -91,7 +103,7 @@ def _index_branches(kernel: Kernel) -> dict[str, tuple[tuple[tuple[str, bool], .
                 stack.append((node.orelse, other))
             continue
         stack.extend((child, conditions) for child in children(node))
-    return {name: tuple(found) for name, found in uses.items()}
+    return _Branches(around, {name: tuple(found) for name, found in uses.items()})
 
 
 def _condition(test: cst.BaseExpression) -> tuple[str | None, bool]:
@@ -100,29 +112,3 @@ def _condition(test: cst.BaseExpression) -> tuple[str | None, bool]:
         name = test.expression.value if isinstance(test.expression, cst.Name) else None
         return name, False
     return (test.value if isinstance(test, cst.Name) else None), True
-
-
-def _index_guards(kernel: Kernel) -> dict[int, tuple[str, ...]]:
-    constexprs = set(kernel.constexprs)
-    index: dict[int, tuple[str, ...]] = {}
-    stack: list[tuple[cst.CSTNode, tuple[str, ...]]] = [(kernel.node.body, ())]
-    while stack:
-        node, guards = stack.pop()
-        if guards:
-            index[id(node)] = guards
-        if isinstance(node, cst.If):
-            name = _guard_name(node.test)
-            inner = guards + (name,) if name in constexprs else guards
-            stack.append((node.test, guards))
-            stack.append((node.body, inner))
-            if node.orelse is not None:
-                stack.append((node.orelse, inner))
-            continue
-        stack.extend((child, guards) for child in children(node))
-    return index
-
-
-def _guard_name(test: cst.BaseExpression) -> str | None:
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test = test.expression
-    return test.value if isinstance(test, cst.Name) else None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import TL, ConstexprValues, FunctionInfo, Kernel, StoredConstant
-from kernlint.model.syntax import keyword, literal_value, names_in, positional, walk
+from kernlint.model.syntax import COMPARISONS, keyword, literal_value, names_in, positional, walk
 
 # triton.language calls whose shape argument sizes a tile: name -> (keyword,
 # position) of the shape, None for tl.arange whose every argument counts.
@@ -418,7 +418,7 @@ class _ConstantFolder:
             return self.fold(node.value)  # `x[:, None]`: the same values, broadcast
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
             left, right = self.fold(node.left), self.fold(node.comparisons[0].comparator)
-            test = _COMPARISONS.get(type(node.comparisons[0].operator))
+            test = COMPARISONS.get(type(node.comparisons[0].operator))
             if test is not None and left.value is not None and right.value is not None:
                 return _Folded(1.0 if test(left.value, right.value) else 0.0)
             return _Folded(None, ("node", id(node)))
@@ -506,15 +506,6 @@ def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     assert isinstance(suite, cst.SimpleStatementSuite)
     return (cst.SimpleStatementLine(body=suite.body),)
 
-
-_COMPARISONS: dict[type, Callable[[float, float], bool]] = {
-    cst.GreaterThan: lambda a, b: a > b,
-    cst.GreaterThanEqual: lambda a, b: a >= b,
-    cst.LessThan: lambda a, b: a < b,
-    cst.LessThanEqual: lambda a, b: a <= b,
-    cst.Equal: lambda a, b: a == b,
-    cst.NotEqual: lambda a, b: a != b,
-}
 
 _AUGMENTED: dict[type, type] = {
     cst.AddAssign: cst.Add,

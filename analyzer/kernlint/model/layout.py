@@ -331,18 +331,7 @@ class LayoutFacts(HostFacts):
 
     def _root_attribute(self, node: cst.BaseExpression) -> cst.Attribute | None:
         """The attribute a value is read from (`lin.weight` under `.t().contiguous()`), or None."""
-        for _ in range(12):
-            node = strip_identity(node)
-            if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
-                node = node.value
-            elif (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and (call_name(node) in VIEW_METHODS | COPIES)
-            ):
-                node = node.func.value
-            else:
-                break
+        node = self._under_views(node)
         return node if isinstance(node, cst.Attribute) else None
 
     def _is_saved(self, function: FunctionInfo, name: str, depth: int, seen: frozenset[int]) -> bool:
@@ -359,9 +348,9 @@ class LayoutFacts(HostFacts):
             for argument, caller in bound
         )
 
-    def _root_name(self, function: FunctionInfo, node: cst.BaseExpression, depth: int = 0) -> str | None:
-        """The name a value comes from, under views and copies, followed
-        through earlier assignments to a parameter or a saved tensor."""
+    def _under_views(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """The value a view or copy chain starts from (`w.t().contiguous()` -> `w`, `torch.flip(w, ...)` ->
+        `w`)."""
         for _ in range(12):
             node = strip_identity(node)
             if isinstance(node, cst.Attribute) and node.attr.value in VIEW_ATTRIBUTES:
@@ -374,6 +363,12 @@ class LayoutFacts(HostFacts):
                 node = node.func.value  # type: ignore[attr-defined]
             else:
                 break
+        return node
+
+    def _root_name(self, function: FunctionInfo, node: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The name a value comes from, under views and copies, followed
+        through earlier assignments to a parameter or a saved tensor."""
+        node = self._under_views(node)
         if not isinstance(node, cst.Name) or depth > 8:
             return None
         value = self.assigned_value(function, node.value, before=node, strict=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -39,7 +40,7 @@ from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
-from kernlint.model.syntax import keyword, literal_value, names_in, positional, walk
+from kernlint.model.syntax import COMPARISONS, keyword, literal_value, names_in, positional, walk
 from kernlint.model.torch_api import MODULE_MOVES
 from kernlint.model.tuning import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS
 
@@ -432,6 +433,21 @@ def written_by(ops: tuple[Op, ...], i: int) -> set[int]:
     (`_bmm(q, k, S)` storing into S) leaves S's allocation as S's origin, so its readers read that (KL007's
     attention built from launches, and its fix in the cost model)."""
     return {i} | {s for s in ops[i].inputs if 0 <= s < i and ops[s].kind == "alloc"}
+
+
+def from_inputs(ops: Sequence[Op], origin: int) -> bool:
+    """Whether a tensor (an op's index, or -1 for a parameter or constant, -2, -3, ... for forward's inputs)
+    holds values computed from forward's inputs: an activation, not a weight however it was prepared."""
+    pending, seen = [origin], set()
+    while pending:
+        current = pending.pop()
+        if current <= -2:
+            return True
+        if current < 0 or current in seen or current >= len(ops):
+            continue
+        seen.add(current)
+        pending.extend(ops[current].inputs)
+    return False
 
 
 def mixes_values(ops: tuple[Op, ...], scores: int, output: int) -> bool:
@@ -1341,16 +1357,7 @@ class _Evaluator:
         """Whether `tensor`'s values are computed from forward's inputs: a value of it read on the host may
         steer what the call does with them, so def-use is not the whole story. A fresh random seed
         (`torch.randint(...).item()`) or a parameter's value does not."""
-        pending, seen = [tensor.origin], set()
-        while pending:
-            origin = pending.pop()
-            if origin <= -2:
-                return True
-            if origin < 0 or origin in seen or origin >= len(self.ops):
-                continue
-            seen.add(origin)
-            pending.extend(self.ops[origin].inputs)
-        return False
+        return from_inputs(self.ops, tensor.origin)
 
     def _constant_made(self, index: int, why: str, value: float, shape: tuple[int, ...]) -> None:
         if index >= 0:
@@ -1467,14 +1474,7 @@ class _Evaluator:
 
     def _python_comparison(self, left: object, node: cst.Comparison, scope: dict) -> bool | None:
         """`i != len(blocks) - 1`, `stride == 1`: decided where both sides are static numbers or strings."""
-        tests = {
-            cst.Equal: lambda a, b: a == b,
-            cst.NotEqual: lambda a, b: a != b,
-            cst.LessThan: lambda a, b: a < b,
-            cst.LessThanEqual: lambda a, b: a <= b,
-            cst.GreaterThan: lambda a, b: a > b,
-            cst.GreaterThanEqual: lambda a, b: a >= b,
-        }
+        tests = COMPARISONS
         for comparison in node.comparisons:
             right = self._eval_or_none(comparison.comparator, scope, record=False)
             test = tests.get(type(comparison.operator))

@@ -42,6 +42,17 @@ def view_base(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+# A comparison operator's test on two static values (the shape table's and the kernel folder's).
+COMPARISONS: dict[type, Callable[[typing.Any, typing.Any], bool]] = {
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+}
+
+
 def literal_value(node: cst.BaseExpression) -> object | None:
     if isinstance(node, cst.Integer):
         try:

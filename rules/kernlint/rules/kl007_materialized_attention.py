@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
-from kernlint.model.shapes import Op, mixes_values, reads_grid_statistic, written_by
+from kernlint.model.shapes import Op, from_inputs, mixes_values, reads_grid_statistic, written_by
 from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -681,7 +681,7 @@ def _activation_chain(ops: tuple[Op, ...], i: int, written: set[int], reached: s
     where `i` multiplies two activations (no module parameter) into a result QUADRATIC times the larger."""
     op = ops[i]
     operands = [source for source in op.inputs if source not in written]
-    if not operands or not all(_from_inputs(ops, source) for source in operands):
+    if not operands or not all(from_inputs(ops, source) for source in operands):
         return None  # a projection by a weight (a parameter, or one stacked or cast on every call)
     read = max((size for source, size in zip(op.inputs, op.in_bytes) if source not in written), default=0)
     if not read or _written_bytes(ops, written) < QUADRATIC * read:
@@ -692,25 +692,10 @@ def _activation_chain(ops: tuple[Op, ...], i: int, written: set[int], reached: s
             for j in range(i + 1, len(ops))
             if ops[j].product
             and set(ops[j].inputs) & (written | reached)
-            and any(_from_inputs(ops, s) for s in ops[j].inputs if s not in written | reached)
+            and any(from_inputs(ops, s) for s in ops[j].inputs if s not in written | reached)
         ),
         None,
     )
-
-
-def _from_inputs(ops: tuple[Op, ...], source: int) -> bool:
-    """Whether a tensor (an op's index, or -1 for a parameter or constant, -2, -3, ... for forward's inputs)
-    holds values computed from forward's inputs: an activation, not a weight however it was prepared."""
-    pending, seen = [source], set()
-    while pending:
-        current = pending.pop()
-        if current <= -2:
-            return True
-        if current < 0 or current in seen:
-            continue
-        seen.add(current)
-        pending.extend(ops[current].inputs)
-    return False
 
 
 def _written_bytes(ops: tuple[Op, ...], written: set[int]) -> int:
