@@ -3538,3 +3538,198 @@ def test_a_helper_calls_the_layers_of_a_module_it_is_handed() -> None:
     e = entry(SUBMODULE_THROUGH_A_HELPER)
     assert e.unknown == ()
     assert [op.note for op in e.ops if op.kind == "gemm"] == ["nn.Conv2d"] * 4
+
+
+def test_var_mean_in_place_functions_broadcast_to_and_result_type_are_sized() -> None:
+    """`torch.var_mean` is one reduction pass returning (var, mean); `torch.var(x, dim, unbiased, keepdim)`
+    reads keepdim after `unbiased`; `torch.relu_(x)` is the elementwise op written in place;
+    `torch.broadcast_to` is a view; `torch.result_type` is the promoted dtype; `.stride()` of a contiguous
+    tensor is its row-major strides."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x, t):
+                var, mean = torch.var_mean(x, dim=1, keepdim=True, unbiased=False)
+                spread = torch.var(x, 1, False, True)
+                y = (x - mean) * torch.rsqrt(var + spread)
+                torch.relu_(y)
+                tb = torch.broadcast_to(t, y.shape)
+                out = torch.empty(y.shape, dtype=torch.result_type(y, tb), device=y.device)
+                rows, cols = out.stride()
+                return out.view(rows, cols).copy_(y * tb)
+
+        def get_inputs():
+            return [torch.randn(64, 4096), torch.randn(64, 1)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    e = entry(source)
+    assert not e.unknown
+    reductions = [op for op in e.ops if op.kind == "reduction"]
+    assert [op.out_bytes for op in reductions] == [64 * 4, 64 * 4]  # var_mean once, var once: keepdim rows
+    assert [op.note for op in e.ops if op.kind == "view"] == [".expand()", ".view()"]
+    assert "torch.relu_ writes a tensor in place" in e.side_effects[0]
+    (alloc,) = [op for op in e.ops if op.kind == "alloc"]
+    assert alloc.out_bytes == 64 * 4096 * 4 and alloc.elem_bytes == 4
+
+
+def test_a_module_dict_built_from_dict_is_read_by_attribute() -> None:
+    """`nn.ModuleDict(dict(c_fc=nn.Linear(...), ...))` (minGPT's MLP): `self.mlp.c_fc` is that layer."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        class ModelNew(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(d, 4 * d), c_proj=nn.Linear(4 * d, d)))
+
+            def forward(self, x):
+                return self.mlp.c_proj(torch.relu(self.mlp.c_fc(x)))
+
+        def get_inputs():
+            return [torch.randn(512, 256)]
+
+        def get_init_inputs():
+            return [256]
+        """
+    )
+    e = entry(source)
+    assert not e.unknown
+    assert [op.flops for op in e.ops if op.kind == "gemm"] == [2 * 512 * 256 * 1024, 2 * 512 * 1024 * 256]
+
+
+def test_a_step_loops_ping_pong_buffers_are_sized() -> None:
+    """A data loop that alternates two same-sized buffers (`hbuf[t % 2]`, `hbuf[(t + 1) % 2]`) is sized with
+    its trip count."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def step(h_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.load(h_ptr + offs, mask=offs < n) * 0.5, mask=offs < n)
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, h):
+                bufs = [h.clone(), torch.empty_like(h)]
+                for t in range(SHAPES):
+                    step[(triton.cdiv(h.numel(), 1024),)](bufs[t % 2], bufs[(t + 1) % 2], h.numel(), BLOCK=1024)
+                return bufs[0]
+
+        SHAPES = 64
+
+        def get_inputs():
+            return [torch.randn(64, 1024)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    e = entry(source)
+    assert not e.unknown
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.repeat == 64 and launch.bytes == 2 * 64 * 1024 * 4  # one buffer read, the other written
+
+
+def test_fusing_a_statistic_larger_than_a_program_holds_keeps_its_read() -> None:
+    """KL022's fix for a torch statistic the kernel could compute: over a row a program holds, the reduction's
+    pass goes; over a GroupNorm group of 2 M elements (more than STATISTIC_EXTENT), the fused kernel walks the
+    group twice, so only the launch and the small writes go and the estimate is about 1.0x."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def apply(x_ptr, y_ptr, mean_ptr, rstd_ptr, n, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            g = offs // GROUP
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            y = (x - tl.load(mean_ptr + g)) * tl.load(rstd_ptr + g)
+            tl.store(y_ptr + offs, y, mask=offs < n)
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                var, mean = torch.var_mean(x, dim=1, unbiased=False)
+                rstd = torch.rsqrt(var + 1e-5)
+                y = torch.empty_like(x)
+                apply[(triton.cdiv(x.numel(), 4096),)](x, y, mean, rstd, x.numel(), GROUP=x.shape[1], BLOCK=4096)
+                return y
+
+        def get_inputs():
+            return [torch.randn(ROWS, COLS)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+
+    def kernelbench(rows: int, cols: int) -> float:
+        text = source + f"\nROWS = {rows}\nCOLS = {cols}\n"
+        (finding,) = [f for f in lint_source("k.py", text).findings if f.code == "KL022"]
+        return finding.expected_speedup["for_this_file"]["kernelbench"]
+
+    assert kernelbench(65536, 4096) >= 1.4  # a row a program holds: x read once instead of twice
+    assert kernelbench(448, 1 << 21) < 1.1  # 8 MB groups: read twice either way
+
+
+def test_strides_handed_through_a_star_tuple_bind_the_kernels_parameters() -> None:
+    """`gemm[grid](a, w, c, M, N, K, *sa, *sb)`: the parameters after a star take the tuple's values, so a
+    weight read as B through (stride_bk, stride_bn) = (1, K) is K-major (its tile rate), and (N, 1) is not."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def gemm(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+            offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+            offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+            offs_k = tl.arange(0, BLOCK_K)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k0 in range(0, K, BLOCK_K):
+                a = tl.load(a_ptr + offs_m[:, None] * s_am + (k0 + offs_k)[None, :] * s_ak)
+                b = tl.load(b_ptr + (k0 + offs_k)[:, None] * s_bk + offs_n[None, :] * s_bn)
+                acc = tl.dot(a, b, acc)
+            tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(2048, 4096)
+
+            def forward(self, x):
+                M, K = x.shape
+                N = self.lin.weight.shape[0]
+                out = torch.empty((M, N), device=x.device)
+                gemm[(M // 128, N // 128)](x, self.lin.weight, out, M, N, K, *(K, 1), *STRIDES,
+                                           BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)
+                return out
+
+        def get_inputs():
+            return [torch.randn(4096, 2048)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+
+    def launch(strides: str):
+        (op,) = [op for op in entry(source.replace("*STRIDES", strides)).ops if op.kind == "triton"]
+        return op
+
+    assert launch("*(1, K)").dot_b_kmajor
+    assert not launch("*(N, 1)").dot_b_kmajor
+    assert launch("*(1, K)").flops == 2 * 4096 * 4096 * 2048

@@ -1360,8 +1360,23 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
         dropped = {r for found in prologues.values() for r in found}
         ops = _without(tuple(out), dropped)
         launches = [i - sum(r < i for r in dropped) for i in launches]
-    computing = {i: {c for _, chain in statistics_of(ops, i) for c in chain} for i in launches}
+    handed = {i: statistics_of(ops, i) for i in launches}
+    computing = {i: {c for _, chain in handed[i] for c in chain} for i in launches}
     statistics = set().union(*computing.values())
+    # A statistic over more elements than a program holds (a GroupNorm's 8 MB group): the kernel walks those
+    # values twice, once for the statistic and once to apply it, so one read of each such tensor stays.
+    rereads = {
+        i: sum(
+            {
+                ops[r].inputs[0]: ops[r].in_bytes[0]
+                for r, _ in handed[i]
+                if ops[r].kind == "reduction" and ops[r].in_bytes[0] > ops[r].out_bytes * STATISTIC_EXTENT
+            }.values()
+        )
+        for i in launches
+    }
+    if any(rereads.values()):
+        ops = tuple(replace(op, bytes=op.bytes + rereads.get(j, 0)) for j, op in enumerate(ops))
     # A launch that now computes its own statistics stays a kernel of its own: the plan moves the reduction
     # into it, not it into the kernel that wrote its input.
     mergeable = [i - sum(r < i for r in statistics) for i in launches if not computing[i]]

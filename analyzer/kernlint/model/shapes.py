@@ -124,6 +124,8 @@ REDUCTIONS = {
     "argmax",
     "argmin",
 }
+# Reductions whose second positional argument is `unbiased`, before keepdim (torch.var(x, 1, False, True)).
+DEVIATIONS = {"var", "std", "var_mean", "std_mean"}
 # Same-shape ops that are one kernel and one pass each, beyond UNARY/BINARY:
 # scans, reversals, triangular masks (issue 27's GEMM-free chains).
 SCANS = {"cumsum", "cumprod", "logcumsumexp"}
@@ -1505,6 +1507,11 @@ class _Evaluator:
             left = right
         return True
 
+    def _reads_step(self, node) -> bool:
+        """Whether `node` reads the index of a data loop the table runs once for all its steps."""
+        steps = {name for name, _ in self.loop_indices}
+        return bool(steps) and any(isinstance(n, cst.Name) and n.value in steps for n in walk(node))
+
     def _binary(self, op: str, left, right, node, record: bool):
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             if op == "MatrixMultiply":
@@ -1529,6 +1536,12 @@ class _Evaluator:
             and (isinstance(left, _HostNumber) or isinstance(right, _HostNumber))
         ):
             return _HostNumber()  # `total / batch` with total read from the device: a number, not its value
+        if (left is None or isinstance(left, _StepIndex)) and isinstance(right, int) and self._reads_step(node.left):
+            # `hbuf[t % 2]`, `(t + 1) % 2`: a data loop's index cycling through a few buffers (ping-pong).
+            if op == "Modulo":
+                return _StepIndex(right)
+            if op in ("Add", "Subtract"):
+                return _StepIndex(None)
         if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
             if op == "Multiply" and isinstance(left, list) and isinstance(right, int):
                 return left * right
@@ -1615,6 +1628,8 @@ class _Evaluator:
             index = self._eval(node.slice[0].slice.value, scope, record)
             if isinstance(index, int):
                 return base[index]
+            if isinstance(index, _StepIndex) and index.cycle == len(base) and _alike(base):
+                return base[0]  # one of a data loop's ping-pong buffers: all the same size
             raise _Unknown(f"line {self._line(node)}: index is not static")
         if isinstance(base, (list, tuple)) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
             # `shape[:dim]`, `shape[dim + 1:]`: a slice of a static list of sizes.
@@ -1738,6 +1753,9 @@ class _Evaluator:
                 "bool": bool,
             }[func.value]
             return builtin(*values)
+        if isinstance(func, cst.Name) and func.value == "dict" and not positional:
+            # `dict(c_fc=nn.Linear(...), act=...)`: the layers of an nn.ModuleDict, by name.
+            return {name: kw(name) for name in keywords}
         if isinstance(func, cst.Name) and func.value == "isinstance" and len(positional) == 2:
             # `isinstance(m, nn.Linear)` of a module built in __init__ (a layer of an nn.Sequential).
             value, kind = (self._eval(a.value, scope, False) for a in positional)
@@ -1849,6 +1867,12 @@ class _Evaluator:
             ):
                 # `m.branch1x1(x)` in a helper handed a submodule of the file's own class: that layer's call.
                 return self._module_call(base.attrs["self"][func.attr.value], args(), node, record)
+            if (
+                isinstance(base, _Module)
+                and base.kind == "ModuleDict"
+                and isinstance(base.attrs.get(func.attr.value), _Module)
+            ):
+                return self._module_call(base.attrs[func.attr.value], args(), node, record)  # `self.mlp.c_fc(x)`
             if isinstance(base, _Module) and base.kind in ("Sequential", "ModuleList"):
                 base = base.attrs["layers"]  # `self.layers.append(Block(...))` in __init__
             if isinstance(base, list) and func.attr.value in ("append", "extend"):
@@ -2055,15 +2079,21 @@ class _Evaluator:
             return self._softmax(name, tensors[0], kw("dim", values[1] if len(values) > 1 else None), node, record)
         if name in ("max", "min") and len(values) > 1 and isinstance(values[1], Tensor):
             return self._elementwise(values[:2], node, record, fn="maximum" if name == "max" else "minimum")
-        if name in REDUCTIONS:
-            return self._reduce(
+        if name in REDUCTIONS or name in ("var_mean", "std_mean"):
+            # torch.var(x, dim, unbiased, keepdim): a positional `unbiased` comes before keepdim.
+            at = 3 if name in DEVIATIONS else 2
+            out = self._reduce(
                 tensors[0],
                 kw("dim", values[1] if len(values) > 1 else None),
-                kw("keepdim", values[2] if len(values) > 2 else False),
+                kw("keepdim", values[at] if len(values) > at else False),
                 node,
                 record,
-                fn=name,
+                fn=name.removesuffix("_mean"),
             )
+            if name.endswith("_mean"):
+                # (var or std, mean): ATen computes both in one pass over x (Welford), one kernel.
+                return (out, replace(out, value=None, same=None, exact=False))
+            return out
         if name in SCANS:
             return self._scan(tensors[0], kw("dim", values[1] if len(values) > 1 else None), name, node, record)
         if qualname == "torch.nn.functional.batch_norm" and tensors and len(tensors[0].shape) >= 2:
@@ -2121,8 +2151,17 @@ class _Evaluator:
                 return tensors[0]
         if name in UNARY or name in BINARY or name in ("clamp", "where", "lerp", "addcmul", "addcdiv"):
             return self._elementwise(values, node, record, fn=name, parametrized=bool(keywords))
+        if name.endswith("_") and (name[:-1] in UNARY or name[:-1] in BINARY) and tensors and values[0] is tensors[0]:
+            # torch.relu_(x): the op written into its first argument, one kernel as the out-of-place op.
+            self._effect(f"line {line}: torch.{name} writes a tensor in place")
+            self._elementwise(values, node, record, fn=name[:-1], parametrized=bool(keywords))
+            return tensors[0]
         if name in VIEWS or name in ("flatten",):
             return self._tensor_method(tensors[0], name, node, values[1:], kw, record)
+        if name == "broadcast_to" and tensors and values[0] is tensors[0]:
+            return self._tensor_method(tensors[0], "expand", node, values[1:], kw, record)
+        if name == "result_type" and len(values) == 2:
+            return _promoted(*(v.dtype if isinstance(v, Tensor) else v for v in values))
         if name in ("is_inference_mode_enabled", "is_grad_enabled", "no_grad", "inference_mode"):
             return None
         raise _Unknown(f"line {line}: `{qualname}` is not in the cost table")
@@ -2258,6 +2297,8 @@ class _Evaluator:
             attrs["layers"] = [layer] * count  # deep copies of one layer: the same sizes
         elif name == "ModuleList":
             attrs["layers"] = list(values[0]) if values and isinstance(values[0], (list, tuple)) else []
+        elif name == "ModuleDict" and values and isinstance(values[0], dict):
+            attrs.update(values[0])  # its layers, read as attributes (`self.mlp.c_fc`)
         elif name in NORMS:
             attrs.update(_norm_parameters(name, values, kw))
         elif name in ("Softmax", "LogSoftmax"):
@@ -2728,6 +2769,8 @@ class _Evaluator:
         if method == "stride" and base.contiguous and len(values) == 1 and isinstance(values[0], int):
             # A contiguous tensor's row-major strides (what a launch hands a kernel to index it).
             return math.prod(base.shape[values[0] % len(base.shape) + 1 :]) if base.shape else 1
+        if method == "stride" and base.contiguous and not values:
+            return tuple(math.prod(base.shape[d + 1 :]) for d in range(len(base.shape)))
         if method in ("dim", "ndimension"):
             return len(base.shape)
         if method == "numel":
@@ -2765,7 +2808,8 @@ class _Evaluator:
             return self._elementwise([base, values[0]], node, record, fn="maximum" if method == "max" else "minimum")
         if method in REDUCTIONS:
             dim = kw("dim", values[0] if values else None)
-            keepdim = kw("keepdim", values[1] if len(values) > 1 else False)
+            at = 2 if method in DEVIATIONS else 1  # x.var(dim, unbiased, keepdim)
+            keepdim = kw("keepdim", values[at] if len(values) > at else False)
             return self._reduce(base, dim, keepdim, node, record, fn=method)
         if (
             method in UNARY
@@ -3157,7 +3201,20 @@ class _Evaluator:
         # works on that step's share of its tensors: the steps together move them once.
         share = 1  # the steps of the data loops whose index the launch is handed
         if self.loop_indices:  # most launches: not in a data loop, no walk of their arguments
-            read = {n.value for arg in node.args for n in walk(arg.value) if isinstance(n, cst.Name)}
+            # (Not an index that only cycles through a few buffers: `bufs[t % 2]` is a whole buffer.)
+            cycling = {
+                id(n)
+                for arg in node.args
+                for m in walk(arg.value)
+                if isinstance(m, cst.BinaryOperation) and isinstance(m.operator, cst.Modulo)
+                for n in walk(m.left)
+            }
+            read = {
+                n.value
+                for arg in node.args
+                for n in walk(arg.value)
+                if isinstance(n, cst.Name) and id(n) not in cycling
+            }
             indices = read | {index for name in read for index in self.from_index.get(name, ())}
             share = max(1, math.prod(count for name, count in self.loop_indices if name in indices))
             nbytes //= share
@@ -3609,7 +3666,30 @@ class _Evaluator:
         launch = self._launch_at(kernel, node)
         if launch is None:
             return {}
-        return {name: values.get(id(argument)) for name, argument in launch.arguments.items()}
+        bound = {name: values.get(id(argument)) for name, argument in launch.arguments.items()}
+        if launch.has_star_args:
+            # `kernel[grid](a, b, *strides_a, *strides_b, ...)`: the parameters after a star bound from the
+            # tuple's values where the launch evaluated it (a tuple of sizes), in order.
+            names = [p.name for p in kernel.params]
+            at = 0
+            for arg in node.args:
+                if arg.keyword is not None:
+                    break
+                if arg.star == "*":
+                    items = values.get(id(arg.value))
+                    if not isinstance(items, (list, tuple)):
+                        break
+                    for item in items:
+                        if at < len(names):
+                            bound.setdefault(names[at], item)
+                        at += 1
+                elif arg.star:
+                    break
+                else:
+                    if at < len(names):
+                        bound.setdefault(names[at], values.get(id(arg.value)))
+                    at += 1
+        return bound
 
     def _untouched_arguments(self, kernel, node: cst.Call, values: dict[int, object]) -> set[int]:
         """The ids of the launch's tensor arguments whose parameter no statement of the kernel that runs at this
@@ -3741,6 +3821,22 @@ def _searches(node: cst.For) -> bool:
 def _launches_in(node: cst.For) -> bool:
     """Whether a loop's body calls anything but plain arithmetic: a call may launch work."""
     return any(isinstance(n, cst.Call) for n in walk(node.body))
+
+
+@dataclass(frozen=True)
+class _StepIndex:
+    """A data loop's index, or a number computed from it: not static, but `t % 2` is known to cycle through 2
+    values (`cycle`), which picks one of as many same-sized buffers."""
+
+    cycle: int | None
+
+
+def _alike(items) -> bool:
+    """Tensors of one shape and dtype (a loop's ping-pong buffers)."""
+    first = items[0] if items else None
+    return isinstance(first, Tensor) and all(
+        isinstance(t, Tensor) and t.shape == first.shape and t.dtype == first.dtype for t in items
+    )
 
 
 class _ValuesIndices(list):
@@ -3888,6 +3984,24 @@ def _constant(fn: str, values: list, parametrized: bool) -> float | None:
     if result is None or isinstance(result, complex) or not math.isfinite(result):
         return None
     return float(result)
+
+
+def _promoted(a: object, b: object) -> str:
+    """torch.result_type of two tensors' dtypes (or a tensor and a Python number), as torch promotes them."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return str(b if isinstance(a, bool) else a)
+    if isinstance(a, (int, float)) or isinstance(b, (int, float)):
+        dtype, number = (b, a) if isinstance(a, (int, float)) else (a, b)
+        floating = str(dtype).startswith(("float", "bfloat"))
+        return "float32" if isinstance(number, float) and not floating else str(dtype)
+    if a == b:
+        return str(a)
+    if {a, b} == {"float16", "bfloat16"}:
+        return "float32"
+    floats = [d for d in (a, b) if str(d).startswith(("float", "bfloat"))]
+    if len(floats) == 1:
+        return str(floats[0])
+    return str(max(a, b, key=lambda d: DTYPE_BYTES.get(str(d), 4)))
 
 
 def _reduced_value(fn: str, value: float | None, count: int) -> float | None:
