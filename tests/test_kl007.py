@@ -181,3 +181,29 @@ def test_a_projection_by_a_weight_prepared_on_every_call_is_not_the_scores() -> 
     source = RELU_ATTENTION.replace("x, self.c_attn.weight, qkv,", "x, torch.stack([self.c_attn.weight])[0], qkv,")
     assert "torch.stack" in source
     assert [(f.code, f.span.line) for f in kl007(source)] == [("KL007", 54)]
+
+
+def test_a_head_wider_than_any_fused_kernel_takes_is_silent() -> None:
+    """At the file's shapes the head dimension decides: 768 channels over 3 heads (256 each, the widest
+    FlashAttention-2 and PyTorch's flash backend take) is reported; over 2 heads (384) no fused kernel
+    exists, and PyTorch's SDPA writes the scores too. The same holds for attention spelled in torch ops."""
+    longer = RELU_ATTENTION.replace("torch.rand(16, 1024, 768)", "torch.rand(16, 4096, 768)")
+    assert [f.code for f in kl007(longer.replace("self.n_head = 12", "self.n_head = 3"))] == ["KL007"]
+    assert kl007(longer.replace("self.n_head = 12", "self.n_head = 2")) == []
+    torch_form = """
+import torch
+
+class ModelNew(torch.nn.Module):
+    def forward(self, q, k, v):
+        s = torch.matmul(q, k.transpose(-2, -1)) * 0.03
+        p = torch.softmax(s, dim=-1)
+        return torch.matmul(p, v)
+
+def get_inputs():
+    return [torch.rand(4, 8, 512, D), torch.rand(4, 8, 512, D), torch.rand(4, 8, 512, D)]
+
+def get_init_inputs():
+    return []
+"""
+    assert [f.code for f in kl007(torch_form + "\nD = 256\n")] == ["KL007"]
+    assert kl007(torch_form + "\nD = 512\n") == []

@@ -48,12 +48,14 @@ from dataclasses import dataclass, replace
 
 from kernlint.findings import NO_FIX_MODEL
 from kernlint.model.shapes import (
+    FLASH_HEAD_DIM,
     IM2COL,
     STATISTIC_EXTENT,
     EntryPoint,
     Op,
     concatenated_launches,
     dead_with,
+    head_dim,
     im2col_readers,
     library_prologue,
     live_ops,
@@ -1137,6 +1139,8 @@ def flash_attention(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
             break
     else:
         return None
+    if (head_dim(ops, scores) or 0) > FLASH_HEAD_DIM:
+        return None  # no fused kernel takes a head that wide: the scores go through memory either way
     s, o = ops[scores], ops[output]
     # What the scores' op wrote: a launch's output is the tensor allocated for it.
     written = s.out_bytes or max(

@@ -437,6 +437,23 @@ def written_by(ops: tuple[Op, ...], i: int) -> set[int]:
     return {i} | {s for s in ops[i].inputs if 0 <= s < i and ops[s].kind == "alloc"}
 
 
+# The largest head dimension a fused attention kernel takes: FlashAttention-2's and PyTorch's flash backend's
+# limit (Triton's flash-attention tutorial holds a tile of that width too). Past it the output tile of a block
+# of queries does not fit on chip, and PyTorch's SDPA runs its unfused path: scores through memory either way.
+FLASH_HEAD_DIM = 256
+
+
+def head_dim(ops: tuple[Op, ...], scores: int) -> int | None:
+    """The head dimension of attention whose scores product is op `scores`: its flops over twice the scores'
+    elements (each score a dot product over the head dimension); None where the sizes are not known."""
+    op = ops[scores]
+    written = max((ops[j].out_bytes for j in written_by(ops, scores)), default=0)
+    elem = op.elem_bytes or 4
+    if not op.flops or not written:
+        return None
+    return op.flops // (2 * max(1, written // elem))
+
+
 def from_inputs(ops: Sequence[Op], origin: int) -> bool:
     """Whether a tensor (an op's index, or -1 for a parameter or constant, -2, -3, ... for forward's inputs)
     holds values computed from forward's inputs: an activation, not a weight however it was prepared."""

@@ -6,7 +6,15 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo
 from kernlint.model.attention import AttentionChain
-from kernlint.model.shapes import Op, from_inputs, mixes_values, reads_grid_statistic, written_by
+from kernlint.model.shapes import (
+    FLASH_HEAD_DIM,
+    Op,
+    from_inputs,
+    head_dim,
+    mixes_values,
+    reads_grid_statistic,
+    written_by,
+)
 from kernlint.model.syntax import keyword, literal_value
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -50,7 +58,10 @@ class MaterializedAttention(Rule):
     norm of NetVLAD's assignments: it waits for every score, so one pass
     over the keys cannot do it), when the softmax output is not
     multiplied again (a classifier's probabilities), when the three steps do
-    not connect through the data, under `if __name__ == "__main__":`, and in
+    not connect through the data, when the file's shapes give a head
+    dimension over 256 (KernelBench's level-1 SDPA problem has 1,024: no
+    fused kernel takes it, FlashAttention-2's and PyTorch's flash backend's
+    limit, so PyTorch's SDPA also writes the scores), under `if __name__ == "__main__":`, and in
     tests, benchmarks and reference implementations (`test_*`, `bench*`,
     `*_ref`, `*reference*`, `*naive*`, files under tests/ or benchmarks/),
     which exist to be compared with a fused kernel.
@@ -520,6 +531,8 @@ class MaterializedAttention(Rule):
             for chain in chains:
                 if model.in_main_guard(chain.scores) or model.in_main_guard(chain.output):
                     continue
+                if _past_flash_head_dim(model, function, model.line_of(chain.scores)):
+                    continue
                 yield self._report(model, function, chain)
             if not chains:
                 yield from _launched_chains(model, function)
@@ -564,6 +577,16 @@ class MaterializedAttention(Rule):
         return Report(node=chain.scores, message=message, plan=plan)
 
 
+def _past_flash_head_dim(model: FileModel, function: FunctionInfo, line: int) -> bool:
+    """At the file's shapes, the scores product on `line` sums over a head dimension wider than any fused
+    attention kernel takes (FLASH_HEAD_DIM)."""
+    entry = model.sized_forward(function)
+    if entry is None:
+        return False
+    ops = entry.ops
+    return any(op.product and op.line == line and (head_dim(ops, i) or 0) > FLASH_HEAD_DIM for i, op in enumerate(ops))
+
+
 def _no_weights(call: cst.Call) -> bool:
     """`need_weights=False` at the call: PyTorch already runs the fused kernel."""
     value = keyword(call, "need_weights")
@@ -599,7 +622,7 @@ def _launched_chains(model: FileModel, function: FunctionInfo) -> Iterator[Repor
         return
     ops = entry.ops
     for i, op in enumerate(ops):
-        if not op.product:
+        if not op.product or (head_dim(ops, i) or 0) > FLASH_HEAD_DIM:
             continue
         written = written_by(ops, i)
         reached, frontier = set(), set(written)
