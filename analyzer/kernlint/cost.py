@@ -193,6 +193,11 @@ def derive_constants(record: dict) -> dict[str, float]:
         # loads in flight, not the GPU's bandwidth, bound it): the smallest grid's.
         constants["bw_program"] = rate(f"triton_stream_programs_{grids[0]}") / grids[0]
     for name in p:
+        family = next((f for f in CONV_FAMILIES.values() if name.startswith(f"{f}_k")), None)
+        if family is not None:
+            # A 3-D or transposed convolution's rate at its depth (no bias: the probe's time is the conv's).
+            constants[f"flops_{family}_k{int(p[name]['reduction'])}"] = float(p[name]["flops"]) / best(name)
+    for name in p:
         if name.startswith("conv2d_k"):
             # A convolution's rate at its GEMM depth K (`_conv_rate` interpolates between them). The probes'
             # nn.Conv2d has a bias, which PyTorch adds in a pass of its own over the output after cuDNN's
@@ -562,7 +567,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # A convolution at the measured cuDNN rate for its depth. The probes are fp32 (TF32); an fp16
             # convolution of the same depth is held to that rate too (no fp16 probe yet): a small-K conv is
             # bound by cuDNN's data movement, not by the tensor cores' peak, which fp16 does not change.
-            throughput = min(throughput, _conv_rate(c, op.reduction) or throughput)
+            throughput = min(throughput, _conv_rate(c, op.reduction, op.note) or throughput)
         if op.kind == "attention":
             # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
@@ -693,11 +698,24 @@ def _numbered(c: dict[str, float], prefix: str, suffix: str = "") -> list[tuple[
     )
 
 
-def _conv_rate(c: dict[str, float], depth: int) -> float | None:
+# The convolution families the calibration times apart from 2-D convolutions (calibrate's conv3d_kK, ...), by
+# the module a convolution op runs.
+CONV_FAMILIES = {
+    "nn.Conv3d": "conv3d",
+    "nn.ConvTranspose3d": "conv_transpose3d",
+    "nn.ConvTranspose2d": "conv_transpose2d",
+}
+
+
+def _conv_rate(c: dict[str, float], depth: int, module: str = "") -> float | None:
     """A cuDNN fp32 convolution's rate at GEMM depth `depth`, interpolated
-    in log K between the calibration's conv probes and held at the nearest
-    one outside them; None for a record without them."""
-    points = _numbered(c, "flops_conv_k")
+    in log K between the calibration's probes of its family (a 3-D or a
+    transposed convolution, where the record has them; else the 2-D conv
+    probes) and held at the nearest one outside them; None for a record
+    without them."""
+    family = CONV_FAMILIES.get(module)
+    points = _numbered(c, f"flops_{family}_k") if family else []
+    points = points or _numbered(c, "flops_conv_k")
     return _interpolated(points, depth) if points else None
 
 

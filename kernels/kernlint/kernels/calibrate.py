@@ -74,6 +74,11 @@ Probes (each name is a key of the record's "probes"):
   * ``conv2d_kK``: a cuDNN fp32 3x3 convolution (TF32 allowed, torch's
     default) whose GEMM depth K (input channels x taps) is 27, 144 and 576:
     convolutions run far below a GEMM's rate, the more so as K shrinks;
+  * ``conv3d_kK``, ``conv_transpose3d_kK``, ``conv_transpose2d_kK``: the same
+    for a 3x3x3 convolution and for 3x3x3 and 3x3 transposed convolutions of
+    stride 2 (KernelBench's level-2 shapes), without bias; K is input channels
+    x taps, as the cost model counts it: cuDNN runs these families at rates
+    of their own, far from a 2-D convolution's at the same depth;
   * ``triton_scalar_programs``: a grid of ``SCALAR_PROGRAMS`` programs of
     one fp32 element each (load, add, store): what scheduling one program
     costs, which such grids are bound by (KL019);
@@ -151,6 +156,13 @@ STREAM_BLOCK = 1024
 # conv2d_kK probes: (input channels, output channels, input side), 3x3 kernels, batch CONV_BATCH.
 CONV_PROBES = ((3, 64, 256), (16, 64, 256), (64, 128, 128))
 CONV_BATCH = 64
+# conv3d_kK / conv_transpose3d_kK / conv_transpose2d_kK probes: (input channels, output channels, input side) and
+# the batch; 3-wide kernels, the transposed ones with stride 2, padding 1 and output padding 1 (their output
+# twice the input's side), all without bias.
+CONV3D_PROBES = ((3, 16, 64), (16, 32, 64), (64, 64, 32))
+CONV_TRANSPOSE3D_PROBES = ((16, 32, 32), (64, 64, 16))
+CONV_TRANSPOSE2D_PROBES = ((16, 32, 128), (64, 64, 64))
+CONV_FAMILY_BATCH = 8
 # triton_scalar_loop_* probes: (outer, rows looped over, inner) fp32; a program per (outer, inner) column.
 # wide: 32,768 programs of 1,024 loads; narrow: 264 programs (two per SM) of 8,192 loads.
 SCALAR_LOOP_SHAPES = {"wide": (8, 1024, 4096), "narrow": (1, 8192, 264)}
@@ -451,6 +463,41 @@ def _probes(torch, triton, tl):
             ops=1,
             path="tf32",
         )
+    # The other families at a few depths, each counted as the cost model counts it: a GEMM over the output
+    # positions (the input's, for a transposed convolution) x output channels x input channels x taps.
+    families = (
+        ("conv3d", torch.nn.Conv3d, CONV3D_PROBES, 3, {}),
+        (
+            "conv_transpose3d",
+            torch.nn.ConvTranspose3d,
+            CONV_TRANSPOSE3D_PROBES,
+            3,
+            {"stride": 2, "padding": 1, "output_padding": 1},
+        ),
+        (
+            "conv_transpose2d",
+            torch.nn.ConvTranspose2d,
+            CONV_TRANSPOSE2D_PROBES,
+            2,
+            {"stride": 2, "padding": 1, "output_padding": 1},
+        ),
+    )
+    for family, module, shapes, dims, options in families:
+        for c_in, c_out, side in shapes:
+            layer = module(c_in, c_out, 3, bias=False, **options).to(dev)
+            xf = torch.randn(CONV_FAMILY_BATCH, c_in, *([side] * dims), device=dev)
+            out_elems = layer(xf).numel()
+            positions = CONV_FAMILY_BATCH * (side**dims if options else out_elems // (CONV_FAMILY_BATCH * c_out))
+            depth = c_in * 3**dims
+            add(
+                f"{family}_k{depth}",
+                lambda layer=layer, xf=xf: layer(xf),
+                flops=2 * positions * c_out * depth,
+                bytes=4 * (xf.numel() + out_elems + layer.weight.numel()),
+                reduction=depth,
+                ops=1,
+                path="tf32",
+            )
     xi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     yi = torch.randint(-128, 127, (s, s), device=dev, dtype=torch.int8)
     add("gemm_int8", lambda: torch._int_mm(xi, yi), flops=2 * s**3, bytes=2 * s * s + 4 * s * s, ops=1, path="int8")
