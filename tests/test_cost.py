@@ -3771,3 +3771,63 @@ def test_a_3d_or_transposed_convolution_runs_at_its_familys_measured_rate() -> N
     without = {k: v for k, v in constants.items() if not k.startswith("flops_conv3d_")}
     assert cost.gpu_us(conv, without) == pytest.approx(conv.flops / cost._conv_rate(without, 432), rel=0.02)
     assert cost.gpu_us(conv, without) < cost.gpu_us(conv, constants)
+
+
+def test_dropping_a_weights_transposed_copy_reads_b_k_major_again() -> None:
+    """KL002's fix for `w_t = self.lin.weight.t().contiguous()` handed to a tl.dot GEMM as B: the kernel reads
+    the weight [N, K] with its strides swapped, K-major, at the K-major tile probe's rate (several times the
+    [K, N] layout's for fp32), so the estimate is far more than the copy's own cost. A convolution weight
+    permuted to (taps, C_in, C_out) is not a matrix transposed: only the copy goes."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def gemm(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+            offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+            offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+            offs_k = tl.arange(0, BLOCK_K)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k0 in range(0, K, BLOCK_K):
+                a = tl.load(a_ptr + offs_m[:, None] * s_am + (k0 + offs_k)[None, :] * s_ak)
+                b = tl.load(b_ptr + (k0 + offs_k)[:, None] * s_bk + offs_n[None, :] * s_bn)
+                acc = tl.dot(a, b, acc)
+            tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(4096, 4096)
+
+            def forward(self, x):
+                M, K = x.shape
+                w_t = self.lin.weight.t().contiguous()
+                N = w_t.shape[1]
+                out = torch.empty((M, N), device=x.device)
+                gemm[(M // 128, N // 128)](x, w_t, out, M, N, K, x.stride(0), x.stride(1),
+                                           w_t.stride(0), w_t.stride(1), BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)
+                return out
+
+        def get_inputs():
+            return [torch.randn(8192, 4096)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
+    assert not launch.dot_b_kmajor
+    (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL002"]
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] >= 2.0
+    # The same weight copied as a 4-D permutation (a convolution's taps first): not a matrix transposed.
+    permuted = source.replace(
+        "self.lin = torch.nn.Linear(4096, 4096)", "self.w = torch.nn.Parameter(torch.randn(4096, 1024, 2, 2))"
+    )
+    permuted = permuted.replace(
+        "self.lin.weight.t().contiguous()", "self.w.permute(2, 3, 1, 0).contiguous().view(4096, 4096)"
+    )
+    (finding,) = [f for f in lint_source("k.py", permuted).findings if f.code == "KL002"]
+    assert finding.expected_speedup["for_this_file"]["kernelbench"] < 1.1

@@ -918,7 +918,21 @@ def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
         for i in _on_lines(ops, first, last, {"elementwise"})
         if ops[i].note.startswith("cast") and ops[i].inputs == (-1,)
     }
-    return _without(ops, drop) if drop else None
+    if not drop:
+        return None
+    # A tl.dot kernel handed a parameter matrix's transposed copy reads the matrix itself with its strides
+    # swapped instead: its B operand's layout flips (a weight [N, K] copied to [K, N] is read K-major again, the
+    # layout the K-major tile probes measure several times faster for fp32). A convolution weight permuted to
+    # (taps, C_in, C_out) is not a matrix: read in place, neither of its axes would be unit-stride.
+    flipped = {
+        j
+        for i in drop
+        if ops[i].matrix_transpose and ops[i].inputs == (-1,)
+        for j, op in enumerate(ops)
+        if op.kind == "triton" and op.dot_tile and i in op.inputs
+    }
+    ops = tuple(replace(op, dot_b_kmajor=not op.dot_b_kmajor) if j in flipped else op for j, op in enumerate(ops))
+    return _without(ops, drop)
 
 
 def coalesce(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -324,6 +324,9 @@ class Op:
     # Triton launches with a product: the kernel masks its result to a triangle before storing it and
     # computes every tile (KernelTileFacts.triangle_mask): about half the tiles are thrown away.
     triangle: bool = False
+    # A transposed copy of a 2-D tensor (`w.t().contiguous()`): a matrix's rows made its columns, which a tl.dot
+    # kernel handed the original reads with the strides swapped (KL002's fix in the cost model).
+    matrix_transpose: bool = False
 
     @property
     def product(self) -> bool:
@@ -2743,6 +2746,7 @@ class _Evaluator:
                 in_bytes=(base.nbytes,),
                 out_bytes=base.nbytes,
                 elem_bytes=DTYPE_BYTES.get(base.dtype, 4),
+                matrix_transpose=kind == "transpose_copy" and len(base.shape) == 2,
             )
             index = self._record(record, op)
             same = _token(base) if base.contiguous else None

@@ -30,6 +30,12 @@ class PerCallRelayout(Rule):
     is pure overhead (for a 2048x2048 int8 weight, 4 MiB read and 4 MiB
     written per call, plus a launch). For an activation, the consumer can
     usually read the transposed view through its strides instead.
+    A weight matrix `[N, K]` copied to `[K, N]` for a `tl.dot` kernel's B
+    operand costs more than the copy: the kernel then reads B with N
+    contiguous, which fp32 (TF32) tensor cores run at a fraction of the rate
+    of B read K-major, the weight's own layout (the calibration's tile
+    probes of the two layouts). The estimate for a KernelBench-style file
+    prices both: the copy gone and the product at the K-major rate.
 
     A helper of another module that returns a transposed copy of its
     argument (`return x.permute(order).contiguous()`) is reported at the
