@@ -3831,3 +3831,43 @@ def test_dropping_a_weights_transposed_copy_reads_b_k_major_again() -> None:
     )
     (finding,) = [f for f in lint_source("k.py", permuted).findings if f.code == "KL002"]
     assert finding.expected_speedup["for_this_file"]["kernelbench"] < 1.1
+
+
+def test_a_sequentials_layers_unpack_and_a_modules_build_arguments_and_training_flag_are_read() -> None:
+    """`conv, bn, act = stage` of an nn.Sequential binds its layers; `self.pool.kernel_size` is what the module
+    was built with; `bn.training` is True (a module is built in training mode, and a KernelBench harness never
+    calls .eval())."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stage = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU())
+                self.pool = nn.AvgPool2d(4)
+
+            def forward(self, x):
+                conv, bn, _ = self.stage
+                y = F.conv2d(x, conv.weight, conv.bias, padding=1)
+                if bn.training:
+                    y = (y - y.mean(dim=(0, 2, 3), keepdim=True)) * bn.weight.view(1, -1, 1, 1)
+                return F.avg_pool2d(y, kernel_size=self.pool.kernel_size)
+
+        def get_inputs():
+            return [torch.randn(8, 16, 64, 64)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    e = entry(source)
+    assert not e.unknown
+    (conv,) = [op for op in e.ops if op.kind == "gemm"]
+    assert conv.reduction == 16 * 9 and conv.out_bytes == 8 * 32 * 64 * 64 * 4
+    # The training branch ran: its mean over (0, 2, 3) writes one value per channel.
+    assert [op.out_bytes for op in e.ops if op.kind == "reduction" and not op.note] == [32 * 4]
+    (out,) = e.outputs
+    assert out[1] == (8, 32, 16, 16)  # pooled by the module's kernel_size of 4

@@ -1315,6 +1315,7 @@ class _Evaluator:
         if isinstance(target, cst.Name):
             scope[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
+            value = _layers_of(value)  # `conv1, bn1, relu = stage` of an nn.Sequential: its layers
             values = list(value) if isinstance(value, (list, tuple)) else [None] * len(target.elements)
             if len(values) != len(target.elements):
                 values = [None] * len(target.elements)
@@ -1631,6 +1632,10 @@ class _Evaluator:
             return base.attrs[attr]
         if isinstance(base, _Module) and base.kind == "user" and attr in base.attrs["self"]:
             return base.attrs["self"][attr]  # `block.layers` of a module class of the file, as its __init__ set it
+        if isinstance(base, _Module) and isinstance(base.attrs.get("spec"), dict) and attr in base.attrs["spec"]:
+            return base.attrs["spec"][attr]  # `self.pool.kernel_size`: what the module was built with
+        if isinstance(base, _Module) and base.kind != "user" and attr == "training":
+            return True  # a module is built in training mode, and a KernelBench harness never calls .eval()
         if isinstance(base, _ValuesIndices) and attr in ("values", "indices"):
             return base[0] if attr == "values" else base[1]
         raise _Unknown(f"line {self._line(node)}: attribute `{attr}`")
