@@ -3684,11 +3684,9 @@ def test_fusing_a_statistic_larger_than_a_program_holds_keeps_its_read() -> None
     assert kernelbench(448, 1 << 21) < 1.1  # 8 MB groups: read twice either way
 
 
-def test_strides_handed_through_a_star_tuple_bind_the_kernels_parameters() -> None:
-    """`gemm[grid](a, w, c, M, N, K, *sa, *sb)`: the parameters after a star take the tuple's values, so a
-    weight read as B through (stride_bk, stride_bn) = (1, K) is K-major (its tile rate), and (N, 1) is not."""
-    source = textwrap.dedent(
-        """
+# A tl.dot GEMM reading A and B through the strides it is handed (s_bk, s_bn: B's layout is the launch's).
+STRIDED_GEMM = textwrap.dedent(
+    """
         import torch
         import triton
         import triton.language as tl
@@ -3705,6 +3703,15 @@ def test_strides_handed_through_a_star_tuple_bind_the_kernels_parameters() -> No
                 b = tl.load(b_ptr + (k0 + offs_k)[:, None] * s_bk + offs_n[None, :] * s_bn)
                 acc = tl.dot(a, b, acc)
             tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+    """
+)
+
+
+def test_strides_handed_through_a_star_tuple_bind_the_kernels_parameters() -> None:
+    """`gemm[grid](a, w, c, M, N, K, *sa, *sb)`: the parameters after a star take the tuple's values, so a
+    weight read as B through (stride_bk, stride_bn) = (1, K) is K-major (its tile rate), and (N, 1) is not."""
+    source = STRIDED_GEMM + textwrap.dedent(
+        """
 
         class ModelNew(torch.nn.Module):
             def __init__(self):
@@ -3778,24 +3785,8 @@ def test_dropping_a_weights_transposed_copy_reads_b_k_major_again() -> None:
     the weight [N, K] with its strides swapped, K-major, at the K-major tile probe's rate (several times the
     [K, N] layout's for fp32), so the estimate is far more than the copy's own cost. A convolution weight
     permuted to (taps, C_in, C_out) is not a matrix transposed: only the copy goes."""
-    source = textwrap.dedent(
+    source = STRIDED_GEMM + textwrap.dedent(
         """
-        import torch
-        import triton
-        import triton.language as tl
-
-        @triton.jit
-        def gemm(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn,
-                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-            offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-            offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-            offs_k = tl.arange(0, BLOCK_K)
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            for k0 in range(0, K, BLOCK_K):
-                a = tl.load(a_ptr + offs_m[:, None] * s_am + (k0 + offs_k)[None, :] * s_ak)
-                b = tl.load(b_ptr + (k0 + offs_k)[:, None] * s_bk + offs_n[None, :] * s_bn)
-                acc = tl.dot(a, b, acc)
-            tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
 
         class ModelNew(torch.nn.Module):
             def __init__(self):
