@@ -517,7 +517,8 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             if op.dot_tile:
                 # At its own tile config where the calibration measured it (or the nearest one measured).
                 rate = _tile_rate(op, c) or rate
-            compute = op.flops / rate
+            # tf32x3 (three TF32 products per tl.dot) does its product's work that many times.
+            compute = op.flops * op.dot_passes / rate
         # Millions of programs cost their scheduling, whatever each one moves.
         scheduling = op.programs * c.get("program_us", 0.0)
         # A fixed window's loads (KL029's index-free pool): the measured Triton pool's time per tap.

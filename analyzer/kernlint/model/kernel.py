@@ -29,6 +29,27 @@ class KernelFacts(ModelBase):
         """The argument of a `tl.dot` call that runs fp32 operands without TF32
         (`input_precision="ieee"`, `allow_tf32=False`, or a constexpr flag
         that every launch and config sets so), with its text; None if none."""
+        for arg, value, spelled in self._dot_precision_args(kernel, call):
+            if arg.keyword is not None and arg.keyword.value == "input_precision" and value == "ieee":
+                return arg, f'input_precision="ieee"{spelled}'
+            if arg.keyword is not None and arg.keyword.value == "allow_tf32" and value is False:
+                return arg, f"allow_tf32=False{spelled}"
+        return None
+
+    def dot_tf32x3(self, kernel: Kernel, call: cst.Call) -> bool:
+        """Whether a `tl.dot` call asks for `input_precision="tf32x3"` (written, or a constexpr that every
+        launch and config sets so): fp32 operands each split into a high and a low TF32 part, and three
+        TF32 products summed, so the tensor cores do three times the product's work."""
+        return any(
+            arg.keyword is not None and arg.keyword.value == "input_precision" and value == "tf32x3"
+            for arg, value, _ in self._dot_precision_args(kernel, call)
+        )
+
+    def _dot_precision_args(self, kernel: Kernel, call: cst.Call) -> list[tuple[cst.Arg, object, str]]:
+        """The precision arguments of a `tl.dot` call (`input_precision`, `allow_tf32`) with their values: a
+        literal, or a constexpr's one value at every launch and config (then also how that reads); those
+        whose value is not known are left out."""
+        found = []
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value not in ("input_precision", "allow_tf32"):
                 continue
@@ -40,11 +61,8 @@ class KernelFacts(ModelBase):
                     continue
                 value = next(iter(values.values))
                 spelled = f" ({arg.value.value}={value!r} at every launch)"
-            if arg.keyword.value == "input_precision" and value == "ieee":
-                return arg, f'input_precision="ieee"{spelled}'
-            if arg.keyword.value == "allow_tf32" and value is False:
-                return arg, f"allow_tf32=False{spelled}"
-        return None
+            found.append((arg, value, spelled))
+        return found
 
     def constexpr_values(self, kernel: Kernel, name: str) -> ConstexprValues:
         """The values constexpr `name` of `kernel` takes: from each autotune

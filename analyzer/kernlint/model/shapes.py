@@ -67,6 +67,9 @@ IM2COL = "F.unfold (im2col)"
 EXPANSION = 2
 # A warp's load is served in 32-byte sectors: lanes whose elements lie this far apart or more each need one.
 SECTOR_BYTES = 32
+# A tl.dot with input_precision="tf32x3": a_hi*b_hi + a_hi*b_lo + a_lo*b_hi, three TF32 MMAs per product (the
+# definition of the method, not a measured rate).
+TF32X3_PASSES = 3
 # The program ids per grid axis at which a loop bound read from the id is evaluated (evenly spread) to
 # average its trips: enough for a bound that grows linearly with the id (a causal mask's).
 PID_SAMPLES = 64
@@ -327,6 +330,10 @@ class Op:
     # A transposed copy of a 2-D tensor (`w.t().contiguous()`): a matrix's rows made its columns, which a tl.dot
     # kernel handed the original reads with the strides swapped (KL002's fix in the cost model).
     matrix_transpose: bool = False
+    # Triton launches of a tl.dot kernel on the TF32 path with `input_precision="tf32x3"`: each product is three
+    # TF32 MMAs (each operand split into a high and a low TF32 part; the low x low term dropped), so the
+    # tensor cores do this many times the product's flops.
+    dot_passes: int = 1
 
     @property
     def product(self) -> bool:
@@ -3180,6 +3187,13 @@ class _Evaluator:
             return "bf16" if converted == {"bfloat16"} else "fp16"
         return "int8" if elem == 1 else "tf32"
 
+    def _tf32x3(self, kernel) -> bool:
+        """Whether every tl.dot of the kernel (or of the jit functions it calls) asks for tf32x3."""
+        model = self.model
+        assert isinstance(model, KernelFacts)
+        dots = [call for call in kernel.function.calls if model.is_tl(call.func, "dot")]
+        return bool(dots) and all(model.dot_tf32x3(kernel, call) for call in dots)
+
     def _triton_launch(self, node: cst.Call, scope: dict, record: bool):
         func = node.func
         assert isinstance(func, cst.Subscript)
@@ -3249,6 +3263,7 @@ class _Evaluator:
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
         dot_b_kmajor = False
+        dot_passes = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = launched
@@ -3294,6 +3309,8 @@ class _Evaluator:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
                 dot_b_kmajor = self._b_kmajor(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
+            if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
+                dot_passes = TF32X3_PASSES
         # A product sized from whole tensors that a step of a data loop works on a slice of (an RNN cell's
         # launch handed `t`, reading step t's gates): that step's share of it, as for its bytes.
         flops //= share
@@ -3386,6 +3403,7 @@ class _Evaluator:
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
+                dot_passes=dot_passes,
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
                 strided_lanes=strided_lanes,
