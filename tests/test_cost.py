@@ -287,7 +287,7 @@ def test_the_estimate_is_within_the_bars_on_the_measured_validation_pairs() -> N
 def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> None:
     """The model's structure on a GPU it was not built on: every constant re-measured by the same probes on an
     H200 (kernels/kernlint/kernels/measurements/checks/h200/), none fitted to that GPU's validation
-    measurements, against the 41 validation files measured there. The misses are listed exactly."""
+    measurements, against the 42 validation files measured there. The misses are listed exactly."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import costmodel
 
@@ -300,7 +300,7 @@ def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> 
         rows = costmodel.rows(str(check / "costmodel"))
     finally:
         cost.calibration = original  # type: ignore[assignment]
-    assert len(rows) == 41
+    assert len(rows) == 42
     names = {r["name"] for r in rows}
     missed = {mode: names - set(costmodel.close(rows, mode)) for mode in ("kernelbench", "eager", "graph")}
     no_graph = {r["name"] for r in rows if r["measured"].get("graph") is None}
@@ -3942,3 +3942,23 @@ def test_a_dot_whose_k_is_one_step_adds_its_stores_to_its_product() -> None:
     assert time == pytest.approx(product + output, rel=0.01)
     time, product, output = timed(1024)  # 32 K steps: the product's time alone
     assert time == pytest.approx(product, rel=0.01) and product > output
+
+
+def test_a_transposed_convolution_masking_its_taps_by_parity_computes_stride_to_the_dims_taps_per_one() -> None:
+    """KL025's INVALID example of a transposed convolution gathered over every tap with parity masks (two
+    dimensions): at stride 2 its tl.dot runs 4 tap products per tap that lands, at stride 3 nine, at stride
+    1 one (every tap lands: no finding); the fix (one launch per output phase) divides the product by it."""
+    from kernlint.rules.kl025_structure_blind_gemm import StructureBlindGemm
+
+    source = textwrap.dedent(StructureBlindGemm.INVALID[-1].code)
+
+    def launch(stride: int):
+        (op,) = [op for op in entry(source.replace("STRIDE = 2", f"STRIDE = {stride}")).ops if op.kind == "triton"]
+        return op
+
+    assert [launch(s).parity_waste for s in (1, 2, 3)] == [1, 4, 9]
+    op = launch(2)
+    fixed = cost.structured_gemm((op,), op.kernel_lines[0] + 11, op.kernel_lines[0] + 11)
+    assert fixed is not None and fixed[0].flops == op.flops // 4 and fixed[0].parity_waste == 1
+    (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL025"]
+    assert 3.5 < finding.expected_speedup["for_this_file"]["kernelbench"] <= 4.0

@@ -1610,8 +1610,10 @@ def persistent_rnn(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...]
 
 def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """A GEMM with a diagonal operand as row/column scaling (the dense
-    diagonal is never built), and a GEMM whose result is masked to a
-    triangle as a triangular GEMM (half the flops, the mask in its store)."""
+    diagonal is never built), a GEMM whose result is masked to a
+    triangle as a triangular GEMM (half the flops, the mask in its store),
+    and a transposed convolution whose taps are masked by stride parity as
+    one split by output phase (only the taps that land computed)."""
     out = list(ops)
     drop: set[int] = set()
     changed = False
@@ -1634,6 +1636,11 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
         # the tiles on the zero side skipped, as for a torch product masked by tril/triu.
         if op.triangle and (_at(op, first, last) or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1]):
             out[i] = replace(op, flops=op.flops // 2, triangle=False)
+            changed = True
+        # A transposed convolution gathered over every tap with stride-parity masks: split by output phase,
+        # each program loops over only the taps that land.
+        if op.parity_waste > 1 and (_at(op, first, last) or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1]):
+            out[i] = replace(op, flops=op.flops // op.parity_waste, parity_waste=1)
             changed = True
     gemms = _on_lines(ops, first, last, {"gemm"})
     if not gemms and not changed:

@@ -309,6 +309,55 @@ class KernelTileFacts(KernelLoopFacts):
                 return node
         return None
 
+    @kernel_fact
+    def parity_masks(self, kernel: Kernel) -> tuple[tuple[cst.Comparison, cst.BaseExpression], ...]:
+        """The stride-parity tests of a tl.dot kernel's taps that mask what it computes rather than skip a tap
+        (`vd = (td >= 0) & (td % STRIDE == 0) & ...`, one per output dimension): a remainder compared with 0,
+        in a loop around a `tl.dot`, not in an `if` test; each with its modulus (the stride). A transposed
+        convolution written as a gather over every tap so runs the products of the taps these masks zero
+        (KL025, and the flops its fix saves in the cost model). One per remainder's left operand."""
+        body = kernel.function.node
+        if body is None or not self.kernel_uses(kernel, "dot"):
+            return ()
+        remainders = [
+            n for n in walk(body) if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo)
+        ]
+        if not remainders:
+            return ()  # most kernels: the walks below are not needed
+        tested = {id(n) for node in walk(body) if isinstance(node, (cst.If, cst.While)) for n in walk(node.test)}
+        around_dots = {
+            id(n)
+            for loop in walk(body)
+            if isinstance(loop, cst.For)
+            and any(isinstance(c, cst.Call) and self.is_tl(c.func, "dot") for c in walk(loop.body))
+            for n in walk(loop.body)
+        }
+        found: list[tuple[cst.Comparison, cst.BaseExpression]] = []
+        seen: set[str] = set()
+        for node in walk(body):
+            if not isinstance(node, cst.Comparison) or id(node) not in around_dots or id(node) in tested:
+                continue
+            if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, cst.Equal):
+                continue
+            sides = (node.left, node.comparisons[0].comparator)
+            remainder = next(
+                (
+                    side
+                    for side, other in (sides, sides[::-1])
+                    if literal_value(other) == 0
+                    and isinstance(side, cst.BinaryOperation)
+                    and isinstance(side.operator, cst.Modulo)
+                ),
+                None,
+            )
+            if remainder is None:
+                continue
+            dividend = self.code(remainder.left)
+            if dividend not in seen:
+                seen.add(dividend)
+                found.append((node, remainder.right))
+        return tuple(found)
+
     def row_passes(self, kernel: Kernel) -> tuple[RowPasses, ...]:
         """For each statement block of the body and each pointer parameter,
         the sequential loops of that block (not nested in one another) that

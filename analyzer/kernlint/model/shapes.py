@@ -334,6 +334,10 @@ class Op:
     # TF32 MMAs (each operand split into a high and a low TF32 part; the low x low term dropped), so the
     # tensor cores do this many times the product's flops.
     dot_passes: int = 1
+    # Triton launches of a tl.dot kernel whose flops are counted from its loops, and whose taps are masked by
+    # stride parity (`td % STRIDE == 0`: a transposed convolution gathered over every tap, KL025): the taps it
+    # computes per tap that lands (stride to the power of the masked dimensions, at the launch's values).
+    parity_waste: int = 1
 
     @property
     def product(self) -> bool:
@@ -3187,6 +3191,23 @@ class _Evaluator:
             return "bf16" if converted == {"bfloat16"} else "fp16"
         return "int8" if elem == 1 else "tf32"
 
+    def _parity_waste(self, kernel, node: cst.Call, values: dict[int, object]) -> int:
+        """The taps a tl.dot kernel computes per tap that lands, where stride-parity tests mask its taps
+        (`KernelTileFacts.parity_masks`): the product of their moduli at the launch's values; 1 where there are
+        none or a modulus is not known."""
+        model = self.model
+        masks = model.parity_masks(kernel) if isinstance(model, KernelTileFacts) else ()
+        if not masks:
+            return 1
+        given = self._launch_values(kernel, node, values)
+        waste = 1
+        for _, modulus in masks:
+            stride = self._kernel_number(kernel, modulus, given)
+            if stride is None or stride < 1:
+                return 1
+            waste *= stride
+        return waste
+
     def _tf32x3(self, kernel) -> bool:
         """Whether every tl.dot of the kernel (or of the jit functions it calls) asks for tf32x3."""
         model = self.model
@@ -3264,6 +3285,7 @@ class _Evaluator:
         dot_mn: tuple[int, ...] = ()
         dot_b_kmajor = False
         dot_passes = 1
+        parity_waste = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
         elem = DTYPE_BYTES.get(max(tensors, key=lambda t: t.nbytes).dtype, 4) if tensors else 4
         kernel = launched
@@ -3303,6 +3325,8 @@ class _Evaluator:
                 # projection), which no shape match names: the products its fixed tiles compute per program.
                 flops = self._tile_flops(kernel, node, values, programs, axes)
                 share = 1  # from the launch's own tiles and grid: one step's work already
+                if flops:
+                    parity_waste = self._parity_waste(kernel, node, values)
                 if flops and tensors:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
@@ -3404,6 +3428,7 @@ class _Evaluator:
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
                 dot_passes=dot_passes,
+                parity_waste=parity_waste,
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
                 strided_lanes=strided_lanes,

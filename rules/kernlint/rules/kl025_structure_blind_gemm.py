@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 from kernlint.findings import Category, Severity
-from kernlint.model import FileModel, FunctionInfo
+from kernlint.model import FileModel, FunctionInfo, Kernel
 from kernlint.model.attention import StructuredProduct
 from kernlint.model.shapes import IM2COL, im2col_readers
 from kernlint.registry import Invalid, Report, Rule, Valid
@@ -30,7 +30,13 @@ class StructureBlindGemm(Rule):
     im2col or zero-inserted copy of its input), writes the column matrix (each
     input element once per kernel tap) and a GEMM (a Triton `tl.dot` kernel or
     torch's matmul) reads it back; its estimate drops the column matrix, the
-    GEMM reading the windows from the input.
+    GEMM reading the windows from the input. And it finds a transposed
+    convolution written as a gather over every kernel tap: a `tl.dot` kernel
+    whose taps are masked by stride parity (`(od + PAD - kd) % STRIDE == 0`
+    in the load's mask, one test per output dimension), where the file's
+    forward launches it with a stride above 1: each output takes only one
+    tap in `stride` per dimension, so the kernel runs `stride**dims` tap
+    products for each one that lands (8 at stride 2 in 3-D).
 
     It stays silent on `torch.diag` of something that is not multiplied,
     on a triangular mask of a tensor that is not a product (a causal mask
@@ -45,7 +51,10 @@ class StructureBlindGemm(Rule):
     kernel writes it and the GEMM reads it back, where cuDNN's or a Triton
     implicit GEMM loads each window from the input, which stays in cache. A
     product masked to a triangle computes every tile of the output and
-    throws half of them away, then a second kernel writes the mask.
+    throws half of them away, then a second kernel writes the mask. A
+    parity-masked gather loads zeros for the taps that do not land and still
+    multiplies them on the tensor cores: 7 of 8 products wasted at stride 2
+    in 3-D.
 
     ## Example
     ```python
@@ -60,7 +69,13 @@ class StructureBlindGemm(Rule):
     ```
     and for a triangular result, a GEMM that skips the tiles outside the
     triangle and applies the mask in its store (a Triton kernel whose grid
-    covers only the lower or upper tiles).
+    covers only the lower or upper tiles). For a parity-masked transposed
+    convolution, one grid (or program axis) per output phase `r = (o + PAD)
+    % STRIDE`, each program looping over its phase's taps only:
+    ```python
+    for kh in range((r_h + PAD) % STRIDE, K, STRIDE):   # every tap lands
+        ih = (oh + PAD - kh) // STRIDE
+    ```
 
     ## Fix safety
     No automatic fix: `torch.diag` of a 2-D tensor extracts a diagonal
@@ -78,22 +93,96 @@ class StructureBlindGemm(Rule):
     category = Category.ALGORITHM_REPLACEMENT
     severity = Severity.WARNING
     summary = (
-        "A dense GEMM with a diagonal matrix built by torch.diag, a full GEMM masked to a triangle, or a convolution "
-        "lowered to an im2col matrix (F.unfold, or a Triton kernel that expands its input) that a GEMM reads."
+        "A dense GEMM with a diagonal matrix built by torch.diag, a full GEMM masked to a triangle, a convolution "
+        "lowered to an im2col matrix (F.unfold, or a Triton kernel that expands its input) that a GEMM reads, or a "
+        "transposed convolution whose tl.dot runs every tap and masks those the stride skips."
     )
     bottleneck = (
         "Wasted compute and traffic: the GEMM multiplies zeros (a dense diagonal matrix), computes tiles the "
-        "triangular mask throws away, or reads a column matrix that repeats each input element once per kernel tap."
+        "triangular mask throws away, reads a column matrix that repeats each input element once per kernel tap, or "
+        "multiplies the masked-out taps of a strided transposed convolution."
     )
     method = (
         "Use the structure: scale rows or columns by the diagonal's vector instead of a GEMM, compute only the "
         "triangle's tiles with the mask applied in the GEMM's store, and read a convolution's windows from its input "
-        "(cuDNN's convolution, or an implicit-GEMM kernel) instead of an im2col matrix."
+        "(cuDNN's convolution, or an implicit-GEMM kernel) instead of an im2col matrix, and split a strided "
+        "transposed convolution by output phase so each program loops over only the taps that land."
     )
     priority = 11
     fix_effect = "structured_gemm"
 
     VALID = [
+        # A transposed convolution gathered over every tap at stride 1 (every tap lands), and one split by
+        # output phase, each launch looping over only its phase's taps.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def convt(x_ptr, w_ptr, y_ptr, H, W, OH, OW, C: tl.constexpr, S: tl.constexpr, K: tl.constexpr, BM: tl.constexpr):
+                m = tl.program_id(0) * BM + tl.arange(0, BM)
+                c = tl.arange(0, C)
+                oh, ow = m // OW, m % OW
+                acc = tl.zeros((BM, C), tl.float32)
+                for kh in tl.static_range(K):
+                    th = oh + 1 - kh
+                    for kw in tl.static_range(K):
+                        tw = ow + 1 - kw
+                        ok = (th >= 0) & (th % S == 0) & (th // S < H) & (tw >= 0) & (tw % S == 0) & (tw // S < W)
+                        a = tl.load(x_ptr + c[None, :] * H * W + ((th // S) * W + tw // S)[:, None], mask=ok[:, None], other=0.0)
+                        acc = tl.dot(a, tl.load(w_ptr + ((kh * K + kw) * C + c[:, None]) * C + c[None, :]), acc)
+                tl.store(y_ptr + c[None, :] * OH * OW + m[:, None], acc, mask=(m < OH * OW)[:, None])
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, w):
+                    C, H, W = x.shape
+                    OH, OW = (H - 1) * STRIDE + 2, (W - 1) * STRIDE + 2
+                    y = torch.empty((C, OH, OW), device=x.device)
+                    convt[(triton.cdiv(OH * OW, 128),)](x, w, y, H, W, OH, OW, C=C, S=STRIDE, K=4, BM=128)
+                    return y
+            STRIDE = 1
+            def get_inputs():
+                return [torch.randn(64, 512, 512), torch.randn(16, 64, 64)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def convt_phase(x_ptr, w_ptr, y_ptr, H, W, OH, OW, C: tl.constexpr, RH: tl.constexpr, RW: tl.constexpr,
+                            K: tl.constexpr, BM: tl.constexpr):
+                q = tl.program_id(0) * BM + tl.arange(0, BM)
+                c = tl.arange(0, C)
+                oh, ow = (q // (OW // 2)) * 2 + RH, (q % (OW // 2)) * 2 + RW
+                acc = tl.zeros((BM, C), tl.float32)
+                for kh in tl.static_range((RH + 1) % 2, K, 2):
+                    ih = (oh + 1 - kh) // 2
+                    for kw in tl.static_range((RW + 1) % 2, K, 2):
+                        iw = (ow + 1 - kw) // 2
+                        ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+                        a = tl.load(x_ptr + c[None, :] * H * W + (ih * W + iw)[:, None], mask=ok[:, None], other=0.0)
+                        acc = tl.dot(a, tl.load(w_ptr + ((kh * K + kw) * C + c[:, None]) * C + c[None, :]), acc)
+                tl.store(y_ptr + c[None, :] * OH * OW + (oh * OW + ow)[:, None], acc, mask=(oh < OH)[:, None])
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, w):
+                    C, H, W = x.shape
+                    OH, OW = 2 * H, 2 * W
+                    y = torch.empty((C, OH, OW), device=x.device)
+                    convt_phase[(triton.cdiv(H * W, 128),)](x, w, y, H, W, OH, OW, C=C, RH=0, RW=0, K=4, BM=128)
+                    convt_phase[(triton.cdiv(H * W, 128),)](x, w, y, H, W, OH, OW, C=C, RH=0, RW=1, K=4, BM=128)
+                    convt_phase[(triton.cdiv(H * W, 128),)](x, w, y, H, W, OH, OW, C=C, RH=1, RW=0, K=4, BM=128)
+                    convt_phase[(triton.cdiv(H * W, 128),)](x, w, y, H, W, OH, OW, C=C, RH=1, RW=1, K=4, BM=128)
+                    return y
+            def get_inputs():
+                return [torch.randn(64, 512, 512), torch.randn(16, 64, 64)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # A triangle-masked Triton GEMM that returns early from the tiles wholly below the diagonal, a causal
         # attention kernel whose mask is on each tile of scores inside its loop, and a chunk's causal mask
         # within the one tile each program computes (no tile to skip).
@@ -454,6 +543,43 @@ class StructureBlindGemm(Rule):
             line=12,
             column=12,
         ),
+        # A transposed convolution at stride 2 gathered over all 16 taps, the taps masked by parity: 3 of 4
+        # products multiply zeros.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def convt(x_ptr, w_ptr, y_ptr, H, W, OH, OW, C: tl.constexpr, S: tl.constexpr, K: tl.constexpr, BM: tl.constexpr):
+                m = tl.program_id(0) * BM + tl.arange(0, BM)
+                c = tl.arange(0, C)
+                oh, ow = m // OW, m % OW
+                acc = tl.zeros((BM, C), tl.float32)
+                for kh in tl.static_range(K):
+                    th = oh + 1 - kh
+                    for kw in tl.static_range(K):
+                        tw = ow + 1 - kw
+                        ok = (th >= 0) & (th % S == 0) & (th // S < H) & (tw >= 0) & (tw % S == 0) & (tw // S < W)
+                        a = tl.load(x_ptr + c[None, :] * H * W + ((th // S) * W + tw // S)[:, None], mask=ok[:, None], other=0.0)
+                        acc = tl.dot(a, tl.load(w_ptr + ((kh * K + kw) * C + c[:, None]) * C + c[None, :]), acc)
+                tl.store(y_ptr + c[None, :] * OH * OW + m[:, None], acc, mask=(m < OH * OW)[:, None])
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, w):
+                    C, H, W = x.shape
+                    OH, OW = (H - 1) * STRIDE + 2, (W - 1) * STRIDE + 2
+                    y = torch.empty((C, OH, OW), device=x.device)
+                    convt[(triton.cdiv(OH * OW, 128),)](x, w, y, H, W, OH, OW, C=C, S=STRIDE, K=4, BM=128)
+                    return y
+            STRIDE = 2
+            def get_inputs():
+                return [torch.randn(64, 512, 512), torch.randn(16, 64, 64)]
+            def get_init_inputs():
+                return []
+            """,
+            line=15,
+            column=31,
+        ),
     ]
 
     def check(self, model: FileModel) -> Iterator[Report]:
@@ -470,20 +596,8 @@ class StructureBlindGemm(Rule):
             mask = model.triangle_mask(kernel)
             if mask is None or not model.launches_of(kernel):
                 continue
-            yield Report(
-                node=mask,
-                message=(
-                    f"`{kernel.name}` masks its `tl.dot` result to a triangle (`{model.code(mask)}`) before the "
-                    "store but computes every output tile: the tiles wholly on the masked side of the diagonal, "
-                    "about half, are computed to be thrown away"
-                ),
-                plan=(
-                    f"In `{kernel.name}`, exit early from a program whose tile lies wholly on the masked side (store "
-                    "the mask's value if the output is not preset, then `return`), or launch only the triangle's "
-                    "tiles; keep the mask for the diagonal tiles. When the operands are triangular too, start or "
-                    "stop each tile's K loop at the diagonal."
-                ),
-            )
+            yield _triangle_report(model, kernel, mask)
+        yield from _parity_reports(model)
 
     def _report(self, model: FileModel, function: FunctionInfo, found: StructuredProduct) -> Report:
         product = " ".join(model.code(found.product).split())
@@ -586,3 +700,60 @@ def _unfolding_call(model: FileModel, function: FunctionInfo, line: int) -> cst.
         ):
             return call
     return None
+
+
+def _triangle_report(model: FileModel, kernel: Kernel, mask: cst.Comparison) -> Report:
+    return Report(
+        node=mask,
+        message=(
+            f"`{kernel.name}` masks its `tl.dot` result to a triangle (`{model.code(mask)}`) before the "
+            "store but computes every output tile: the tiles wholly on the masked side of the diagonal, "
+            "about half, are computed to be thrown away"
+        ),
+        plan=(
+            f"In `{kernel.name}`, exit early from a program whose tile lies wholly on the masked side (store "
+            "the mask's value if the output is not preset, then `return`), or launch only the triangle's "
+            "tiles; keep the mask for the diagonal tiles. When the operands are triangular too, start or "
+            "stop each tile's K loop at the diagonal."
+        ),
+    )
+
+
+def _parity_reports(model: FileModel) -> Iterator[Report]:
+    """A transposed convolution gathered over every tap, its taps masked by stride parity, at a launch of the
+    file's forward whose stride is above 1 (the entry point's Op says how many taps it runs per tap that lands)."""
+    entry = model.entry_point
+    if entry is None or entry.unknown:
+        return
+    for kernel in model.kernel_list:
+        masks = model.parity_masks(kernel)
+        if not masks or kernel.function.node is None:
+            continue
+        span = model.span(kernel.function.node)
+        waste = max(
+            (
+                op.parity_waste
+                for op in entry.ops
+                if op.kind == "triton" and op.kernel_lines == (span.line, span.end_line)
+            ),
+            default=1,
+        )
+        if waste <= 1:
+            continue
+        first, modulus = masks[0]
+        tests = ", ".join(f"`{model.code(test)}`" for test, _ in masks)
+        yield Report(
+            node=first,
+            message=(
+                f"`{kernel.name}` runs its `tl.dot` over every tap of a transposed convolution and masks the taps "
+                f"the stride skips ({tests}): at the launch's stride, {waste - 1} of every {waste} tap products "
+                "multiply masked-out zeros"
+            ),
+            plan=(
+                f"Split `{kernel.name}`'s outputs by phase, `r = (o + padding) % {model.code(modulus)}` in each masked "
+                f"dimension ({waste} phases: a grid axis or one launch each), and loop each program over its phase's "
+                f"taps only, `for kh in range((r_h + padding) % {model.code(modulus)}, K, {model.code(modulus)})` with "
+                f"`ih = (oh + padding - kh) // {model.code(modulus)}` exact, so every product lands and the parity "
+                "masks go; or call torch's conv_transpose (cuDNN)."
+            ),
+        )
