@@ -3962,3 +3962,44 @@ def test_a_transposed_convolution_masking_its_taps_by_parity_computes_stride_to_
     assert fixed is not None and fixed[0].flops == op.flops // 4 and fixed[0].parity_waste == 1
     (finding,) = [f for f in lint_source("k.py", source).findings if f.code == "KL025"]
     assert 3.5 < finding.expected_speedup["for_this_file"]["kernelbench"] <= 4.0
+
+
+def test_an_a_operand_read_m_major_puts_a_tf32_dot_on_its_slow_path() -> None:
+    """A tl.dot whose A is read with a unit stride along M (an implicit-GEMM convolution's gathered NCHW
+    pixels; A = a.t()): TF32 then runs at the rate of a tile with an operand off K-major whatever B's layout.
+    The H200 record's A-M-major probes (`tf32m`, `tf32mk`) price it where they exist; the H100 record has
+    none yet, and a B read K-major then falls back to the row-major-B probes' rate, not the K-major ones'."""
+    source = STRIDED_GEMM + textwrap.dedent(
+        """
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, a, b):
+                K, M = a.shape
+                N = b.shape[1]
+                c = torch.empty((M, N), device=a.device)
+                gemm[(M // 128, N // 128)](a, b, c, M, N, K, A_STRIDES, B_STRIDES, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)
+                return c
+
+        def get_inputs():
+            return [torch.randn(4096, 4096), torch.randn(4096, 4096)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+
+    def launch(a: str, b: str):
+        (op,) = [op for op in entry(source.replace("A_STRIDES", a).replace("B_STRIDES", b)).ops if op.kind == "triton"]
+        return op
+
+    k_major, m_major = "K, 1", "1, M"
+    assert (launch(k_major, "1, K").dot_a_mmajor, launch(m_major, "1, K").dot_a_mmajor) == (False, True)
+    h100 = cost.calibration().constants
+    h200 = cost.load_calibration(str(ROOT / "kernels/kernlint/kernels/measurements/checks/h200/calibration_h200.json"))
+    assert h200 is not None
+    tile = "128x128x32_w4_s3"
+    fast, slow = h100[f"flops_tile_tf32k_{tile}"], h100[f"flops_tile_tf32_{tile}"]
+    assert cost._tile_rate(launch(k_major, "1, K"), h100) == fast
+    assert cost._tile_rate(launch(m_major, "1, K"), h100) == slow  # no tf32mk probes in the H100 record
+    assert cost._tile_rate(launch(m_major, "1, K"), h200.constants) == h200.constants[f"flops_tile_tf32mk_{tile}"]
+    assert cost._tile_rate(launch(m_major, "N, 1"), h200.constants) == h200.constants[f"flops_tile_tf32m_{tile}"]

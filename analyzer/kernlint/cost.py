@@ -628,8 +628,13 @@ def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None
     if path is None:
         path = "fp16" if op.path in ("fp16", "bf16") else op.path
     prefix = f"{constant}{path}_"
-    if op.dot_b_kmajor and any(key.startswith(f"{constant}{path}k_") for key in c):
-        prefix = f"{constant}{path}k_"  # B read K-major (a weight [N, K]): the probes that read it so
+    # The probes that read the operands as the launch does: B K-major (a weight [N, K]: `k`), A M-major (an
+    # implicit-GEMM convolution's gathered pixels: `m`), where the record has them. Without A-M-major probes
+    # (the H100's record, for now) an A read M-major takes the row-major-B probes' rate however B is read:
+    # one operand off K-major puts TF32 on its slow path (on an H200, 82 TFLOPS either way at 128x128x32).
+    layout = ("m" if op.dot_a_mmajor else "") + ("k" if op.dot_b_kmajor else "")
+    if layout and any(key.startswith(f"{constant}{path}{layout}_") for key in c):
+        prefix = f"{constant}{path}{layout}_"
     best: tuple[float, float] | None = None
     for key, value in c.items():
         if not key.startswith(prefix):

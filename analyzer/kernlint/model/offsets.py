@@ -539,12 +539,22 @@ class OffsetFacts(KernelFacts):
         operand (`b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn`: the two strides; None
         for an axis added without one, a unit stride), when all the dots agree; None where an address does
         not show both axes (a block pointer, a computed operand)."""
+        return self._dot_operand_strides(kernel, 1)
+
+    def dot_a_strides(self, kernel: Kernel) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None:
+        """The same for every `tl.dot`'s A operand: the multipliers of its M axis (rows) and its K axis
+        (columns), `a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak`."""
+        return self._dot_operand_strides(kernel, 0)
+
+    def _dot_operand_strides(
+        self, kernel: Kernel, which: int
+    ) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None:
         found: tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None = None
         for call in kernel.function.calls:
             if not self.is_tl(call.func, "dot"):
                 continue
             operands = positional(call)[:2]
-            b = operands[1] if len(operands) == 2 else None
+            b = operands[which] if len(operands) == 2 else None
             # `tl.trans(k)` (or `k.T`): B is the loaded tile transposed, its K axis the tile's axis 1.
             flipped = False
             if isinstance(b, cst.Call) and self.is_tl(b.func, "trans") and len(positional(b)) == 1:

@@ -311,6 +311,11 @@ class Op:
     # Triton launches of a tl.dot kernel: its B operand is read K-major (a weight [N, K] read transposed, as
     # kernels read an nn.Linear weight), where the launch shows the strides; TF32 runs several times faster so.
     dot_b_kmajor: bool = False
+    # ... and its A operand is read M-major (unit stride along M, another along K: an implicit-GEMM convolution
+    # gathering NCHW pixels as A's rows): TF32 then runs at the rate of a tile with one operand not K-major,
+    # whatever B's layout (measured on an H200: 82 TFLOPS for A M-major and B K-major at 128x128x32, as for
+    # A K-major and B N-major, against 286 with both K-major).
+    dot_a_mmajor: bool = False
     # Triton launches: the bytes of the tensors the kernel loads with every vector lane a stride apart (KL030),
     # and the smallest such stride in elements, at the launch's values.
     strided_bytes: int = 0
@@ -3283,7 +3288,7 @@ class _Evaluator:
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
-        dot_b_kmajor = False
+        dot_b_kmajor = dot_a_mmajor = False
         dot_passes = 1
         parity_waste = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -3332,6 +3337,7 @@ class _Evaluator:
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
                 dot_b_kmajor = self._b_kmajor(kernel, node, values)
+                dot_a_mmajor = self._a_mmajor(kernel, node, values)
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
                 dot_passes = TF32X3_PASSES
@@ -3427,6 +3433,7 @@ class _Evaluator:
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
+                dot_a_mmajor=dot_a_mmajor,
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
                 strided_bytes=strided_bytes,
@@ -3659,6 +3666,16 @@ class _Evaluator:
         # Through the kernel's names bound once (`row_stride = 3 * C`), at the launch's values.
         k, n = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
         return k == 1 and n is not None and n != 1
+
+    def _a_mmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
+        """Whether the launch's tl.dot reads A with a unit stride along M and another along K."""
+        model = self.model
+        strides = model.dot_a_strides(kernel) if isinstance(model, OffsetFacts) else None
+        if strides is None:
+            return False
+        given = self._launch_values(kernel, node, values)
+        m, k = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
+        return m == 1 and k is not None and k != 1
 
     def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int, int]:
         """(bytes, smallest lane stride, fewest lanes) of the tensors the launch's kernel loads with all its

@@ -45,6 +45,12 @@ Probes (each name is a key of the record's "probes"):
     weight), where TF32 runs about 3x faster than on a row-major B (first
     measured as a supplement: ``--only triton_dot_tile_tf32k_ --only
     triton_dot_tile_fp16k_`` adds probes to an existing record);
+  * ``triton_dot_tile_{tf32m,tf32mk}_{BM}x{BN}x{BK}_w{W}_s{S}``: the same,
+    A read M-major (A = a.t() of an a [K, M]: an implicit-GEMM convolution
+    gathering NCHW pixels as A's rows), B row-major (``m``) or K-major
+    (``mk``): on an H200 TF32 ran at about the row-major-B rate with B
+    K-major, and about half of it with B row-major (fp16 does not care);
+    supplement: ``--only triton_dot_tile_tf32m``;
   * ``triton_dot_programs_{fp16,tf32,fp16k,tf32k}_{BM}x{BN}x{BK}_w{W}_s{S}``:
     the same kernel at each config over ``DOT_PROGRAMS`` output tiles (one
     row of tiles, N = DOT_PROGRAMS x BN, K = ``DOT_PROGRAMS_K``), fewer
@@ -197,6 +203,8 @@ DOT_PATHS = (
     ("fp16k", "float16", True),
     ("tf32k", "float32", True),
 )
+# The triton_dot_tile_* paths whose A is read M-major (TF32 only): (label, B read K-major).
+DOT_PATHS_A_MMAJOR = (("tf32m", False), ("tf32mk", True))
 # triton_dot_programs_*: output tiles (programs, one per SM) and the depth each one's loop streams.
 DOT_PROGRAMS = 32
 DOT_PROGRAMS_K = 16384
@@ -319,11 +327,46 @@ def _probe_kernels(triton, tl):
             acc += tl.dot(a, b, input_precision=PRECISION)
         tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
 
-    def dot(a, b, c, precision, tile=DOT_TILE, b_kmajor=False):
+    @triton.jit
+    def dot_gemm_strided(
+        a_ptr,
+        b_ptr,
+        c_ptr,
+        M,
+        N,
+        K,
+        stride_am,
+        stride_ak,
+        stride_bk,
+        stride_bn,
+        BLOCK_M: tl.constexpr,  # type: ignore[name-defined]
+        BLOCK_N: tl.constexpr,  # type: ignore[name-defined]
+        BLOCK_K: tl.constexpr,  # type: ignore[name-defined]
+    ):
+        # A and B read through the strides they are handed (the A-M-major probes: A = a.t()).
+        offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k + offs_k)[None, :] * stride_ak)
+            b = tl.load(b_ptr + (k + offs_k)[:, None] * stride_bk + offs_n[None, :] * stride_bn)
+            acc += tl.dot(a, b)
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(c_ptr.dtype.element_ty))
+
+    def dot(a, b, c, precision, tile=DOT_TILE, b_kmajor=False, a_mmajor=False):
         """c = a @ B, B given as b [K, N] (row-major), or with b_kmajor as a weight b [N, K] (B = b.t())."""
         M, K = a.shape
         N = b.shape[0] if b_kmajor else b.shape[1]
         options = {"num_warps": tile[3], "num_stages": tile[4]} if len(tile) == 5 else {}
+        if a_mmajor:
+            # a [K, M] read as A = a.t() (TF32, tl.dot's default), B as above.
+            M, K = a.shape[1], a.shape[0]
+            bk, bn = (1, K) if b_kmajor else (N, 1)
+            dot_gemm_strided[(M // tile[0], N // tile[1])](
+                a, b, c, M, N, K, 1, M, bk, bn, BLOCK_M=tile[0], BLOCK_N=tile[1], BLOCK_K=tile[2], **options
+            )
+            return c
         kernel = dot_gemm_kmajor if b_kmajor else dot_gemm
         kernel[(M // tile[0], N // tile[1])](
             a, b, c, M, N, K, BLOCK_M=tile[0], BLOCK_N=tile[1], BLOCK_K=tile[2], PRECISION=precision, **options
@@ -609,6 +652,23 @@ def _probes(torch, triton, tl):
                 flops=2 * dm**3,
                 bytes=3 * dm * dm * ta.element_size(),
                 **_tile_facts(label, (bm, bn, bk, warps, stages), b_kmajor),
+            )
+    # The same configs with A read M-major (TF32): an implicit-GEMM convolution gathering NCHW pixels as its A
+    # rows reads A so, and the tensor cores' TF32 path wants both operands K-major.
+    for label, b_kmajor in DOT_PATHS_A_MMAJOR:
+        ta = torch.randn(dm, dm, device=dev)
+        tb = torch.randn(dm, dm, device=dev)
+        tc = torch.empty(dm, dm, device=dev)
+        for bm, bn, bk, warps, stages in DOT_CONFIGS:
+            add(
+                f"triton_dot_tile_{label}_{bm}x{bn}x{bk}_w{warps}_s{stages}",
+                lambda ta=ta, tb=tb, tc=tc, cfg=(bm, bn, bk, warps, stages), k=b_kmajor: dot(
+                    ta, tb, tc, "tf32", cfg, k, a_mmajor=True
+                ),
+                flops=2 * dm**3,
+                bytes=3 * dm * dm * ta.element_size(),
+                **_tile_facts(label, (bm, bn, bk, warps, stages), b_kmajor),
+                a_mmajor=True,
             )
     # The same configs over a grid of DOT_PROGRAMS output tiles, one row of them (M = BM): a GEMM whose grid
     # leaves SMs idle streams B at what each program's loop keeps in flight (its tiles and stages), the
