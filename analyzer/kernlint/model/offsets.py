@@ -549,19 +549,21 @@ class OffsetFacts(KernelFacts):
     def _dot_operand_strides(
         self, kernel: Kernel, which: int
     ) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None:
+        """`dot_a_strides` (`which` 0) and `dot_b_strides` (1): the operand's two axis multipliers, in the
+        product's order (M, K for A; K, N for B)."""
         found: tuple[cst.BaseExpression | None, cst.BaseExpression | None] | None = None
         for call in kernel.function.calls:
             if not self.is_tl(call.func, "dot"):
                 continue
             operands = positional(call)[:2]
-            b = operands[which] if len(operands) == 2 else None
-            # `tl.trans(k)` (or `k.T`): B is the loaded tile transposed, its K axis the tile's axis 1.
+            operand = operands[which] if len(operands) == 2 else None
+            # `tl.trans(k)` (or `k.T`): the operand is the loaded tile transposed, its axes swapped.
             flipped = False
-            if isinstance(b, cst.Call) and self.is_tl(b.func, "trans") and len(positional(b)) == 1:
-                b, flipped = positional(b)[0], True
-            elif isinstance(b, cst.Attribute) and b.attr.value == "T":
-                b, flipped = b.value, True
-            address = self._loaded_address(kernel, b) if b is not None else None
+            if isinstance(operand, cst.Call) and self.is_tl(operand.func, "trans") and len(positional(operand)) == 1:
+                operand, flipped = positional(operand)[0], True
+            elif isinstance(operand, cst.Attribute) and operand.attr.value == "T":
+                operand, flipped = operand.value, True
+            address = self._loaded_address(kernel, operand) if operand is not None else None
             strides = _axis_strides(address, self._kernel_index(kernel).values) if address is not None else None
             if strides is None or set(strides) != {0, 1}:
                 return None
