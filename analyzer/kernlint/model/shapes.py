@@ -3659,23 +3659,30 @@ class _Evaluator:
     def _b_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
         """Whether the launch's tl.dot reads B with a unit stride along K and another along N."""
         model = self.model
-        strides = model.dot_b_strides(kernel) if isinstance(model, OffsetFacts) else None
-        if strides is None:
-            return False
-        given = self._launch_values(kernel, node, values)
-        # Through the kernel's names bound once (`row_stride = 3 * C`), at the launch's values.
-        k, n = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
-        return k == 1 and n is not None and n != 1
+        return (
+            self._unit_first_axis(kernel, node, values, model.dot_b_strides(kernel))
+            if isinstance(model, OffsetFacts)
+            else False
+        )
 
     def _a_mmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
         """Whether the launch's tl.dot reads A with a unit stride along M and another along K."""
         model = self.model
-        strides = model.dot_a_strides(kernel) if isinstance(model, OffsetFacts) else None
+        return (
+            self._unit_first_axis(kernel, node, values, model.dot_a_strides(kernel))
+            if isinstance(model, OffsetFacts)
+            else False
+        )
+
+    def _unit_first_axis(self, kernel, node: cst.Call, values: dict[int, object], strides) -> bool:
+        """Whether an operand's two axis multipliers (`OffsetFacts.dot_a_strides` / `dot_b_strides`) are, at the
+        launch's values, 1 for the first axis and a known other number for the second."""
         if strides is None:
             return False
         given = self._launch_values(kernel, node, values)
-        m, k = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
-        return m == 1 and k is not None and k != 1
+        # Through the kernel's names bound once (`row_stride = 3 * C`), at the launch's values.
+        first, second = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
+        return first == 1 and second is not None and second != 1
 
     def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int, int]:
         """(bytes, smallest lane stride, fewest lanes) of the tensors the launch's kernel loads with all its
