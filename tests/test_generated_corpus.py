@@ -30,6 +30,8 @@ CLASS_RULE = {
     "5": "KL017",
     "6": "KL018",
     "7": "KL022",
+    # Beyond the seven: a TF32 tl.dot reading an operand off K-major (KL031).
+    "8": "KL031",
 }
 
 

@@ -632,7 +632,9 @@ def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None
     # implicit-GEMM convolution's gathered pixels: `m`), where the record has them. Without A-M-major probes
     # (the H100's record, for now) an A read M-major takes the row-major-B probes' rate however B is read:
     # one operand off K-major puts TF32 on its slow path (on an H200, 82 TFLOPS either way at 128x128x32).
-    layout = ("m" if op.dot_a_mmajor else "") + ("k" if op.dot_b_kmajor else "")
+    # tf32x3 (three TF32 MMAs) measured 1.13x slower with A gathered M-major than K-major where plain TF32
+    # measured 3.7x (bench/conv_layout_h200.md): A's layout is priced for plain TF32 only.
+    layout = ("m" if op.dot_a_mmajor and op.dot_passes == 1 else "") + ("k" if op.dot_b_kmajor else "")
     if layout and any(key.startswith(f"{constant}{path}{layout}_") for key in c):
         prefix = f"{constant}{path}{layout}_"
     best: tuple[float, float] | None = None
@@ -964,6 +966,41 @@ def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
     }
     ops = tuple(replace(op, dot_b_kmajor=not op.dot_b_kmajor) if j in flipped else op for j, op in enumerate(ops))
     return _without(ops, drop)
+
+
+def kmajor_operands(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """KL031's fix: a TF32 tl.dot reads both operands K-major, at the K-major tile probes' rate. The tensors an
+    off-K-major operand was loaded from that forward receives or makes on each call are copied K-major first
+    (an input transposed, or an NCHW activation made channels-last): a transposed copy of their bytes,
+    appended so no op's inputs move; a parameter is laid out once, at load time, and costs nothing per call."""
+    found = [
+        i
+        for i, op in enumerate(ops)
+        if op.kind == "triton"
+        and op.path == "tf32"
+        and (op.dot_a_mmajor or op.dot_b_nmajor)
+        and _names(op, first, last)
+    ]
+    if not found:
+        return None
+    out, copies = list(ops), []
+    for i in found:
+        op = ops[i]
+        out[i] = replace(op, dot_a_mmajor=False, dot_b_nmajor=False, dot_b_kmajor=True, dot_relayout_bytes=0)
+        if op.dot_relayout_bytes:
+            copies.append(
+                Op(
+                    "transpose_copy",
+                    op.line,
+                    bytes=2 * op.dot_relayout_bytes,
+                    in_bytes=(op.dot_relayout_bytes,),
+                    out_bytes=op.dot_relayout_bytes,
+                    elem_bytes=4,
+                    site_line=op.site_line,
+                    note="K-major copy of a tl.dot operand",
+                )
+            )
+    return tuple(out + copies)
 
 
 def coalesce(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -2014,6 +2051,7 @@ EFFECTS: dict[str, Effect] = {
     "compile_once": compile_once,
     "online_passes": online_passes,
     "coalesce": coalesce,
+    "kmajor_operands": kmajor_operands,
 }
 
 

@@ -563,16 +563,20 @@ class OffsetFacts(KernelFacts):
                 operand, flipped = positional(operand)[0], True
             elif isinstance(operand, cst.Attribute) and operand.attr.value == "T":
                 operand, flipped = operand.value, True
-            address = self._loaded_address(kernel, operand) if operand is not None else None
-            strides = _axis_strides(address, self._kernel_index(kernel).values) if address is not None else None
-            if strides is None or set(strides) != {0, 1}:
+            # Every load the operand may come from (`if EVEN_K:` a plain load, else a masked one) must agree.
+            loads = self._loaded_calls(kernel, operand) if operand is not None else ()
+            if not loads:
                 return None
-            pair = (strides[1], strides[0]) if flipped else (strides[0], strides[1])
-            if found is not None and [self.code(e) if e else "" for e in found] != [
-                self.code(e) if e else "" for e in pair
-            ]:
-                return None
-            found = pair
+            for load in loads:
+                strides = _axis_strides(load.args[0].value, self._kernel_index(kernel).values)
+                if strides is None or set(strides) != {0, 1}:
+                    return None
+                pair = (strides[1], strides[0]) if flipped else (strides[0], strides[1])
+                if found is not None and [self.code(e) if e else "" for e in found] != [
+                    self.code(e) if e else "" for e in pair
+                ]:
+                    return None
+                found = pair
         return found
 
     @kernel_fact
@@ -623,6 +627,11 @@ class OffsetFacts(KernelFacts):
 
     def _loaded_address(self, kernel: Kernel, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The address of the `tl.load` a tile value comes from (through names and conversions), or None."""
+        call = self._loaded_call(kernel, node)
+        return call.args[0].value if call is not None else None
+
+    def _loaded_call(self, kernel: Kernel, node: cst.BaseExpression) -> cst.Call | None:
+        """The `tl.load` a tile value comes from (through names and conversions), or None."""
         index = self._kernel_index(kernel)
         for _ in range(12):
             if type(node) is cst.Name:
@@ -633,12 +642,59 @@ class OffsetFacts(KernelFacts):
             elif type(node) is not cst.Call:
                 return None
             elif self.is_tl(node.func, "load") and node.args:
-                return node.args[0].value
+                return node
             elif type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
                 node = node.func.value
             else:
                 return None
         return None
+
+    @kernel_fact
+    def dot_operand_pointers(self, kernel: Kernel, which: int) -> tuple[str, ...]:
+        """The pointer parameters every `tl.dot`'s A (`which` 0) or B (1) operand is loaded from (a tile
+        loaded straight from `b_ptr + ...`, through names, conversions and a transpose), in the kernel's
+        parameter order; () where an operand is not such a load (a computed tile, a block pointer)."""
+        loads = {id(address.call): address.pointers for address in self.addresses(kernel)}
+        found: set[str] = set()
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "dot"):
+                continue
+            operands = positional(call)[:2]
+            operand = operands[which] if len(operands) == 2 else None
+            if isinstance(operand, cst.Call) and self.is_tl(operand.func, "trans") and len(positional(operand)) == 1:
+                operand = positional(operand)[0]
+            elif isinstance(operand, cst.Attribute) and operand.attr.value == "T":
+                operand = operand.value
+            calls = self._loaded_calls(kernel, operand) if operand is not None else ()
+            if not calls or any(id(load) not in loads for load in calls):
+                return ()
+            for load in calls:
+                found.update(loads[id(load)])
+        return tuple(p.name for p in kernel.params if p.name in found)
+
+    def _loaded_calls(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> tuple[cst.Call, ...]:
+        """Every `tl.load` a tile value may come from: through names bound in several places (`if EVEN_K: b =
+        tl.load(p)` / `else: b = tl.load(p, mask=...)`) and conversions; () where one binding is not a load."""
+        if depth > 12:
+            return ()
+        if type(node) is cst.Name:
+            values = self._kernel_index(kernel).values.get(node.value)
+            if not values:
+                return ()
+            found: list[cst.Call] = []
+            for value in values:
+                calls = self._loaded_calls(kernel, value, depth + 1)
+                if not calls:
+                    return ()
+                found.extend(calls)
+            return tuple(found)
+        if type(node) is not cst.Call:
+            return ()
+        if self.is_tl(node.func, "load") and node.args:
+            return (node,)
+        if type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
+            return self._loaded_calls(kernel, node.func.value, depth + 1)
+        return ()
 
     def _address_ranges(self, kernel: Kernel, address: cst.BaseExpression) -> tuple[TileRange, ...]:
         index = self._kernel_index(kernel)

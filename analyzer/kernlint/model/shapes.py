@@ -316,6 +316,13 @@ class Op:
     # whatever B's layout (measured on an H200: 82 TFLOPS for A M-major and B K-major at 128x128x32, as for
     # A K-major and B N-major, against 286 with both K-major).
     dot_a_mmajor: bool = False
+    # ... and its B operand is read N-major (unit stride along N, another along K: a B [K, N] read as it lies in
+    # memory), where the launch shows the strides: with A read M-major, KL031's operands off K-major on TF32.
+    dot_b_nmajor: bool = False
+    # ... and the bytes of the tensors such an operand (A M-major, B N-major) is loaded from that forward
+    # receives or makes on each call: what KL031's fix copies K-major per call (a parameter or buffer is laid
+    # out once, at load time, and costs a call nothing).
+    dot_relayout_bytes: int = 0
     # Triton launches: the bytes of the tensors the kernel loads with every vector lane a stride apart (KL030),
     # and the smallest such stride in elements, at the launch's values.
     strided_bytes: int = 0
@@ -3288,7 +3295,8 @@ class _Evaluator:
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
-        dot_b_kmajor = dot_a_mmajor = False
+        dot_b_kmajor = dot_a_mmajor = dot_b_nmajor = False
+        dot_relayout_bytes = 0
         dot_passes = 1
         parity_waste = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -3338,6 +3346,8 @@ class _Evaluator:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
                 dot_b_kmajor = self._b_kmajor(kernel, node, values)
                 dot_a_mmajor = self._a_mmajor(kernel, node, values)
+                dot_b_nmajor = self._b_nmajor(kernel, node, values)
+                dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_nmajor)
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
                 dot_passes = TF32X3_PASSES
@@ -3434,6 +3444,8 @@ class _Evaluator:
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
                 dot_a_mmajor=dot_a_mmajor,
+                dot_b_nmajor=dot_b_nmajor,
+                dot_relayout_bytes=dot_relayout_bytes,
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
                 strided_bytes=strided_bytes,
@@ -3673,6 +3685,24 @@ class _Evaluator:
             if isinstance(model, OffsetFacts)
             else False
         )
+
+    def _b_nmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
+        """Whether the launch's tl.dot reads B with a unit stride along N and another along K."""
+        model = self.model
+        strides = model.dot_b_strides(kernel) if isinstance(model, OffsetFacts) else None
+        return self._unit_first_axis(kernel, node, values, strides[::-1] if strides is not None else None)
+
+    def _relayout_bytes(self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_nmajor: bool) -> int:
+        """The bytes of the per-call tensors (not parameters or buffers) the launch's off-K-major operands are
+        loaded from (`Op.dot_relayout_bytes`)."""
+        model = self.model
+        if not (a_mmajor or b_nmajor) or not isinstance(model, OffsetFacts):
+            return 0
+        pointers = {
+            p for which, off in ((0, a_mmajor), (1, b_nmajor)) if off for p in model.dot_operand_pointers(kernel, which)
+        }
+        tensors = self._launch_tensors(kernel, node, values)
+        return sum(tensors[p].nbytes for p in sorted(pointers) if p in tensors and tensors[p].origin != -1)
 
     def _unit_first_axis(self, kernel, node: cst.Call, values: dict[int, object], strides) -> bool:
         """Whether an operand's two axis multipliers (`OffsetFacts.dot_a_strides` / `dot_b_strides`) are, at the
@@ -4257,6 +4287,9 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                 if len(a.shape) >= 3 and len(w.shape) == len(a.shape):
                     if w.shape[1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
                         return 2 * out.numel * w.shape[1] * math.prod(w.shape[2:]), size
+                    if w.shape[-1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
+                        # The weight laid out (C_out, kernel.., C_in), as an implicit-GEMM kernel reads it K-major.
+                        return 2 * out.numel * w.shape[-1] * math.prod(w.shape[1:-1]), size
                     if (
                         w.shape[0] == a.shape[1]
                         and out.shape[0] == a.shape[0]
@@ -4317,7 +4350,8 @@ def _transposed_product(tensors: list[Tensor], only: Tensor | None = None) -> tu
 
 def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
     """(M, N) of the GEMM output `_product_work` finds among a launch's tensors (its rows, batch included,
-    and its columns); () for a convolution's or none."""
+    and its columns; a convolution's output pixels and its channels, as an implicit GEMM tiles them); () for
+    none."""
     flops, _ = _product_work(tensors)
     for out in tensors:
         if flops and len(out.shape) >= 2:
@@ -4329,6 +4363,18 @@ def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
             transposed = _transposed_product(tensors, out)
             if transposed is not None and 2 * transposed[0] * transposed[1] * transposed[2] == flops:
                 return transposed[:2]
+    for out in tensors:
+        # A convolution's output [B, C_out, spatial..] beside an input [B, C_in, ..] and a weight whose first
+        # dimension is C_out, both laid out (C_out, C_in, kernel..) and (C_out, kernel.., C_in).
+        if flops and len(out.shape) >= 3:
+            for a in tensors:
+                if a is out or len(a.shape) != len(out.shape) or a.shape[0] != out.shape[0]:
+                    continue
+                for w in tensors:
+                    if w is out or w is a or len(w.shape) != len(a.shape) or w.shape[0] != out.shape[1]:
+                        continue
+                    if a.shape[1] in (w.shape[1], w.shape[-1]) and flops == 2 * out.numel * w.numel // w.shape[0]:
+                        return (out.numel // out.shape[1], out.shape[1])
     return ()
 
 

@@ -7,7 +7,7 @@ from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, ParameterSource
 from kernlint.model.dtypes import METHOD_CASTS
 from kernlint.model.layout import TensorRole, View, calls_in
-from kernlint.model.syntax import call_name, keyword, positional, strip_identity, view_base
+from kernlint.model.syntax import call_name, keyword, positional, strip_identity, view_base, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 
@@ -496,6 +496,12 @@ class PerCallRelayout(Rule):
         role = model.tensor_role(function, base)
         if role.kind == "saved":
             return None  # a saved activation, needed in the other layout for a gradient GEMM
+        if (
+            role.kind == "activation"
+            and not _unfolds(model, function, base)
+            and _lays_out_fp32_dot_operand(model, function, call)
+        ):
+            return None  # an input copied so a TF32 tl.dot reads it K-major: read in place, it would be KL031's
         strided = model.takes_copy_strides(function, call, view)
         expression = model.code(call)
         tensor = model.code(base)
@@ -745,3 +751,48 @@ def _launch_plan(
             f"transposed order, and index it through them in the kernel (zero copies)"
         )
     return None
+
+
+def _lays_out_fp32_dot_operand(model: FileModel, function: FunctionInfo, call: cst.Call) -> bool:
+    """The copy is handed to a Triton kernel that loads a `tl.dot` operand from it with the copy's last,
+    contiguous dimension as the operand's K axis (`bt.stride(1)` as B's K stride, or no multiplier), on tiles
+    not known to be narrower than fp32: the copy lays the operand out K-major for TF32's MMAs, and reading the
+    view through its strides instead would put the product on TF32's slow path (KL031)."""
+    fed = model.feeding_launch(function, call)
+    if fed is None:
+        return False
+    launch, param = fed
+    kernel = launch.kernel
+    dims = model.copy_strides(launch, model.copy_target(function, call))
+    for which in (0, 1):
+        strides = model.dot_a_strides(kernel) if which == 0 else model.dot_b_strides(kernel)
+        if param not in model.dot_operand_pointers(kernel, which) or strides is None:
+            continue
+        k_axis = strides[1] if which == 0 else strides[0]
+        contiguous = k_axis is None or (
+            isinstance(k_axis, cst.Name) and bool(dims) and dims.get(k_axis.value) in (max(dims.values()), -1)
+        )
+        if not contiguous:
+            continue
+        for dot in kernel.function.calls:
+            if model.is_tl(dot.func, "dot"):
+                facts = [model.kernel_value_dtype(kernel, operand) for operand in positional(dot)[:2]]
+                if facts and all(fact is not None and fact.dtype != "float32" for fact in facts):
+                    return False
+        return True
+    return False
+
+
+def _unfolds(model: FileModel, function: FunctionInfo, node: cst.BaseExpression, depth: int = 0) -> bool:
+    """The value is built with `.unfold` (an im2col's patches, followed through earlier assignments): its copy
+    writes every input element many times over, not a relayout of the same bytes."""
+    if depth > 8:
+        return False
+    for inner in walk(node):
+        if isinstance(inner, cst.Call) and call_name(inner) == "unfold":
+            return True
+        if isinstance(inner, cst.Name):
+            value = model.assigned_value(function, inner.value, before=inner, strict=True)
+            if value is not None and value is not inner and _unfolds(model, function, value, depth + 1):
+                return True
+    return False

@@ -1,0 +1,166 @@
+"""KL031 tf32-operand-layout: a TF32 tl.dot that reads an operand off K-major at the file's shapes, the
+copy its fix makes per call (an input) or not (a parameter), and KL002's silence on such a copy."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+
+from kernlint import cost
+from kernlint.engine import Settings, lint_source
+from kernlint.model import build_model
+from kernlint.source import parse
+
+GEMM = """
+import torch
+import triton
+import triton.language as tl
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, sbk, sbn, EVEN_K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+       BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        if EVEN_K:
+            b = tl.load(b_ptrs)
+        else:
+            b = tl.load(b_ptrs, mask=(k + rk)[:, None] < K, other=0.0)
+        acc = tl.dot(tl.load(a_ptrs), b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * sbk
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+class ModelNew(torch.nn.Module):
+    def forward(self, a, b):
+        M, K = a.shape
+        N = b.shape[1]
+        c = torch.empty(M, N, device=a.device)
+        mm[(M // 128, N // 128)](a, b, c, M, N, K, b.stride(0), b.stride(1), EVEN_K=True, BM=128, BN=128, BK=32)
+        return c
+def get_inputs():
+    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]
+def get_init_inputs():
+    return []
+"""
+# The same kernel handed B's transpose, copied K-major in the call (the pair's after).
+FIXED = GEMM.replace(
+    "        mm[(M // 128, N // 128)](a, b, c, M, N, K, b.stride(0), b.stride(1),",
+    "        bt = b.t().contiguous()\n        mm[(M // 128, N // 128)](a, bt, c, M, N, K, bt.stride(1), bt.stride(0),",
+)
+
+
+def lint(source: str, code: str):
+    result = lint_source("example.py", textwrap.dedent(source), Settings(select=frozenset({code})))
+    assert not [f for f in result.findings if f.code == "KL999"], result.findings
+    return [f for f in result.findings if f.code == code]
+
+
+def launch_op(source: str):
+    model = build_model("k.py", source, parse(source))
+    (op,) = [op for op in model.entry_point.ops if op.kind == "triton"]
+    return op
+
+
+def test_b_read_n_major_through_both_branches_of_its_load_is_found_with_the_inputs_bytes() -> None:
+    op = launch_op(GEMM)
+    assert (op.path, op.dot_b_nmajor, op.dot_b_kmajor, op.dot_a_mmajor) == ("tf32", True, False, False)
+    assert op.dot_relayout_bytes == 4096 * 4096 * 4  # B, an input: copied K-major on every call
+    fixed = launch_op(FIXED)
+    assert (fixed.dot_b_nmajor, fixed.dot_b_kmajor, fixed.dot_relayout_bytes) == (False, True, 0)
+
+
+def test_the_finding_is_at_the_launch_with_the_products_times_and_the_copy() -> None:
+    (found,) = lint(GEMM, "KL031")
+    assert (found.span.line, found.category.value, found.severity.value) == (28, "memory-layout", "warning")
+    assert "reading B with its unit stride along N" in found.message
+    assert "137 GFLOP product" in found.message and "(a 64 MiB K-major copy per call included)" in found.message
+    assert "`b.t().contiguous()`" in found.plan
+    assert lint(FIXED, "KL031") == []
+
+
+def test_the_fix_reads_both_operands_k_major_and_appends_the_inputs_copy() -> None:
+    op = launch_op(GEMM)
+    fixed = cost.kmajor_operands((op,), op.site_line, op.site_line)
+    assert fixed is not None and len(fixed) == 2
+    gemm, copy = fixed
+    assert (gemm.dot_b_kmajor, gemm.dot_b_nmajor, gemm.dot_relayout_bytes) == (True, False, 0)
+    assert (copy.kind, copy.bytes) == ("transpose_copy", 2 * op.dot_relayout_bytes)
+    # A parameter is laid out once, at load time: no copy per call.
+    assert cost.kmajor_operands((replace(op, dot_relayout_bytes=0),), op.site_line, op.site_line) == (gemm,)
+    # Another launch's lines: nothing to fix.
+    assert cost.kmajor_operands((op,), 1, 2) is None
+
+
+def test_a_weight_parameter_read_n_major_costs_no_copy() -> None:
+    source = GEMM.replace(
+        "    def forward(self, a, b):",
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.b = torch.nn.Parameter(torch.randn(4096, 4096))\n    def forward(self, a):\n"
+        "        b = self.b",
+    ).replace("    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]", "    return [torch.randn(4096, 4096)]")
+    op = launch_op(source)
+    assert (op.dot_b_nmajor, op.dot_relayout_bytes) == (True, 0)
+    (found,) = lint(source, "KL031")
+    assert "copy per call" not in found.message
+
+
+def test_fp16_ieee_tf32x3_and_a_few_rows_are_silent() -> None:
+    assert (
+        lint(
+            GEMM.replace(
+                "acc = tl.dot(tl.load(a_ptrs), b, acc)", 'acc = tl.dot(tl.load(a_ptrs), b, acc, input_precision="ieee")'
+            ),
+            "KL031",
+        )
+        == []
+    )
+    assert (
+        lint(
+            GEMM.replace(
+                "acc = tl.dot(tl.load(a_ptrs), b, acc)",
+                'acc = tl.dot(tl.load(a_ptrs), b, acc, input_precision="tf32x3")',
+            ),
+            "KL031",
+        )
+        == []
+    )
+    fp16 = GEMM.replace(
+        "torch.randn(4096, 4096), torch.randn(4096, 4096)",
+        "torch.randn(4096, 4096, dtype=torch.float16), torch.randn(4096, 4096, dtype=torch.float16)",
+    )
+    assert lint(fp16, "KL031") == []
+    # 16 rows against an input B: the copy costs more than the layout saves.
+    few = GEMM.replace(
+        "torch.randn(4096, 4096), torch.randn(4096, 4096)", "torch.randn(128, 4096), torch.randn(4096, 4096)"
+    )
+    assert launch_op(few).dot_b_nmajor and lint(few, "KL031") == []
+
+
+def test_tf32x3_prices_a_read_m_major_as_k_major_and_plain_tf32_does_not() -> None:
+    # bench/conv_layout_h200.md: A gathered M-major cost tf32x3 1.13x, plain TF32 3.7x.
+    c = cost.calibration().constants
+    op = launch_op(GEMM)
+    k_major = replace(op, dot_b_nmajor=False, dot_b_kmajor=True)
+    m_major = replace(k_major, dot_a_mmajor=True)
+    assert cost.gpu_us(m_major, c) > 2 * cost.gpu_us(k_major, c)
+    assert cost.gpu_us(replace(m_major, dot_passes=3), c) == cost.gpu_us(replace(k_major, dot_passes=3), c)
+
+
+def test_kl002_leaves_a_copy_that_makes_an_fp32_dot_operand_k_major_and_reports_the_others() -> None:
+    assert lint(FIXED, "KL002") == []
+    fp16 = FIXED.replace(
+        "torch.randn(4096, 4096), torch.randn(4096, 4096)",
+        "torch.randn(4096, 4096, dtype=torch.float16), torch.randn(4096, 4096, dtype=torch.float16)",
+    )
+    assert [f.span.line for f in lint(fp16, "KL002")] == [28]
+    # The copy of a parameter is still KL002's: it belongs in __init__ whatever layout the kernel wants.
+    parameter = FIXED.replace(
+        "    def forward(self, a, b):",
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.b = torch.nn.Parameter(torch.randn(4096, 4096))\n    def forward(self, a):\n"
+        "        b = self.b",
+    )
+    assert [f.span.line for f in lint(parameter, "KL002")] == [32]
