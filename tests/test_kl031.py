@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import replace
+from pathlib import Path
 
 from kernlint import cost
 from kernlint.engine import Settings, lint_source
 from kernlint.model import build_model
 from kernlint.source import parse
+
+ROOT = Path(__file__).resolve().parent.parent
 
 GEMM = """
 import torch
@@ -66,16 +69,16 @@ def launch_op(source: str):
 
 def test_b_read_n_major_through_both_branches_of_its_load_is_found_with_the_inputs_bytes() -> None:
     op = launch_op(GEMM)
-    assert (op.path, op.dot_b_nmajor, op.dot_b_kmajor, op.dot_a_mmajor) == ("tf32", True, False, False)
-    assert op.dot_relayout_bytes == 4096 * 4096 * 4  # B, an input: copied K-major on every call
+    assert (op.path, op.dot_b_off_kmajor, op.dot_b_kmajor, op.dot_a_mmajor) == ("tf32", True, False, False)
+    assert op.dot_relayout_bytes == (0, 4096 * 4096 * 4)  # B, an input: copied K-major on every call
     fixed = launch_op(FIXED)
-    assert (fixed.dot_b_nmajor, fixed.dot_b_kmajor, fixed.dot_relayout_bytes) == (False, True, 0)
+    assert (fixed.dot_b_off_kmajor, fixed.dot_b_kmajor, fixed.dot_relayout_bytes) == (False, True, (0, 0))
 
 
 def test_the_finding_is_at_the_launch_with_the_products_times_and_the_copy() -> None:
     (found,) = lint(GEMM, "KL031")
     assert (found.span.line, found.category.value, found.severity.value) == (28, "memory-layout", "warning")
-    assert "reading B with its unit stride along N" in found.message
+    assert "reading B with a stride along K other than 1" in found.message
     assert "137 GFLOP product" in found.message and "(a 64 MiB K-major copy per call included)" in found.message
     assert "`b.t().contiguous()`" in found.plan
     assert lint(FIXED, "KL031") == []
@@ -86,10 +89,10 @@ def test_the_fix_reads_both_operands_k_major_and_appends_the_inputs_copy() -> No
     fixed = cost.kmajor_operands((op,), op.site_line, op.site_line)
     assert fixed is not None and len(fixed) == 2
     gemm, copy = fixed
-    assert (gemm.dot_b_kmajor, gemm.dot_b_nmajor, gemm.dot_relayout_bytes) == (True, False, 0)
-    assert (copy.kind, copy.bytes) == ("transpose_copy", 2 * op.dot_relayout_bytes)
+    assert (gemm.dot_b_kmajor, gemm.dot_b_off_kmajor, gemm.dot_relayout_bytes) == (True, False, (0, 0))
+    assert (copy.kind, copy.bytes) == ("transpose_copy", 2 * 4096 * 4096 * 4)
     # A parameter is laid out once, at load time: no copy per call.
-    assert cost.kmajor_operands((replace(op, dot_relayout_bytes=0),), op.site_line, op.site_line) == (gemm,)
+    assert cost.kmajor_operands((replace(op, dot_relayout_bytes=(0, 0)),), op.site_line, op.site_line) == (gemm,)
     # Another launch's lines: nothing to fix.
     assert cost.kmajor_operands((op,), 1, 2) is None
 
@@ -102,7 +105,7 @@ def test_a_weight_parameter_read_n_major_costs_no_copy() -> None:
         "        b = self.b",
     ).replace("    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]", "    return [torch.randn(4096, 4096)]")
     op = launch_op(source)
-    assert (op.dot_b_nmajor, op.dot_relayout_bytes) == (True, 0)
+    assert (op.dot_b_off_kmajor, op.dot_relayout_bytes) == (True, (0, 0))
     (found,) = lint(source, "KL031")
     assert "copy per call" not in found.message
 
@@ -136,14 +139,14 @@ def test_fp16_ieee_tf32x3_and_a_few_rows_are_silent() -> None:
     few = GEMM.replace(
         "torch.randn(4096, 4096), torch.randn(4096, 4096)", "torch.randn(128, 4096), torch.randn(4096, 4096)"
     )
-    assert launch_op(few).dot_b_nmajor and lint(few, "KL031") == []
+    assert launch_op(few).dot_b_off_kmajor and lint(few, "KL031") == []
 
 
 def test_tf32x3_prices_a_read_m_major_as_k_major_and_plain_tf32_does_not() -> None:
     # bench/conv_layout_h200.md: A gathered M-major cost tf32x3 1.13x, plain TF32 3.7x.
     c = cost.calibration().constants
     op = launch_op(GEMM)
-    k_major = replace(op, dot_b_nmajor=False, dot_b_kmajor=True)
+    k_major = replace(op, dot_b_off_kmajor=False, dot_b_kmajor=True)
     m_major = replace(k_major, dot_a_mmajor=True)
     assert cost.gpu_us(m_major, c) > 2 * cost.gpu_us(k_major, c)
     assert cost.gpu_us(replace(m_major, dot_passes=3), c) == cost.gpu_us(replace(k_major, dot_passes=3), c)
@@ -164,3 +167,46 @@ def test_kl002_leaves_a_copy_that_makes_an_fp32_dot_operand_k_major_and_reports_
         "        b = self.b",
     )
     assert [f.span.line for f in lint(parameter, "KL002")] == [32]
+
+
+def test_the_fix_relays_out_only_the_operand_whose_copy_pays() -> None:
+    # A M-major from a large per-call activation, B N-major from a weight: on the H200's record (which has the
+    # A-M-major probes), reading B K-major alone is the fastest fix; copying A too costs more than it saves.
+    h200 = cost.load_calibration(str(ROOT / "kernels/kernlint/kernels/measurements/checks/h200/calibration_h200.json"))
+    assert h200 is not None
+    c = h200.constants
+    op = replace(launch_op(GEMM), dot_a_mmajor=True, dot_b_off_kmajor=True, dot_relayout_bytes=(8 << 30, 0))
+    (fixed,) = cost.kmajor_operands((op,), op.site_line, op.site_line, c)
+    assert (fixed.dot_a_mmajor, fixed.dot_b_kmajor, fixed.dot_relayout_bytes) == (True, True, (8 << 30, 0))
+    assert cost.gpu_us(fixed, c) < cost.gpu_us(op, c)
+    # A small activation: both are read K-major, its copy appended.
+    small = replace(op, dot_relayout_bytes=(64 << 20, 0))
+    both, copy = cost.kmajor_operands((small,), op.site_line, op.site_line, c)
+    assert (both.dot_a_mmajor, both.dot_b_kmajor, copy.bytes) == (False, True, 2 * (64 << 20))
+
+
+def test_a_weight_computed_from_parameters_in_forward_is_laid_out_once() -> None:
+    # `w = self.w.flip(0).contiguous()` on every call is the same values every call: KL031's fix lays it out once.
+    source = GEMM.replace(
+        "    def forward(self, a, b):",
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.w = torch.nn.Parameter(torch.randn(4096, 4096))\n    def forward(self, a):\n"
+        "        b = self.w.flip(0).contiguous()",
+    ).replace("    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]", "    return [torch.randn(4096, 4096)]")
+    op = launch_op(source)
+    assert (op.dot_b_off_kmajor, op.dot_relayout_bytes) == (True, (0, 0))
+
+
+def test_a_weights_per_call_transposed_copy_is_kl002s_and_a_weight_gathered_by_tap_is_off_k_major() -> None:
+    # `self.w.t().contiguous()` handed as B [K, N]: KL002 reports the copy, whose fix reads the weight K-major.
+    copied = GEMM.replace(
+        "    def forward(self, a, b):",
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.w = torch.nn.Parameter(torch.randn(4096, 4096))\n    def forward(self, a):\n"
+        "        b = self.w.t().contiguous()",
+    ).replace("    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]", "    return [torch.randn(4096, 4096)]")
+    assert launch_op(copied).dot_b_off_kmajor
+    assert lint(copied, "KL031") == [] and [f.span.line for f in lint(copied, "KL002")] == [28]
+    # A B tile whose K and N strides are both other than 1 (a weight (C_out, C_in, kh, kw) read tap by tap).
+    gathered = GEMM.replace("b.stride(0), b.stride(1)", "9 * b.stride(1), b.stride(0)")
+    assert launch_op(gathered).dot_b_off_kmajor

@@ -968,39 +968,67 @@ def remove_copy(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | 
     return _without(ops, drop)
 
 
-def kmajor_operands(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """KL031's fix: a TF32 tl.dot reads both operands K-major, at the K-major tile probes' rate. The tensors an
-    off-K-major operand was loaded from that forward receives or makes on each call are copied K-major first
-    (an input transposed, or an NCHW activation made channels-last): a transposed copy of their bytes,
-    appended so no op's inputs move; a parameter is laid out once, at load time, and costs nothing per call."""
+def kmajor_operands(
+    ops: tuple[Op, ...], first: int, last: int, c: dict[str, float] | None = None
+) -> tuple[Op, ...] | None:
+    """KL031's fix: a TF32 tl.dot reads its off-K-major operands K-major, at the tile probes' rate for the
+    layouts that leaves. An operand loaded from a tensor forward receives or makes from its inputs on each call
+    is copied K-major first (an input transposed, an NCHW activation made channels-last): a transposed copy of
+    its bytes, appended so no op's inputs move; one from a parameter or buffer is laid out once, at load time,
+    and costs nothing per call. Of A, B or both, the fix relays out what makes the launch fastest (with `c`, a
+    calibration's constants; the default record's without): copying a large activation can cost more than its
+    layout saves where the weight's layout alone pays."""
     found = [
         i
         for i, op in enumerate(ops)
         if op.kind == "triton"
         and op.path == "tf32"
-        and (op.dot_a_mmajor or op.dot_b_nmajor)
+        and (op.dot_a_mmajor or op.dot_b_off_kmajor)
         and _names(op, first, last)
     ]
     if not found:
         return None
-    out, copies = list(ops), []
+    if c is None:
+        cal = calibration()
+        c = cal.constants if cal is not None else {}
+    out, copies = list(ops), list[Op]()
     for i in found:
         op = ops[i]
-        out[i] = replace(op, dot_a_mmajor=False, dot_b_nmajor=False, dot_b_kmajor=True, dot_relayout_bytes=0)
-        if op.dot_relayout_bytes:
-            copies.append(
-                Op(
-                    "transpose_copy",
-                    op.line,
-                    bytes=2 * op.dot_relayout_bytes,
-                    in_bytes=(op.dot_relayout_bytes,),
-                    out_bytes=op.dot_relayout_bytes,
-                    elem_bytes=4,
-                    site_line=op.site_line,
-                    note="K-major copy of a tl.dot operand",
-                )
-            )
+        variants = [
+            _relaid(op, a, b)
+            for a in ({False, True} if op.dot_a_mmajor else {False})
+            for b in ({False, True} if op.dot_b_off_kmajor else {False})
+            if a or b
+        ]
+        best = min(variants, key=lambda v: sum(gpu_us(o, c) for o in v) if c else 0.0)
+        out[i] = best[0]
+        copies.extend(best[1:])
     return tuple(out + copies)
+
+
+def _relaid(op: Op, a: bool, b: bool) -> tuple[Op, ...]:
+    """`op` with its A (`a`) and/or B (`b`) read K-major, and the copies of per-call tensors that takes."""
+    copied = (op.dot_relayout_bytes[0] if a else 0) + (op.dot_relayout_bytes[1] if b else 0)
+    fixed = replace(
+        op,
+        dot_a_mmajor=op.dot_a_mmajor and not a,
+        dot_b_off_kmajor=op.dot_b_off_kmajor and not b,
+        dot_b_kmajor=op.dot_b_kmajor or b,
+        dot_relayout_bytes=(0 if a else op.dot_relayout_bytes[0], 0 if b else op.dot_relayout_bytes[1]),
+    )
+    if not copied:
+        return (fixed,)
+    copy = Op(
+        "transpose_copy",
+        op.line,
+        bytes=2 * copied,
+        in_bytes=(copied,),
+        out_bytes=copied,
+        elem_bytes=4,
+        site_line=op.site_line,
+        note="K-major copy of a tl.dot operand",
+    )
+    return (fixed, copy)
 
 
 def coalesce(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
@@ -2053,6 +2081,8 @@ EFFECTS: dict[str, Effect] = {
     "coalesce": coalesce,
     "kmajor_operands": kmajor_operands,
 }
+# Effects that choose among ways to fix by their time, given the estimate's calibration constants.
+CALIBRATED_EFFECTS = {"kmajor_operands": kmajor_operands}
 
 
 def _at_most(entry: EntryPoint, spans: list[tuple[int, int]], c: dict[str, float]) -> dict:
@@ -2087,7 +2117,12 @@ def estimate(
     fixed: tuple[Op, ...] | None = entry.ops
     applied = 0
     for first, last in sorted(spans, reverse=True):
-        changed = EFFECTS[effect](fixed, first, last) if fixed is not None else None
+        if fixed is None:
+            changed = None
+        elif effect in CALIBRATED_EFFECTS:
+            changed = CALIBRATED_EFFECTS[effect](fixed, first, last, cal.constants)
+        else:
+            changed = EFFECTS[effect](fixed, first, last)
         if changed is not None:
             fixed, applied = changed, applied + 1
     unreached = (

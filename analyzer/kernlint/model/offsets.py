@@ -778,6 +778,15 @@ def _axis_strides(
                 if axis in strides:
                     return None
                 strides[axis] = scaled[1]
+                continue
+            # `(row * C_in + ci[:, None]) * C_out`: a sum times a factor, each of its terms scaled by it.
+            for inner, factor in ((node.left, node.right), (node.right, node.left)):
+                if type(inner) is cst.BinaryOperation and type(inner.operator) in (cst.Add, cst.Subtract):
+                    stack.extend(
+                        (cst.BinaryOperation(term, cst.Multiply(), factor), depth + 1)
+                        for term in (inner.left, inner.right)
+                    )
+                    break
             continue
         if type(node) is cst.Call and _uncast(node) is not node:
             stack.append((_uncast(node), depth + 1))

@@ -316,13 +316,14 @@ class Op:
     # whatever B's layout (measured on an H200: 82 TFLOPS for A M-major and B K-major at 128x128x32, as for
     # A K-major and B N-major, against 286 with both K-major).
     dot_a_mmajor: bool = False
-    # ... and its B operand is read N-major (unit stride along N, another along K: a B [K, N] read as it lies in
-    # memory), where the launch shows the strides: with A read M-major, KL031's operands off K-major on TF32.
-    dot_b_nmajor: bool = False
-    # ... and the bytes of the tensors such an operand (A M-major, B N-major) is loaded from that forward
-    # receives or makes on each call: what KL031's fix copies K-major per call (a parameter or buffer is laid
-    # out once, at load time, and costs a call nothing).
-    dot_relayout_bytes: int = 0
+    # ... and its B operand is read off K-major: its K axis's stride not 1 (a B [K, N] read as it lies in memory,
+    # unit stride along N; a weight (C_out, C_in, kh, kw) gathered tap by tap, neither axis unit), where the
+    # launch shows the strides: with A read M-major, KL031's operands off K-major on TF32.
+    dot_b_off_kmajor: bool = False
+    # ... and, for A and for B, the bytes of the tensors such an operand (A M-major, B N-major) is loaded from
+    # that forward receives or computes from its inputs on each call: what KL031's fix copies K-major per call
+    # (a parameter or buffer, or a copy forward makes of one, is laid out once, at load time: nothing per call).
+    dot_relayout_bytes: tuple[int, int] = (0, 0)
     # Triton launches: the bytes of the tensors the kernel loads with every vector lane a stride apart (KL030),
     # and the smallest such stride in elements, at the launch's values.
     strided_bytes: int = 0
@@ -3295,8 +3296,8 @@ class _Evaluator:
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
-        dot_b_kmajor = dot_a_mmajor = dot_b_nmajor = False
-        dot_relayout_bytes = 0
+        dot_b_kmajor = dot_a_mmajor = dot_b_off_kmajor = False
+        dot_relayout_bytes = (0, 0)
         dot_passes = 1
         parity_waste = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -3346,8 +3347,8 @@ class _Evaluator:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
                 dot_b_kmajor = self._b_kmajor(kernel, node, values)
                 dot_a_mmajor = self._a_mmajor(kernel, node, values)
-                dot_b_nmajor = self._b_nmajor(kernel, node, values)
-                dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_nmajor)
+                dot_b_off_kmajor = self._b_off_kmajor(kernel, node, values)
+                dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_off_kmajor)
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
                 dot_passes = TF32X3_PASSES
@@ -3444,7 +3445,7 @@ class _Evaluator:
                 dot_mn=dot_mn,
                 dot_b_kmajor=dot_b_kmajor,
                 dot_a_mmajor=dot_a_mmajor,
-                dot_b_nmajor=dot_b_nmajor,
+                dot_b_off_kmajor=dot_b_off_kmajor,
                 dot_relayout_bytes=dot_relayout_bytes,
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
@@ -3686,23 +3687,48 @@ class _Evaluator:
             else False
         )
 
-    def _b_nmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
-        """Whether the launch's tl.dot reads B with a unit stride along N and another along K."""
+    def _b_off_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
+        """Whether the launch's tl.dot reads B off K-major: its K axis's stride a known number other than 1, its
+        N axis's known (1: B [K, N] read as it lies; another: a weight (C_out, C_in, kh, kw) gathered by tap)."""
         model = self.model
         strides = model.dot_b_strides(kernel) if isinstance(model, OffsetFacts) else None
-        return self._unit_first_axis(kernel, node, values, strides[::-1] if strides is not None else None)
+        if strides is None:
+            return False
+        given = self._launch_values(kernel, node, values)
+        k, n = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
+        return k is not None and k != 1 and n is not None
 
-    def _relayout_bytes(self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_nmajor: bool) -> int:
-        """The bytes of the per-call tensors (not parameters or buffers) the launch's off-K-major operands are
-        loaded from (`Op.dot_relayout_bytes`)."""
+    def _relayout_bytes(
+        self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_nmajor: bool
+    ) -> tuple[int, int]:
+        """For A and for B, the bytes of the per-call tensors the launch's off-K-major operand is loaded from
+        (`Op.dot_relayout_bytes`): not a parameter or buffer, nor what forward computes from those alone."""
         model = self.model
         if not (a_mmajor or b_nmajor) or not isinstance(model, OffsetFacts):
-            return 0
-        pointers = {
-            p for which, off in ((0, a_mmajor), (1, b_nmajor)) if off for p in model.dot_operand_pointers(kernel, which)
-        }
+            return (0, 0)
         tensors = self._launch_tensors(kernel, node, values)
-        return sum(tensors[p].nbytes for p in sorted(pointers) if p in tensors and tensors[p].origin != -1)
+
+        def per_call(which: int) -> int:
+            pointers = model.dot_operand_pointers(kernel, which)
+            return sum(
+                tensors[p].nbytes for p in pointers if p in tensors and not self._from_parameters(tensors[p].origin)
+            )
+
+        return (per_call(0) if a_mmajor else 0, per_call(1) if b_nmajor else 0)
+
+    def _from_parameters(self, origin: int, depth: int = 0) -> bool:
+        """Whether a tensor is a parameter or buffer (origin -1), or computed by forward from those alone (a
+        weight flipped and permuted on every call): the same values at every call."""
+        if origin == -1:
+            return True
+        if origin < 0 or origin >= len(self.ops) or depth > 16:
+            return False
+        op = self.ops[origin]
+        return (
+            op.kind in ("view", "copy", "transpose_copy", "elementwise")
+            and bool(op.inputs)
+            and all(self._from_parameters(i, depth + 1) for i in op.inputs)
+        )
 
     def _unit_first_axis(self, kernel, node: cst.Call, values: dict[int, object], strides) -> bool:
         """Whether an operand's two axis multipliers (`OffsetFacts.dot_a_strides` / `dot_b_strides`) are, at the

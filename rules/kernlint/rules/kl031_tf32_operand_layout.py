@@ -19,11 +19,12 @@ class Tf32OperandLayout(Rule):
     Finds a Triton `tl.dot` on fp32 tiles on the TF32 path (tl.dot's
     default, or `input_precision="tf32"`), launched by a KernelBench-style
     file's forward at the file's own shapes, that reads an operand with its
-    unit stride off K: B with its unit stride along N (a `B [K, N]` read as
-    it lies in memory, `b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]`),
-    or A with its unit stride along M (an implicit-GEMM convolution gathering
-    a tile's rows as adjacent pixels of an NCHW channel plane; a transposed
-    A). The strides are read at the launch's values, and the finding is
+    unit stride off K: B with a stride along K other than 1 (a `B [K, N]`
+    read as it lies in memory, `b_ptr + offs_k[:, None] * stride_bk +
+    offs_n[None, :]`; a convolution weight (C_out, C_in, kh, kw) gathered
+    tap by tap), or A with its unit stride along M (an implicit-GEMM
+    convolution gathering a tile's rows as adjacent pixels of an NCHW channel
+    plane; a transposed A). The strides are read at the launch's values, and the finding is
     made only where the kernel's estimate at the file's shapes, with both
     operands K-major and the copies that takes, is at least 1.2x faster.
 
@@ -494,54 +495,69 @@ class Tf32OperandLayout(Rule):
                 op.kind != "triton"
                 or op.path != "tf32"
                 or op.dot_passes != 1
-                or not (op.dot_a_mmajor or op.dot_b_nmajor)
+                or not (op.dot_a_mmajor or op.dot_b_off_kmajor)
                 or op.site_line in seen
             ):
                 continue
             launch = model.launch_at_site(op.site_line, op.note)
-            if launch is None:
+            if launch is None or (not op.dot_a_mmajor and _kl002s(entry.ops, op)):
                 continue
             before = cost.gpu_us(op, c)
-            fixed = cost.kmajor_operands((op,), op.site_line, op.site_line) or (op,)
+            fixed = cost.kmajor_operands((op,), op.site_line, op.site_line, c) or (op,)
             after = sum(cost.gpu_us(o, c) for o in fixed)
             if before < MIN_GAIN * after:
                 continue
             seen.add(op.site_line)
-            yield _report(model, launch, op, before, after)
+            yield _report(model, launch, op, fixed, before, after)
 
 
-def _report(model: FileModel, launch: Launch, op: Op, before: float, after: float) -> Report:
+def _kl002s(ops: tuple[Op, ...], op: Op) -> bool:
+    """The launch reads a per-call transposed copy of a parameter matrix (`w.t().contiguous()`): KL002's finding,
+    whose fix reads the parameter itself, K-major, and drops the copy."""
+    return any(
+        0 <= i < len(ops) and ops[i].kind == "transpose_copy" and ops[i].matrix_transpose and ops[i].inputs == (-1,)
+        for i in op.inputs
+    )
+
+
+def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], before: float, after: float) -> Report:
     kernel = launch.kernel
     off = [
         *(["A with its unit stride along M"] if op.dot_a_mmajor else []),
-        *(["B with its unit stride along N"] if op.dot_b_nmajor else []),
+        *(["B with a stride along K other than 1"] if op.dot_b_off_kmajor else []),
     ]
+    # Which operands the fix reads K-major: where copying an activation costs more than its layout saves, only
+    # the other (a weight laid out once).
+    relay_a = op.dot_a_mmajor and not fixed[0].dot_a_mmajor
+    relay_b = op.dot_b_off_kmajor and not fixed[0].dot_b_off_kmajor
+    copied = sum(o.bytes // 2 for o in fixed[1:])
+    which = "both operands" if relay_a and relay_b else "A" if relay_a else "B"
     message = (
         f"`{kernel.name}` runs tl.dot on fp32 tiles as TF32 reading {' and '.join(off)}: off K-major, its "
-        f"{op.flops / 1e9:,.0f} GFLOP product takes about {before:,.0f} us here against {after:,.0f} us with both "
-        "operands K-major"
-        + (
-            f" (a {op.dot_relayout_bytes / 2**20:,.0f} MiB K-major copy per call included)"
-            if op.dot_relayout_bytes
-            else ""
-        )
+        f"{op.flops / 1e9:,.0f} GFLOP product takes about {before:,.0f} us here against {after:,.0f} us with "
+        f"{which} read K-major" + (f" (a {copied / 2**20:,.0f} MiB K-major copy per call included)" if copied else "")
     )
     steps = []
-    if op.dot_b_nmajor:
+    if relay_b:
         steps.append(
             "hand the kernel B K-major: a weight laid out [N, K] once, in __init__ (`w.t().contiguous()` as a buffer), "
             "an input copied `b.t().contiguous()` before the launch, and load B's tile as "
             "`bt_ptr + offs_n[None, :] * K + offs_k[:, None]`"
         )
-    if op.dot_a_mmajor:
+    if relay_a:
         steps.append(
             "hand the kernel A K-major: a transposed A copied `a.t().contiguous()`, or an NCHW activation made "
             "channels-last (`x.permute(0, 2, 3, 1).contiguous()`) and gathered with the channels as the unit-stride "
             "axis of A's tile (`pixel[:, None] * C + ci[None, :]`), the weight laid out (C_out, kh, kw, C_in) once"
         )
+    kept = "A" if op.dot_a_mmajor and not relay_a else "B" if op.dot_b_off_kmajor and not relay_b else ""
+    if kept:
+        steps.append(f"keep {kept} as it is: copying it K-major on every call costs more than its layout saves")
     plan = (
-        f"Read both of `{kernel.name}`'s tl.dot operands with their unit stride along K: "
+        f"Read {'both of ' if relay_a and relay_b else ''}`{kernel.name}`'s tl.dot "
+        + ("operands" if relay_a and relay_b else f"operand {which}")
+        + " with the unit stride along K: "
         + "; ".join(steps)
-        + ". The same TF32 products run on the K-major MMA path; the copy is timed in the estimate."
+        + ". The same TF32 products run on the K-major MMA path; a copy is timed in the estimate."
     )
     return Report(node=launch.node, message=message, plan=plan)
