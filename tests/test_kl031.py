@@ -210,3 +210,28 @@ def test_a_weights_per_call_transposed_copy_is_kl002s_and_a_weight_gathered_by_t
     # A B tile whose K and N strides are both other than 1 (a weight (C_out, C_in, kh, kw) read tap by tap).
     gathered = GEMM.replace("b.stride(0), b.stride(1)", "9 * b.stride(1), b.stride(0)")
     assert launch_op(gathered).dot_b_off_kmajor
+
+
+def test_a_weight_read_through_its_transposed_view_is_k_major() -> None:
+    # `w = self.lin.weight.t()` handed with `w.stride(0), w.stride(1)`: B [K, N] with unit stride along K, no copy.
+    source = GEMM.replace(
+        "    def forward(self, a, b):",
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.lin = torch.nn.Linear(4096, 4096)\n    def forward(self, a):\n"
+        "        b = self.lin.weight.t()",
+    ).replace("    return [torch.randn(4096, 4096), torch.randn(4096, 4096)]", "    return [torch.randn(4096, 4096)]")
+    op = launch_op(source)
+    assert (op.dot_b_kmajor, op.dot_b_off_kmajor) == (True, False)
+    assert lint(source, "KL031") == []
+    permuted = launch_op(source.replace("self.lin.weight.t()", "self.lin.weight.permute(1, 0)"))
+    assert (permuted.dot_b_kmajor, permuted.dot_b_off_kmajor) == (True, False)
+
+
+def test_a_permuted_views_strides_are_its_bases_permuted_and_a_reshape_forgets_them() -> None:
+    from kernlint.model.shapes import Tensor
+
+    x = Tensor((2, 3, 4, 5), "float32")
+    assert x.strides == (60, 20, 5, 1)
+    view = Tensor((2, 4, 5, 3), "float32", contiguous=False, layout=((2, 4, 5, 3), (60, 5, 1, 20)))
+    assert view.strides == (60, 5, 1, 20)
+    assert replace(view, shape=(8, 15)).strides is None

@@ -230,6 +230,19 @@ class Tensor:
     # (`w[:, :k].contiguous()`), or a permutation that keeps the last axis, whose rows are at least
     # COALESCED_RUN_BYTES long (attention's heads put back, `o.transpose(1, 2).contiguous()`).
     runs_contiguous: bool = False
+    # A transposed or permuted view of a tensor whose strides are known: (the shape they belong to, the strides),
+    # so `w.t().stride(0)` at a launch reads 1 (a kernel reading the weight K-major through the view). A view
+    # that changes the shape leaves them behind (they hold only while the shape is this one).
+    layout: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+
+    @property
+    def strides(self) -> tuple[int, ...] | None:
+        """Its strides in elements: row-major where contiguous, a transposed view's where known; else None."""
+        if self.contiguous:
+            return tuple(math.prod(self.shape[d + 1 :]) for d in range(len(self.shape)))
+        if self.layout is not None and self.layout[0] == self.shape:
+            return self.layout[1]
+        return None
 
     @property
     def numel(self) -> int:
@@ -2753,6 +2766,7 @@ class _Evaluator:
             order = values[0] if len(values) == 1 and isinstance(values[0], (list, tuple)) else values
             shape = tuple(base.shape[i] for i in order)
             last = list(order)[-1] % len(order) == len(order) - 1 if order else False
+            strides = base.strides
             return Tensor(
                 shape,
                 base.dtype,
@@ -2761,6 +2775,7 @@ class _Evaluator:
                 value=base.value,
                 exact=False,
                 runs_contiguous=_long_runs(base, last),
+                layout=(shape, tuple(strides[i] for i in order)) if strides is not None else None,
             )
         if method in ("contiguous", "clone"):
             if method == "contiguous" and base.contiguous:
@@ -2816,11 +2831,12 @@ class _Evaluator:
             return replace(base, shape=(*windows, size), contiguous=False, exact=False)
         if method in ("size",):
             return list(base.shape) if not values else base.shape[int(values[0])]
-        if method == "stride" and base.contiguous and len(values) == 1 and isinstance(values[0], int):
-            # A contiguous tensor's row-major strides (what a launch hands a kernel to index it).
-            return math.prod(base.shape[values[0] % len(base.shape) + 1 :]) if base.shape else 1
-        if method == "stride" and base.contiguous and not values:
-            return tuple(math.prod(base.shape[d + 1 :]) for d in range(len(base.shape)))
+        if method == "stride" and base.strides is not None and len(values) == 1 and isinstance(values[0], int):
+            # A contiguous tensor's row-major strides (what a launch hands a kernel to index it), or a transposed
+            # view's of one.
+            return base.strides[values[0] % len(base.shape)] if base.shape else 1
+        if method == "stride" and base.strides is not None and not values:
+            return base.strides
         if method in ("dim", "ndimension"):
             return len(base.shape)
         if method == "numel":
@@ -4562,6 +4578,9 @@ def _transposed(t, i: int, j: int):
     shape[i], shape[j] = shape[j], shape[i]
     rank = len(shape)
     keeps_last = rank - 1 not in (i % rank, j % rank)
+    strides = list(t.strides) if t.strides is not None else None
+    if strides is not None:
+        strides[i], strides[j] = strides[j], strides[i]
     return Tensor(
         tuple(shape),
         t.dtype,
@@ -4570,6 +4589,7 @@ def _transposed(t, i: int, j: int):
         value=t.value,
         exact=False,
         runs_contiguous=_long_runs(t, keeps_last),
+        layout=(tuple(shape), tuple(strides)) if strides is not None else None,
     )
 
 
