@@ -79,8 +79,9 @@ class Tf32OperandLayout(Rule):
     severity = Severity.WARNING
     summary = "A TF32 tl.dot reads an operand off K-major (B N-major, A M-major): the tensor cores' slow path."
     bottleneck = (
-        "Compute-bound on a slow tensor-core path: TF32 MMAs read both operands K-major, and a tile with its unit "
-        "stride along N (B) or M (A) runs several times below the K-major rate."
+        "Compute-bound on a slow tensor-core path: TF32 MMAs read both operands K-major, and a tile whose unit "
+        "stride is not along K (B's along N, or none, a weight gathered tap by tap; A's along M) runs several times "
+        "below the K-major rate."
     )
     method = (
         "Read both tl.dot operands K-major: a weight laid out [N, K] once at load time, an input copied K-major "
@@ -540,9 +541,10 @@ def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], bef
     steps = []
     if relay_b:
         steps.append(
-            "hand the kernel B K-major: a weight laid out [N, K] once, in __init__ (`w.t().contiguous()` as a buffer), "
-            "an input copied `b.t().contiguous()` before the launch, and load B's tile as "
-            "`bt_ptr + offs_n[None, :] * K + offs_k[:, None]`"
+            "hand the kernel B K-major: a weight laid out once, in __init__, with K contiguous (a [K, N] matrix as "
+            "`w.t().contiguous()`, a convolution weight as (C_out, kh, kw, C_in): `w.permute(0, 2, 3, 1).contiguous()`, "
+            "registered as a buffer), an input copied `b.t().contiguous()` before the launch, and load B's tile with "
+            "K as its unit-stride axis (`bt_ptr + offs_n[None, :] * K + offs_k[:, None]`)"
         )
     if relay_a:
         steps.append(
