@@ -33,7 +33,8 @@ on its narrow inputs; run a Triton product's multiply-adds on the tensor
 cores; spread a launch over the whole GPU; do the torch ops after a Triton
 kernel inside it; drop the work a constant or unused result does not need;
 read a row in the two passes of an online softmax where a kernel read it
-in three (a launch's bytes count each full pass over a tensor it re-reads).
+in three (a launch's bytes count each full pass over a tensor it re-reads);
+read a TF32 tl.dot's operands K-major (an input copied so on each call).
 """
 
 from __future__ import annotations
@@ -996,8 +997,8 @@ def kmajor_operands(
         op = ops[i]
         variants = [
             _relaid(op, a, b)
-            for a in ({False, True} if op.dot_a_mmajor else {False})
-            for b in ({False, True} if op.dot_b_off_kmajor else {False})
+            for a in ((False, True) if op.dot_a_mmajor else (False,))
+            for b in ((False, True) if op.dot_b_off_kmajor else (False,))
             if a or b
         ]
         best = min(variants, key=lambda v: sum(gpu_us(o, c) for o in v) if c else 0.0)

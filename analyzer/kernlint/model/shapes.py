@@ -333,7 +333,7 @@ class Op:
     # unit stride along N; a weight (C_out, C_in, kh, kw) gathered tap by tap, neither axis unit), where the
     # launch shows the strides: with A read M-major, KL031's operands off K-major on TF32.
     dot_b_off_kmajor: bool = False
-    # ... and, for A and for B, the bytes of the tensors such an operand (A M-major, B N-major) is loaded from
+    # ... and, for A and for B, the bytes of the tensors such an operand (A M-major, B off K-major) is loaded from
     # that forward receives or computes from its inputs on each call: what KL031's fix copies K-major per call
     # (a parameter or buffer, or a copy forward makes of one, is laid out once, at load time: nothing per call).
     dot_relayout_bytes: tuple[int, int] = (0, 0)
@@ -3715,12 +3715,12 @@ class _Evaluator:
         return k is not None and k != 1 and n is not None
 
     def _relayout_bytes(
-        self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_nmajor: bool
+        self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_off_kmajor: bool
     ) -> tuple[int, int]:
         """For A and for B, the bytes of the per-call tensors the launch's off-K-major operand is loaded from
         (`Op.dot_relayout_bytes`): not a parameter or buffer, nor what forward computes from those alone."""
         model = self.model
-        if not (a_mmajor or b_nmajor) or not isinstance(model, OffsetFacts):
+        if not (a_mmajor or b_off_kmajor) or not isinstance(model, OffsetFacts):
             return (0, 0)
         tensors = self._launch_tensors(kernel, node, values)
 
@@ -3730,7 +3730,7 @@ class _Evaluator:
                 tensors[p].nbytes for p in pointers if p in tensors and not self._from_parameters(tensors[p].origin)
             )
 
-        return (per_call(0) if a_mmajor else 0, per_call(1) if b_nmajor else 0)
+        return (per_call(0) if a_mmajor else 0, per_call(1) if b_off_kmajor else 0)
 
     def _from_parameters(self, origin: int, depth: int = 0) -> bool:
         """Whether a tensor is a parameter or buffer (origin -1), or computed by forward from those alone (a
