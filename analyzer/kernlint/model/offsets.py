@@ -555,14 +555,7 @@ class OffsetFacts(KernelFacts):
         for call in kernel.function.calls:
             if not self.is_tl(call.func, "dot"):
                 continue
-            operands = positional(call)[:2]
-            operand = operands[which] if len(operands) == 2 else None
-            # `tl.trans(k)` (or `k.T`): the operand is the loaded tile transposed, its axes swapped.
-            flipped = False
-            if isinstance(operand, cst.Call) and self.is_tl(operand.func, "trans") and len(positional(operand)) == 1:
-                operand, flipped = positional(operand)[0], True
-            elif isinstance(operand, cst.Attribute) and operand.attr.value == "T":
-                operand, flipped = operand.value, True
+            operand, flipped = self._dot_operand(call, which)
             # Every load the operand may come from (`if EVEN_K:` a plain load, else a masked one) must agree.
             loads = self._loaded_calls(kernel, operand) if operand is not None else ()
             if not loads:
@@ -625,30 +618,6 @@ class OffsetFacts(KernelFacts):
             return None  # the lanes added as they are (`offs`, `offs[None, :]`), or a form not read here
         return tuple(multipliers)
 
-    def _loaded_address(self, kernel: Kernel, node: cst.BaseExpression) -> cst.BaseExpression | None:
-        """The address of the `tl.load` a tile value comes from (through names and conversions), or None."""
-        call = self._loaded_call(kernel, node)
-        return call.args[0].value if call is not None else None
-
-    def _loaded_call(self, kernel: Kernel, node: cst.BaseExpression) -> cst.Call | None:
-        """The `tl.load` a tile value comes from (through names and conversions), or None."""
-        index = self._kernel_index(kernel)
-        for _ in range(12):
-            if type(node) is cst.Name:
-                values = index.values.get(node.value)
-                if not values or len(values) > 1:
-                    return None
-                node = values[0]
-            elif type(node) is not cst.Call:
-                return None
-            elif self.is_tl(node.func, "load") and node.args:
-                return node
-            elif type(node.func) is cst.Attribute and node.func.attr.value in ("to", "cast"):
-                node = node.func.value
-            else:
-                return None
-        return None
-
     @kernel_fact
     def dot_operand_pointers(self, kernel: Kernel, which: int) -> tuple[str, ...]:
         """The pointer parameters every `tl.dot`'s A (`which` 0) or B (1) operand is loaded from (a tile
@@ -659,18 +628,24 @@ class OffsetFacts(KernelFacts):
         for call in kernel.function.calls:
             if not self.is_tl(call.func, "dot"):
                 continue
-            operands = positional(call)[:2]
-            operand = operands[which] if len(operands) == 2 else None
-            if isinstance(operand, cst.Call) and self.is_tl(operand.func, "trans") and len(positional(operand)) == 1:
-                operand = positional(operand)[0]
-            elif isinstance(operand, cst.Attribute) and operand.attr.value == "T":
-                operand = operand.value
+            operand, _ = self._dot_operand(call, which)
             calls = self._loaded_calls(kernel, operand) if operand is not None else ()
             if not calls or any(id(load) not in loads for load in calls):
                 return ()
             for load in calls:
                 found.update(loads[id(load)])
         return tuple(p.name for p in kernel.params if p.name in found)
+
+    def _dot_operand(self, call: cst.Call, which: int) -> tuple[cst.BaseExpression | None, bool]:
+        """A `tl.dot`'s A (`which` 0) or B (1) operand as loaded, and whether the dot reads it transposed
+        (`tl.trans(k)` or `k.T`: the loaded tile's axes swapped); None where the call has not two operands."""
+        operands = positional(call)[:2]
+        operand = operands[which] if len(operands) == 2 else None
+        if isinstance(operand, cst.Call) and self.is_tl(operand.func, "trans") and len(positional(operand)) == 1:
+            return positional(operand)[0], True
+        if isinstance(operand, cst.Attribute) and operand.attr.value == "T":
+            return operand.value, True
+        return operand, False
 
     def _loaded_calls(self, kernel: Kernel, node: cst.BaseExpression, depth: int = 0) -> tuple[cst.Call, ...]:
         """Every `tl.load` a tile value may come from: through names bound in several places (`if EVEN_K: b =

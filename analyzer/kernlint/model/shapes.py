@@ -3361,9 +3361,13 @@ class _Evaluator:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
-                dot_b_kmajor = self._b_kmajor(kernel, node, values)
-                dot_a_mmajor = self._a_mmajor(kernel, node, values)
-                dot_b_off_kmajor = self._b_off_kmajor(kernel, node, values)
+                (a_m, a_k), (b_k, b_n) = (self._operand_steps(kernel, node, values, which) for which in (0, 1))
+                # B K-major: unit stride along K, another along N; A M-major: unit along M, another along K; B off
+                # K-major: a known stride other than 1 along K, a known one along N (B [K, N] read as it lies, or
+                # a weight (C_out, C_in, kh, kw) gathered tap by tap).
+                dot_b_kmajor = b_k == 1 and b_n is not None and b_n != 1
+                dot_a_mmajor = a_m == 1 and a_k is not None and a_k != 1
+                dot_b_off_kmajor = b_k is not None and b_k != 1 and b_n is not None
                 dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_off_kmajor)
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
@@ -3685,34 +3689,18 @@ class _Evaluator:
             counts += 1
         return total / counts if counts else None
 
-    def _b_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
-        """Whether the launch's tl.dot reads B with a unit stride along K and another along N."""
+    def _operand_steps(self, kernel, node: cst.Call, values: dict[int, object], which: int) -> tuple[int | None, ...]:
+        """The two axis multipliers of the launch's tl.dot A (`which` 0: M, K) or B (1: K, N) operand
+        (`OffsetFacts.dot_a_strides` / `dot_b_strides`) at the launch's values, through the kernel's names bound
+        once (`row_stride = 3 * C`): 1 for an axis added without one; None where not known."""
         model = self.model
-        return (
-            self._unit_first_axis(kernel, node, values, model.dot_b_strides(kernel))
-            if isinstance(model, OffsetFacts)
-            else False
-        )
-
-    def _a_mmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
-        """Whether the launch's tl.dot reads A with a unit stride along M and another along K."""
-        model = self.model
-        return (
-            self._unit_first_axis(kernel, node, values, model.dot_a_strides(kernel))
-            if isinstance(model, OffsetFacts)
-            else False
-        )
-
-    def _b_off_kmajor(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
-        """Whether the launch's tl.dot reads B off K-major: its K axis's stride a known number other than 1, its
-        N axis's known (1: B [K, N] read as it lies; another: a weight (C_out, C_in, kh, kw) gathered by tap)."""
-        model = self.model
-        strides = model.dot_b_strides(kernel) if isinstance(model, OffsetFacts) else None
+        if not isinstance(model, OffsetFacts):
+            return (None, None)
+        strides = model.dot_a_strides(kernel) if which == 0 else model.dot_b_strides(kernel)
         if strides is None:
-            return False
+            return (None, None)
         given = self._launch_values(kernel, node, values)
-        k, n = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
-        return k is not None and k != 1 and n is not None
+        return tuple(1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
 
     def _relayout_bytes(
         self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_off_kmajor: bool
@@ -3745,16 +3733,6 @@ class _Evaluator:
             and bool(op.inputs)
             and all(self._from_parameters(i, depth + 1) for i in op.inputs)
         )
-
-    def _unit_first_axis(self, kernel, node: cst.Call, values: dict[int, object], strides) -> bool:
-        """Whether an operand's two axis multipliers (`OffsetFacts.dot_a_strides` / `dot_b_strides`) are, at the
-        launch's values, 1 for the first axis and a known other number for the second."""
-        if strides is None:
-            return False
-        given = self._launch_values(kernel, node, values)
-        # Through the kernel's names bound once (`row_stride = 3 * C`), at the launch's values.
-        first, second = (1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
-        return first == 1 and second is not None and second != 1
 
     def _strided_loads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, int, int]:
         """(bytes, smallest lane stride, fewest lanes) of the tensors the launch's kernel loads with all its
