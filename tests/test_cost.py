@@ -456,6 +456,29 @@ def test_a_convolution_is_a_gemm_at_its_output_size_on_tf32() -> None:
     assert ops[3].out_bytes == out // 4 * 4
 
 
+@pytest.mark.parametrize(
+    ("setting", "path"),
+    [
+        ("", "fp32"),
+        ("torch.backends.cuda.matmul.allow_tf32 = True", "tf32"),
+        ("torch.backends.cuda.matmul.allow_tf32 = False", "fp32"),
+        ('torch.set_float32_matmul_precision("high")', "tf32"),
+        ('torch.set_float32_matmul_precision("highest")', "fp32"),
+        ('torch.backends.cuda.matmul.fp32_precision = "tf32"', "tf32"),
+    ],
+)
+def test_an_fp32_torch_gemm_runs_as_tf32_only_where_the_file_switches_tf32_on(setting: str, path: str) -> None:
+    source = KERNELBENCH.replace("import torch.nn as nn\n", f"import torch.nn as nn\n{setting}\n", 1)
+    assert setting in source or not setting
+    (gemm,) = [op for op in entry(source).ops if op.kind == "gemm"]
+    assert gemm.path == path
+    # Switched on in the model's __init__: the harness builds the model before it times either.
+    moved = KERNELBENCH.replace("super().__init__()\n", f"super().__init__()\n        {setting}\n", 1)
+    assert setting in moved or not setting
+    (gemm,) = [op for op in entry(moved).ops if op.kind == "gemm"]
+    assert gemm.path == path
+
+
 HOST_TABLE = """\
 import torch
 import torch.nn as nn
@@ -1183,6 +1206,64 @@ def test_a_triton_gemm_reduced_over_its_columns_in_the_kernel_collapses_to_a_sum
     finding = next(f for f in lint_source("k.py", GEMM_ROWSUM_KERNEL).findings if f.code == "KL026")
     assert finding.span.line == 19
     assert finding.expected_speedup["for_this_file"]["graph"] > 3
+
+
+CONV_THEN_POOL = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 64, 3)
+        self.pool = nn.AvgPool2d(4)
+
+    def forward(self, x):
+        y = self.pool(self.conv(x))
+        return torch.sigmoid(y).sum(dim=[1, 2, 3])
+
+
+def get_inputs():
+    return [torch.rand(16, 8, 130, 130)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_an_average_pool_after_a_convolution_folds_into_one_wider_strided_convolution() -> None:
+    e = entry(CONV_THEN_POOL)
+    conv, pool = e.ops[:2]
+    assert (conv.note, conv.conv_window, conv.reduction) == ("nn.Conv2d", (3, 3, 1, 1, 1, 1), 8 * 9)
+    assert conv.out_bytes == 16 * 64 * 128 * 128 * 4 and pool.out_bytes == 16 * 64 * 32 * 32 * 4
+    fixed = cost.collapse_gemm(e.ops, 12, 12)
+    folded = fixed[0]
+    # A 6 x 6 kernel (3 + 1 * (4 - 1)) at stride 4 over the 32 x 32 pooled positions: a sixteenth of the
+    # positions at four times the taps; the pool is gone and the sigmoid reads the pooled output.
+    assert (folded.kind, folded.conv_window, folded.reduction) == ("gemm", (6, 6, 4, 4, 1, 1), 8 * 36)
+    assert folded.flops == 2 * 16 * 64 * 32 * 32 * 8 * 36
+    assert folded.out_bytes == pool.out_bytes and [op.kind for op in fixed[1:]] == ["elementwise", "reduction"]
+    finding = next(f for f in lint_source("k.py", CONV_THEN_POOL).findings if f.code == "KL026")
+    assert finding.span.line == 12
+    assert finding.expected_speedup["for_this_file"]["graph"] > 3
+
+
+def test_a_mean_over_a_transposed_convolutions_positions_is_a_read_of_its_input_and_a_gemv() -> None:
+    source = CONV_THEN_POOL.replace("nn.Conv2d(8, 64, 3)", "nn.ConvTranspose2d(8, 64, 3)").replace(
+        "y = self.pool(self.conv(x))", "y = torch.mean(self.conv(x) * 2.0, dim=(2, 3))"
+    )
+    e = entry(source)
+    conv = e.ops[0]
+    fixed = cost.collapse_gemm(e.ops, 12, 12)
+    reduced, gemv = fixed[:2]
+    assert (reduced.note, gemv.note) == ("weight reduced", "collapsed GEMV")
+    # The input read once; the product's flops divided by the positions it averaged.
+    assert gemv.flops == conv.flops // (132 * 132) and gemv.in_bytes[0] == 16 * 8 * 130 * 130 * 4
+    # An average pool after a transposed convolution does not fold: no finding.
+    pooled = CONV_THEN_POOL.replace("nn.Conv2d(8, 64, 3)", "nn.ConvTranspose2d(8, 64, 3)")
+    assert not [f for f in lint_source("k.py", pooled).findings if f.code == "KL026"]
 
 
 GEMM_THEN_TORCH_SUM = (

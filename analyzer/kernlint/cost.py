@@ -1878,7 +1878,12 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
         return tuple(moved.get(j, j) if j >= 0 else j for j in op.inputs)
 
     for k, op in enumerate(ops):
-        if k in plans:
+        if k in plans and op.conv_window and ops[plans[k][0]].kernel.startswith("avg_pool"):
+            # A convolution averaged over disjoint windows of its positions: one convolution with the wider
+            # kernel and the window's stride, writing only the pooled positions.
+            out.append(replace(_pool_folded(op, ops[plans[k][0]]), inputs=inputs(op)))
+            moved[k] = len(out) - 1
+        elif k in plans:
             summed = ops[plans[k][0]]
             factor = max(1, op.out_bytes // summed.out_bytes)  # N for a sum over the outputs, k for a window
             x_bytes, w_bytes = op.in_bytes[0], op.in_bytes[1]
@@ -1933,6 +1938,31 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
             out.append(replace(op, inputs=inputs(op)))
             moved[k] = len(out) - 1
     return tuple(out)
+
+
+def _pool_folded(conv: Op, pool: Op) -> Op:
+    """`conv` followed by an average pool over disjoint windows of `pool.reduction` positions (a cube, one
+    side per spatial dimension), as one convolution: its kernel widened by the window (each side
+    dilation * (k - 1) + 1 + stride * (window - 1), every tap of it a product), its stride times the window,
+    its output the pool's. Its weight is the kernel convolved with the window's box, made once from the
+    parameter."""
+    dims = len(conv.conv_window) // 3
+    kernel, stride, dilation = (conv.conv_window[i * dims : (i + 1) * dims] for i in range(3))
+    side = round(pool.reduction ** (1 / dims))
+    widened = [d * (k - 1) + 1 + s * (side - 1) for k, s, d in zip(kernel, stride, dilation)]
+    taps, folded_taps = math.prod(kernel), math.prod(widened)
+    x_bytes, w_bytes = conv.in_bytes[0], conv.in_bytes[1] * folded_taps // taps
+    positions = max(1, conv.out_bytes // pool.out_bytes)
+    return replace(
+        conv,
+        flops=conv.flops // positions * folded_taps // taps,
+        bytes=x_bytes + w_bytes + pool.out_bytes,
+        in_bytes=(x_bytes, w_bytes),
+        out_bytes=pool.out_bytes,
+        reduction=conv.reduction // taps * folded_taps,
+        note=f"{conv.note} with the pool folded in",
+        conv_window=(*widened, *(s * side for s in stride), *(1,) * dims),
+    )
 
 
 def remove_dead_work(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -478,22 +478,36 @@ class EpilogueFacts(HostFlowFacts):
         whole product collapses to a GEMV with the weight summed once (KL026).
         The ops in between must scale or shift by a literal or a module
         attribute; a nonlinearity, or another tensor, keeps the product."""
-        if not self._weight_gemm(producer, function):
-            return None
-        return self.collapsible_tail(producer, function)
+        if self._weight_gemm(producer, function):
+            return self.collapsible_tail(producer, function)
+        # A convolution module is a GEMM with its weight too: a sum or mean of its output (over its positions,
+        # its channels or its batch) commutes with it; an average pool over disjoint windows of its positions
+        # folds into it, a convolution with a wider, strided kernel (a transposed one's does not: KL026 leaves
+        # it).
+        module = self._self_module(producer, function) if isinstance(producer, cst.Call) else None
+        if module in CONV_MODULES:
+            dims = module[-2]
+            pools = () if "Transpose" in module else (f"torch.nn.AvgPool{dims}d",)
+            return self.collapsible_tail(producer, function, pools=pools)
+        return None
 
     def collapsible_tail(
-        self, producer: cst.CSTNode, function: FunctionInfo, name: str | None = None
+        self,
+        producer: cst.CSTNode,
+        function: FunctionInfo,
+        name: str | None = None,
+        pools: tuple[str, ...] = ("torch.nn.AvgPool1d",),
     ) -> Epilogue | None:
         """The ops after `producer` (or after it wrote the tensor `name`) up
-        to a sum, a mean or a disjoint-window average, when every op before it
-        only scales or shifts by a literal or a module attribute: a
-        reduction that commutes with a GEMM `producer` computes."""
+        to a sum, a mean or a disjoint-window average (an average pool module
+        of `pools`), when every op before it only scales or shifts by a literal
+        or a module attribute: a reduction that commutes with a GEMM (or a
+        convolution) `producer` computes."""
         tail = self.epilogue(producer, function, name=name, chain=True)
         for op, kind, node in zip(tail.ops, tail.kinds, tail.nodes):
             if kind == "reduction":
                 summed = op.strip(".()").rsplit(".", 1)[-1].strip("()") in ("sum", "mean")
-                if not summed and not (isinstance(node, cst.Call) and self._window_average(node, function)):
+                if not summed and not (isinstance(node, cst.Call) and self._window_average(node, function, pools)):
                     return None
                 if self._passed_on_before(producer, node, tail, function):
                     return None
@@ -512,12 +526,13 @@ class EpilogueFacts(HostFlowFacts):
                 return None
         return None
 
-    def _window_average(self, call: cst.Call, function: FunctionInfo) -> bool:
-        """`self.pool(y)` where `self.pool = nn.AvgPool1d(k)` with no stride
-        other than k and no padding: the mean of disjoint windows of y's last
-        dimension (a GEMM's output features), linear in y (KL026)."""
+    def _window_average(self, call: cst.Call, function: FunctionInfo, pools: tuple[str, ...]) -> bool:
+        """`self.pool(y)` where `self.pool = nn.AvgPool1d(k)` (a module of
+        `pools`) with no stride other than k and no padding: the mean of
+        disjoint windows of y's last dimension (a GEMM's output features) or
+        of a convolution's positions, linear in y (KL026)."""
         cls = self.class_of(function)
-        if cls is None or self._self_module(call, function) != "torch.nn.AvgPool1d":
+        if cls is None or self._self_module(call, function) not in pools:
             return False
         assert isinstance(call.func, cst.Attribute)
         built = self._module_constructors(cls)[call.func.attr.value]
@@ -528,8 +543,9 @@ class EpilogueFacts(HostFlowFacts):
             return value if value is not None or position >= len(leading) else leading[position]
 
         kernel, stride, padding = argument(0, "kernel_size"), argument(1, "stride"), argument(2, "padding")
-        if kernel is None:
-            return False
+        ceil_mode = argument(3, "ceil_mode")
+        if kernel is None or (isinstance(ceil_mode, cst.Name) and ceil_mode.value == "True"):
+            return False  # ceil_mode: a last, partial window that no wider kernel computes
         same_stride = (
             stride is None
             or (isinstance(stride, cst.Name) and stride.value == "None")

@@ -348,7 +348,8 @@ class UnfusedEpilogue(Rule):
             line=20,
             column=13,
         ),
-        # A conv whose tail opens with a pooling layer (KernelBench level 2's conv + pool + activation problems).
+        # A conv whose tail opens with a pooling layer (KernelBench level 2's conv + pool + activation problems;
+        # an average pool there folds into the conv: KL026's).
         Invalid(
             """
             import torch
@@ -357,7 +358,7 @@ class UnfusedEpilogue(Rule):
                 def __init__(self):
                     super().__init__()
                     self.conv = nn.Conv2d(8, 16, 3)
-                    self.pool = nn.AvgPool2d(2)
+                    self.pool = nn.MaxPool2d(2)
                 def forward(self, x):
                     x = self.conv(x)
                     x = self.pool(x)

@@ -32,6 +32,16 @@ class CollapsibleGemm(Rule):
     (`tl.sum(tl.reshape(acc, (BLOCK_M, BLOCK_N // POOL, POOL)), axis=2)`):
     the product narrows to N / POOL columns of the pooled weight.
 
+    A convolution module (`nn.Conv2d`, `nn.ConvTranspose3d`, ...) is a GEMM
+    with a weight too. Its output summed or averaged through the same
+    linear ops (`torch.mean(y, dim=(2, 3))`, a sum over the channels) is the
+    input's sums over the windows its taps read, times the weight: one read
+    of the input and a small GEMV. An average pool over disjoint windows of
+    a (not transposed) convolution's positions (`nn.AvgPool2d(k)` after
+    `nn.Conv2d`, no padding or ceil_mode in the pool) folds into it: one
+    convolution whose kernel is the weight convolved with the pool's box,
+    with the pool's stride, computes only the pooled positions.
+
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
     combined with another tensor first (`y * z`), when the product is
@@ -80,19 +90,64 @@ class CollapsibleGemm(Rule):
     name = "collapsible-gemm"
     category = Category.ALGORITHM_REPLACEMENT
     severity = Severity.WARNING
-    summary = "A GEMM summed over a dimension through linear ops only: it collapses to a GEMV with the weight summed."
+    summary = (
+        "A GEMM or convolution summed, averaged or average-pooled through linear ops only: it collapses to a GEMV "
+        "(or a narrower convolution) with the weight reduced."
+    )
     bottleneck = (
-        "Wasted compute: the GEMM computes and writes an M x N product that a sum reduces right away, where the "
-        "sum of the weight's rows gives the same numbers from a GEMV."
+        "Wasted compute: the GEMM (or convolution) computes and writes a whole product that a sum, mean or "
+        "average pool reduces right away, where the weight reduced once gives the same numbers from a GEMV (or a "
+        "convolution computing only the pooled positions)."
     )
     method = (
-        "Move the reduction through the linear ops and the GEMM: sum the weight once (W^T 1, and the bias), then "
-        "one GEMV of the input with that vector replaces the GEMM and the reduction."
+        "Move the reduction through the linear ops and the GEMM or convolution: reduce the weight once (W^T 1 and "
+        "the bias; a convolution's weight summed over its taps, or convolved with the pool's window), then one "
+        "GEMV of the input (or one strided convolution) replaces the product and the reduction."
     )
     priority = 9
     fix_effect = "collapse_gemm"
 
     VALID = [
+        # A nonlinearity between the convolution and its pool: the pool does not fold into it.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 64, 3)
+                    self.pool = nn.AvgPool2d(4)
+                def forward(self, x):
+                    return self.pool(torch.relu(self.conv(x)))
+            """
+        ),
+        # A transposed convolution's output pooled in windows: no single convolution computes the pooled values.
+        Valid(
+            """
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = nn.ConvTranspose3d(3, 16, 3, stride=2)
+                    self.pool = nn.AvgPool3d(2)
+                def forward(self, x):
+                    return self.pool(self.up(x))
+            """
+        ),
+        # Overlapping windows (stride 1): folding widens the kernel and keeps every position.
+        Valid(
+            """
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 64, 3)
+                    self.pool = nn.AvgPool2d(3, stride=1)
+                def forward(self, x):
+                    return self.pool(self.conv(x))
+            """
+        ),
         # A Triton GEMM tile through a ReLU before its row sum: not linear.
         Valid(
             """
@@ -387,6 +442,40 @@ class CollapsibleGemm(Rule):
         ),
     ]
     INVALID = [
+        # KernelBench level2/65's shape of code: a 3x3 convolution, then an average pool over 4 x 4 windows.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 64, 3)
+                    self.pool = nn.AvgPool2d(4)
+                def forward(self, x):
+                    y = self.conv(x)
+                    y = self.pool(y * 0.5)
+                    return torch.sigmoid(y).sum(dim=[1, 2, 3])
+            """,
+            line=10,
+            column=13,
+        ),
+        # A transposed convolution's output averaged over its positions (a global average pool).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.up = nn.ConvTranspose2d(64, 128, 3, stride=2)
+                def forward(self, x):
+                    y = self.up(x) + self.bias
+                    return torch.logsumexp(torch.mean(y, dim=(2, 3), keepdim=True), dim=1)
+            """,
+            line=9,
+            column=13,
+        ),
         # A Triton kernel's tl.dot tile halved, masked and summed over its columns (atomically across N tiles).
         Invalid(
             """
@@ -730,6 +819,9 @@ class CollapsibleGemm(Rule):
         if isinstance(producer, cst.Call) and isinstance(producer.func, cst.Subscript):
             gemm = f"{model.code(producer.func)}(...)"  # a Triton launch: its kernel and grid say which
         ops = ", ".join(f"`{op}`" for op in tail.ops)
+        conv = model.called_module(producer, function) if isinstance(producer, cst.Call) else None
+        if conv is not None and "Conv" in conv:
+            return self._conv_report(model, function, producer, tail, gemm, ops, conv.rsplit(".", 1)[-1])
         if tail.ops[-1].strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
             # An average pool over disjoint windows of the output features (nn.AvgPool1d(k)).
             message = (
@@ -752,6 +844,46 @@ class CollapsibleGemm(Rule):
             "and the bias the same way), multiply the input by that vector, and apply the scales and shifts to "
             "the M results; keep the summed weight in step with the weight (sum it per call, or cache it with the "
             "weight's version)."
+        )
+        return Report(node=producer, message=message, plan=plan)
+
+    def _conv_report(
+        self,
+        model: FileModel,
+        function: FunctionInfo,
+        producer: cst.CSTNode,
+        tail: Epilogue,
+        conv: str,
+        ops: str,
+        module: str,
+    ) -> Report:
+        if tail.ops[-1].strip(".()").rsplit(".", 1)[-1].strip("()") not in ("sum", "mean"):
+            # An average pool over disjoint windows of the convolution's positions (nn.AvgPool2d(k)).
+            message = (
+                f"`{conv}` (nn.{module}) in `{function.qualname}` is averaged over disjoint windows of its output "
+                f"positions through linear ops only ({ops}): the pool folds into the convolution, so every output "
+                "position is computed and written to keep one in k per dimension"
+            )
+            plan = (
+                f"Fold the pool into `{conv}`: one convolution whose kernel is the weight convolved with the "
+                "pool's k x k box divided by its size (each side dilation * (kernel - 1) + 1 + stride * (k - 1)), "
+                "with stride times k, the same padding and the same bias, replaces the convolution and the pool "
+                f"(`F.conv{module[-2]}d(x, w_folded, bias, stride=stride * k, padding=padding)`); apply the "
+                "scales and shifts to its pooled output, and remake the folded weight when the weight changes."
+            )
+            return Report(node=producer, message=message, plan=plan)
+        message = (
+            f"`{conv}` (nn.{module}) in `{function.qualname}` is summed or averaged over a dimension through "
+            f"linear ops only ({ops}): the reduction commutes with the convolution, so its whole output is "
+            "computed and written to be reduced away"
+        )
+        plan = (
+            f"Replace `{conv}` and {ops} with the reduction of its input: a mean over the output positions is, "
+            "per input channel and tap, the input summed over the window that tap reads (the whole input for "
+            "an unpadded transposed convolution; a sum over a rectangle per tap otherwise), times the weight "
+            "summed the same way, plus the bias; a sum over the channels is one convolution with the weight "
+            "summed over its output channels. One read of the input and a small GEMV replace the convolution; "
+            "keep the reduced weight in step with the weight."
         )
         return Report(node=producer, message=message, plan=plan)
 
