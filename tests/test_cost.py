@@ -1266,6 +1266,97 @@ def test_a_mean_over_a_transposed_convolutions_positions_is_a_read_of_its_input_
     assert not [f for f in lint_source("k.py", pooled).findings if f.code == "KL026"]
 
 
+CONV_THEN_TRITON_POOL = """\
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pool_sigmoid(y_ptr, out_ptr, W, PW, POOL: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.static_range(POOL):
+        for j in tl.static_range(POOL):
+            acc += tl.load(y_ptr + (row * POOL + i) * W + cols * POOL + j, mask=cols < PW, other=0.0)
+    tl.store(out_ptr + row * PW + cols, tl.sigmoid(acc / (POOL * POOL)), mask=cols < PW)
+
+
+@triton.jit
+def plane_mean(y_ptr, out_ptr, S, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, S, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(y_ptr + row * S + cols, mask=cols < S, other=0.0)
+    tl.store(out_ptr + row, tl.sigmoid(tl.sum(acc, axis=0) / S))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 64, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        y = y.contiguous()
+        out = torch.empty(16, 64, 32, 32, device=x.device)
+        pool_sigmoid[(16 * 64 * 32,)](y, out, 128, 32, POOL=4, BLOCK=32)
+        return out
+
+
+def get_inputs():
+    return [torch.rand(16, 8, 130, 130)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_triton_kernel_that_sums_a_convolutions_output_first_is_told_apart_by_how_it_sums() -> None:
+    model = build_model("k.py", CONV_THEN_TRITON_POOL, parse(CONV_THEN_TRITON_POOL))
+    window, plane = model.kernel_list
+    ((pooled,),) = [model.summed_loads(window)]
+    assert (pooled.param, pooled.accumulator, [model.code(t) for t in pooled.trips]) == ("y_ptr", "acc", ["POOL"] * 2)
+    ((summed,),) = [model.summed_loads(plane)]
+    assert (summed.param, summed.trips) == ("y_ptr", None)  # a runtime loop over the plane: no fixed window
+    # The launch reads the window's taps at its values.
+    e = model.entry_point
+    launch = next(op for op in e.ops if op.kind == "triton")
+    assert launch.summed_input == (0, 16)
+    # Applied to each value before the sum, a sigmoid makes the kernel nonlinear in the conv's output.
+    nonlinear = CONV_THEN_TRITON_POOL.replace(
+        "acc += tl.load(y_ptr + row * S", "acc += tl.sigmoid(tl.load(y_ptr + row * S"
+    )
+    nonlinear = nonlinear.replace("other=0.0)\n    tl.store(out_ptr + row,", "other=0.0))\n    tl.store(out_ptr + row,")
+    model = build_model("k.py", nonlinear, parse(nonlinear))
+    assert model.summed_loads(model.kernel_list[1]) == ()
+
+
+def test_a_convolution_whose_output_a_triton_kernel_pools_first_folds_the_window_into_the_convolution() -> None:
+    e = entry(CONV_THEN_TRITON_POOL)
+    conv = e.ops[0]
+    fixed = cost.collapse_gemm(e.ops, conv.line, conv.line)
+    folded, launch = fixed[0], next(op for op in fixed if op.kind == "triton")
+    assert (folded.conv_window, folded.flops) == ((6, 6, 4, 4, 1, 1), 2 * 16 * 64 * 32 * 32 * 8 * 36)
+    # The kernel reads the pooled output, a sixteenth of the convolution's.
+    assert launch.in_bytes[0] == conv.out_bytes // 16 and launch.summed_input == ()
+    finding = next(f for f in lint_source("k.py", CONV_THEN_TRITON_POOL).findings if f.code == "KL026")
+    assert finding.span.line == conv.line and "pool_sigmoid" in finding.message
+    assert finding.expected_speedup["for_this_file"]["graph"] > 3
+    # Summed over the whole plane instead (the mean kernel): the input read once and a GEMV.
+    source = CONV_THEN_TRITON_POOL.replace(
+        "out = torch.empty(16, 64, 32, 32, device=x.device)\n        pool_sigmoid[(16 * 64 * 32,)](y, out, 128, 32, POOL=4, BLOCK=32)",
+        "out = torch.empty(16 * 64, device=x.device)\n        plane_mean[(16 * 64,)](y, out, 128 * 128, BLOCK=1024)",
+    )
+    e = entry(source)
+    fixed = cost.collapse_gemm(e.ops, conv.line, conv.line)
+    assert fixed[0].note == "collapsed GEMV" and fixed[0].flops == conv.flops // (128 * 128)
+
+
 GEMM_THEN_TORCH_SUM = (
     GEMM_ROWSUM_KERNEL.replace(
         "    acc = acc / 2.0\n    tl.atomic_add(out_ptr + rm, tl.sum(acc, axis=1) * scale)",

@@ -1859,6 +1859,9 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     in_kernel = collapse_kernel_gemm(ops, first, last)
     if in_kernel is not None:
         return in_kernel
+    summed_in_kernel = collapse_conv_summed_in_kernel(ops, first, last)
+    if summed_in_kernel is not None:
+        return summed_in_kernel
     ops = tuple(_as_gemm(op) if _at(op, first, last) else op for op in ops)
     gemms = [i for i in _on_lines(ops, first, last, {"gemm"}) if len(ops[i].in_bytes) >= 2]
     plans: dict[int, tuple[int, list[int]]] = {}  # GEMM -> (its reduction, the ops between them)
@@ -1937,6 +1940,59 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
         else:
             out.append(replace(op, inputs=inputs(op)))
             moved[k] = len(out) - 1
+    return tuple(out)
+
+
+def collapse_conv_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A convolution on `first..last` whose output a Triton kernel adds up before any other use
+    (`Op.summed_input`), as the plan writes it: over a fixed window of a (not transposed) convolution's
+    positions, one convolution with the window folded into its kernel; over more (a plane, a depth), the
+    input read once and a GEMV with the reduced weight. The kernel then reads the reduced tensor."""
+    convs = [i for i in _on_lines(ops, first, last, {"gemm"}) if ops[i].conv_window]
+    readers = {i: j for j, op in enumerate(ops) for i in convs if op.summed_input and op.summed_input[0] == i}
+    if not readers:
+        return None
+    out = list(ops)
+    for i, j in readers.items():
+        conv, reader = ops[i], ops[j]
+        taps = reader.summed_input[1]
+        if taps < 0:
+            return None  # a window of taps the launch does not say: no estimate
+        if taps > 1 and "Transpose" not in conv.note:
+            reduced_bytes = conv.out_bytes // taps
+            pool = Op("reduction", conv.line, reduction=taps, out_bytes=reduced_bytes, kernel="avg_pool")
+            out[i] = _pool_folded(conv, pool)
+        else:
+            # What the kernel writes (the tensors allocated for it) against what it reads of the convolution.
+            written = sum(
+                size
+                for origin, size in zip(reader.inputs, reader.in_bytes)
+                if 0 <= origin < len(ops) and ops[origin].kind == "alloc"
+            )
+            factor = conv.out_bytes // written if written else 0
+            if factor < 2:
+                return None
+            reduced_bytes = conv.out_bytes // factor
+            x_bytes, w_bytes = conv.in_bytes[0], conv.in_bytes[1]
+            out[i] = replace(
+                conv,
+                flops=conv.flops // factor,
+                bytes=x_bytes + w_bytes // factor + reduced_bytes,
+                in_bytes=(x_bytes, w_bytes // factor),
+                out_bytes=reduced_bytes,
+                note="collapsed GEMV",
+                reduction=0,
+                conv_window=(),
+            )
+        shrink = conv.out_bytes - reduced_bytes
+        out[j] = replace(
+            reader,
+            bytes=max(0, reader.bytes - shrink),
+            in_bytes=tuple(
+                size - shrink if origin == i else size for origin, size in zip(reader.inputs, reader.in_bytes)
+            ),
+            summed_input=(),
+        )
     return tuple(out)
 
 

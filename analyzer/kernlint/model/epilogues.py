@@ -705,6 +705,44 @@ class EpilogueFacts(HostFlowFacts):
                 return other, f"`{helper}` (launches a Triton kernel)"
         return None
 
+    def conv_output_launches(self, call: cst.Call, function: FunctionInfo) -> list[tuple[Launch, str]]:
+        """The Triton launches in `function` handed the output of the convolution module call `call` (bound to
+        a name, made contiguous or not), each with the kernel parameter that receives it (KL026)."""
+        if self.conv_call_kind(call, function) is None:
+            return []
+
+        def holds(name: str, before: cst.CSTNode, depth: int = 0) -> bool:
+            # The name holds the conv's output there: assigned it, or a contiguous() of a name that did.
+            value = self.assigned_value(function, name, before=before, strict=True)
+            while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
+                value = value.func.value  # type: ignore[attr-defined]
+                if isinstance(value, cst.Name) and depth < 4:
+                    return holds(value.value, value, depth + 1)
+            return value is call
+
+        found = []
+        for launch in self.launches:
+            if launch.caller is not function:
+                continue
+            for param, argument in launch.arguments.items():
+                if isinstance(argument, cst.Name) and holds(argument.value, launch.node):
+                    found.append((launch, param))
+        return found
+
+    def conv_call_kind(self, call: cst.Call, function: FunctionInfo) -> str | None:
+        """ "Conv2d", "ConvTranspose3d", ... for a call of a convolution module built in `__init__`, or of
+        `F.conv2d`/`F.conv_transpose2d` with a module parameter for its weight; None otherwise."""
+        module = self._self_module(call, function)
+        if module in CONV_MODULES:
+            return module.rsplit(".", 1)[-1].removeprefix("Lazy")
+        name = self.qualname(call.func) or ""
+        args = positional(call)
+        weight = keyword(call, "weight") or (args[1] if len(args) > 1 else None)
+        if name in CONV_FUNCTIONS and weight is not None and self_attribute_root(weight):
+            dims = name[-2]
+            return f"ConvTranspose{dims}d" if "transpose" in name else f"Conv{dims}d"
+        return None
+
     def conv_bias_before(self, node: cst.CSTNode, function: FunctionInfo) -> str | None:
         """The convolution, spelled, whose bias the Triton launch or helper call `node` could add
         (`conv_bias_reader`), or None."""

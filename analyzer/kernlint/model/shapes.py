@@ -367,6 +367,10 @@ class Op:
     # A convolution module's window: its kernel size along each spatial dimension, then its stride along each,
     # then its dilation: what an average pool folded into it widens (KL026's fix).
     conv_window: tuple[int, ...] = ()
+    # Triton launches whose kernel adds up the loads of one tensor before any other use of them
+    # (KernelTileFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
+    # 0 where the sum is over a block or a runtime loop, -1 for a window whose taps are not known).
+    summed_input: tuple[int, ...] = ()
 
     @property
     def product(self) -> bool:
@@ -3509,6 +3513,7 @@ class _Evaluator:
                 dot_relayout_bytes=dot_relayout_bytes,
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
+                summed_input=self._summed_input(kernel, node, values),
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
                 strided_lanes=strided_lanes,
@@ -3919,6 +3924,26 @@ class _Evaluator:
         else:
             return 0
         return window if window > 1 and n % window == 0 else 0
+
+    def _summed_input(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
+        """The op of the tensor this launch's kernel sums first (KernelTileFacts.summed_loads) and its window's
+        taps at the launch's values (0: not a fixed window); () if none."""
+        if kernel is None or not isinstance(self.model, KernelTileFacts):
+            return ()
+        for summed in self.model.summed_loads(kernel):
+            tensor = self._arguments(kernel, node, values).get(summed.param)
+            if not isinstance(tensor, Tensor) or tensor.origin < 0:
+                continue
+            taps = 0 if summed.trips is None else -1
+            if summed.trips:
+                given = self._launch_values(kernel, node, values)
+                counts = [
+                    int(t.value, 0) if isinstance(t, cst.Integer) else given.get(t.value, 0)  # type: ignore[attr-defined]
+                    for t in summed.trips
+                ]
+                taps = math.prod(counts) if all(counts) else -1
+            return (tensor.origin, taps)
+        return ()
 
     def _launch_values(self, kernel, node: cst.Call, values: dict[int, object]) -> dict[str, int]:
         """The kernel's parameters the launch gives a whole number, by name (constexpr defaults included)."""

@@ -40,7 +40,11 @@ class CollapsibleGemm(Rule):
     a (not transposed) convolution's positions (`nn.AvgPool2d(k)` after
     `nn.Conv2d`, no padding or ceil_mode in the pool) folds into it: one
     convolution whose kernel is the weight convolved with the pool's box,
-    with the pool's stride, computes only the pooled positions.
+    with the pool's stride, computes only the pooled positions. The same
+    holds where the sum is written in Triton: a convolution's output handed
+    to a kernel that adds up its loads before anything else (`acc +=
+    tl.load(y + ...)` over a window's `tl.static_range` loops, or over a
+    plane or a depth) and only then applies its sigmoid or softmax.
 
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
@@ -108,6 +112,32 @@ class CollapsibleGemm(Rule):
     fix_effect = "collapse_gemm"
 
     VALID = [
+        # A Triton kernel that applies the sigmoid to each loaded value before it sums them: not linear.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def sigmoid_sum(y_ptr, out_ptr, S, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for start in range(0, S, BLOCK):
+                    cols = start + tl.arange(0, BLOCK)
+                    acc += tl.sigmoid(tl.load(y_ptr + row * S + cols, mask=cols < S, other=0.0))
+                tl.store(out_ptr + row, tl.sum(acc, axis=0))
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 64, 3)
+                def forward(self, x):
+                    y = self.conv(x)
+                    out = torch.empty(y.shape[0] * 64, device=y.device)
+                    sigmoid_sum[(out.numel(),)](y, out, y.shape[2] * y.shape[3], BLOCK=1024)
+                    return out
+            """
+        ),
         # A nonlinearity between the convolution and its pool: the pool does not fold into it.
         Valid(
             """
@@ -442,6 +472,36 @@ class CollapsibleGemm(Rule):
         ),
     ]
     INVALID = [
+        # The LLM-written shape of KernelBench level2/65: cuDNN's convolution, then a Triton kernel that
+        # averages each 4 x 4 window of its output before the sigmoid.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def pool_sigmoid(y_ptr, out_ptr, W, PW, POOL: tl.constexpr, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for i in tl.static_range(POOL):
+                    for j in tl.static_range(POOL):
+                        acc += tl.load(y_ptr + (row * POOL + i) * W + cols * POOL + j, mask=cols < PW, other=0.0)
+                tl.store(out_ptr + row * PW + cols, tl.sigmoid(acc / (POOL * POOL)), mask=cols < PW)
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(8, 64, 3)
+                def forward(self, x):
+                    y = self.conv(x).contiguous()
+                    out = torch.empty(y.shape[0], 64, y.shape[2] // 4, y.shape[3] // 4, device=y.device)
+                    pool_sigmoid[(out.numel() // out.shape[-1],)](y, out, y.shape[3], out.shape[3], POOL=4, BLOCK=32)
+                    return out
+            """,
+            line=20,
+            column=13,
+        ),
         # KernelBench level2/65's shape of code: a 3x3 convolution, then an average pool over 4 x 4 windows.
         Invalid(
             """
@@ -736,6 +796,49 @@ class CollapsibleGemm(Rule):
                     tail = self._launched_gemm_sum(model, function, producer, wrappers)
                 if tail is not None:
                     yield self._report(model, function, producer, tail)
+                elif isinstance(producer, cst.Call):
+                    yield from self._conv_summed_in_kernel(model, function, producer)
+
+    def _conv_summed_in_kernel(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Iterator[Report]:
+        """A convolution module's output handed to a Triton kernel that adds up its loads before any other use
+        (`KernelTileFacts.summed_loads`): an average pool or a mean written in Triton after cuDNN's
+        convolution, which folds into the convolution as a torch pool does."""
+        module = model.conv_call_kind(call, function) or ""
+        for launch, param in model.conv_output_launches(call, function):
+            summed = next((s for s in model.summed_loads(launch.kernel) if s.param == param), None)
+            if summed is None or ("Transpose" in module and summed.trips is not None):
+                continue  # a window after a transposed convolution: no convolution computes the pooled values
+            conv = " ".join(model.code(call).split())
+            kind = module
+            if summed.trips is not None:
+                message = (
+                    f"`{conv}` ({kind}) in `{function.qualname}` hands its output to `{launch.kernel.name}`, "
+                    f"which adds up each window of it (`{summed.accumulator} += ...`) before anything else: an "
+                    "average pool, which folds into the convolution, so every output position is computed and "
+                    "written to keep one per window"
+                )
+                plan = (
+                    f"Fold the window into `{conv}`: one convolution whose kernel is the weight convolved with the "
+                    "window's box (each side dilation * (kernel - 1) + 1 + stride * (window - 1)), at stride times "
+                    f"the window, same padding and bias, computes the pooled values; `{launch.kernel.name}` then "
+                    "reads them instead of the full output and keeps the rest of its work (scale by 1 / taps if it "
+                    "divides). Remake the folded weight when the weight changes."
+                )
+            else:
+                message = (
+                    f"`{conv}` ({kind}) in `{function.qualname}` hands its output to `{launch.kernel.name}`, "
+                    f"which sums it (`{summed.accumulator}`) before anything else: the sum commutes with the "
+                    "convolution, so its whole output is computed and written to be reduced away"
+                )
+                plan = (
+                    f"Replace `{conv}` and the sum in `{launch.kernel.name}` with the reduction of the "
+                    "convolution's input: per input channel and tap, the input summed over the window that tap "
+                    "reads (the whole input for an unpadded transposed convolution), times the weight summed the "
+                    "same way, plus the bias; the kernel's work after its sum then runs on those few values. "
+                    "Keep the reduced weight in step with the weight."
+                )
+            yield Report(node=call, message=message, plan=plan)
+            return
 
     def _launched_gemm_sum(
         self, model: FileModel, function: FunctionInfo, call: cst.Call, wrappers: frozenset[str]
