@@ -1354,7 +1354,66 @@ def test_a_convolution_whose_output_a_triton_kernel_pools_first_folds_the_window
     )
     e = entry(source)
     fixed = cost.collapse_gemm(e.ops, conv.line, conv.line)
-    assert fixed[0].note == "collapsed GEMV" and fixed[0].flops == conv.flops // (128 * 128)
+    reduced, gemv, launch = fixed[0], fixed[1], next(op for op in fixed if op.kind == "triton")
+    assert (reduced.note, reduced.bytes) == ("weight reduced", conv.in_bytes[1] + conv.in_bytes[1] // (128 * 128))
+    assert gemv.note == "collapsed GEMV" and gemv.flops == conv.flops // (128 * 128)
+    assert launch.inputs[0] == 1  # the kernel reads the GEMV's result, renumbered past the inserted pass
+
+
+LINEAR_THEN_TRITON_POOL = """\
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pool_gelu_max(y_ptr, out_ptr, N, PW, POOL: tl.constexpr, BLOCK_P: tl.constexpr):
+    row = tl.program_id(0)
+    p = tl.arange(0, BLOCK_P)
+    k = tl.arange(0, POOL)
+    cols = p[:, None] * POOL + k[None, :]
+    v = tl.load(y_ptr + row * N + cols, mask=p[:, None] < PW, other=0.0)
+    avg = tl.sum(v, axis=1) / POOL
+    g = 0.5 * avg * (1.0 + tl.math.erf(avg * 0.7071067811865476))
+    tl.store(out_ptr + row, tl.max(tl.where(p < PW, g, float("-inf")), axis=0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.matmul = nn.Linear(8192, 8192)
+
+    def forward(self, x):
+        y = self.matmul(x)
+        out = torch.empty(x.shape[0], device=x.device)
+        pool_gelu_max[(x.shape[0],)](y, out, 8192, 512, POOL=16, BLOCK_P=512)
+        return out
+
+
+def get_inputs():
+    return [torch.rand(1024, 8192)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_linear_whose_output_a_triton_kernel_averages_in_windows_narrows_by_the_window() -> None:
+    e = entry(LINEAR_THEN_TRITON_POOL)
+    gemm, launch = e.ops[0], next(op for op in e.ops if op.kind == "triton")
+    # The window is the summed axis's tl.arange(0, POOL), at the launch's POOL.
+    assert launch.summed_input == (0, 16)
+    fixed = cost.collapse_gemm(e.ops, gemm.line, gemm.line)
+    averaged, narrowed = fixed[:2]
+    # The weight's rows averaged in the windows once per call, then a GEMM with N / 16 columns.
+    assert (averaged.note, averaged.in_bytes) == ("weight reduced", (8192 * 8192 * 4,))
+    assert (narrowed.flops, narrowed.out_bytes) == (gemm.flops // 16, gemm.out_bytes // 16)
+    assert next(op for op in fixed if op.kind == "triton").in_bytes[0] == gemm.out_bytes // 16
+    finding = next(f for f in lint_source("k.py", LINEAR_THEN_TRITON_POOL).findings if f.code == "KL026")
+    assert finding.span.line == gemm.line and "pool_gelu_max" in finding.message
+    assert finding.expected_speedup["for_this_file"]["graph"] > 3
 
 
 GEMM_THEN_TORCH_SUM = (

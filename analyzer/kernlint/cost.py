@@ -1859,7 +1859,7 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     in_kernel = collapse_kernel_gemm(ops, first, last)
     if in_kernel is not None:
         return in_kernel
-    summed_in_kernel = collapse_conv_summed_in_kernel(ops, first, last)
+    summed_in_kernel = collapse_summed_in_kernel(ops, first, last)
     if summed_in_kernel is not None:
         return summed_in_kernel
     ops = tuple(_as_gemm(op) if _at(op, first, last) else op for op in ops)
@@ -1943,22 +1943,47 @@ def collapse_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] 
     return tuple(out)
 
 
-def collapse_conv_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
-    """A convolution on `first..last` whose output a Triton kernel adds up before any other use
+def collapse_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A convolution or a GEMM on `first..last` whose output a Triton kernel adds up before any other use
     (`Op.summed_input`), as the plan writes it: over a fixed window of a (not transposed) convolution's
-    positions, one convolution with the window folded into its kernel; over more (a plane, a depth), the
-    input read once and a GEMV with the reduced weight. The kernel then reads the reduced tensor."""
-    convs = [i for i in _on_lines(ops, first, last, {"gemm"}) if ops[i].conv_window]
-    readers = {i: j for j, op in enumerate(ops) for i in convs if op.summed_input and op.summed_input[0] == i}
+    positions, one convolution with the window folded into its kernel; over windows of a GEMM's output
+    features, the GEMM narrowed by the window; over more (a plane, a depth, a GEMM's row), the input read
+    once and a GEMV with the reduced weight. The kernel then reads the reduced tensor."""
+    products = [
+        i
+        for i in _on_lines(ops, first, last, {"gemm", "triton"})
+        if ops[i].conv_window or (ops[i].kind == "gemm" and len(ops[i].in_bytes) >= 2) or ops[i].dot_mn
+    ]
+    readers = {i: j for j, op in enumerate(ops) for i in products if op.summed_input and op.summed_input[0] == i}
     if not readers:
         return None
     out = list(ops)
+    reduced_weights: dict[int, Op] = {}  # index -> the pass that reduces its weight, run before it
     for i, j in readers.items():
-        conv, reader = ops[i], ops[j]
+        conv, reader = _as_gemm(ops[i]), ops[j]
         taps = reader.summed_input[1]
-        if taps < 0:
+        if taps < 0 or len(conv.in_bytes) < 2:
             return None  # a window of taps the launch does not say: no estimate
-        if taps > 1 and "Transpose" not in conv.note:
+        if not conv.conv_window:
+            # A GEMM [M, K] x [K, N]: a window over its N output features narrows it; a sum over them leaves
+            # one number per row (N from its operands' and output's sizes: N^2 = out * w / (x * elem)).
+            x_bytes, w_bytes = conv.in_bytes[0], conv.in_bytes[1]
+            n = round(math.sqrt(conv.out_bytes * w_bytes / max(1, x_bytes * conv.elem_bytes)))
+            factor = taps if taps > 1 else n
+            if factor < 2:
+                return None
+            out[i] = replace(
+                conv,
+                flops=conv.flops // factor,
+                bytes=x_bytes + w_bytes // factor + conv.out_bytes // factor,
+                in_bytes=(x_bytes, w_bytes // factor),
+                out_bytes=conv.out_bytes // factor,
+                note=f"{conv.note} narrowed" if taps > 1 else "collapsed GEMV",
+            )
+            # The weight reduced per call (as the torch GEMM's collapse charges it): one pass reading it.
+            reduced_weights[i] = _weight_reduction(conv, w_bytes, factor)
+            reduced_bytes = conv.out_bytes // factor
+        elif taps > 1 and "Transpose" not in conv.note:
             reduced_bytes = conv.out_bytes // taps
             pool = Op("reduction", conv.line, reduction=taps, out_bytes=reduced_bytes, kernel="avg_pool")
             out[i] = _pool_folded(conv, pool)
@@ -1984,6 +2009,7 @@ def collapse_conv_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -
                 reduction=0,
                 conv_window=(),
             )
+            reduced_weights[i] = _weight_reduction(conv, w_bytes, factor)
         shrink = conv.out_bytes - reduced_bytes
         out[j] = replace(
             reader,
@@ -1993,7 +2019,40 @@ def collapse_conv_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -
             ),
             summed_input=(),
         )
-    return tuple(out)
+    return _inserted_before(tuple(out), reduced_weights)
+
+
+def _weight_reduction(product: Op, w_bytes: int, factor: int) -> Op:
+    return Op(
+        "reduction",
+        product.line,
+        bytes=w_bytes + w_bytes // factor,
+        in_bytes=(w_bytes,),
+        out_bytes=w_bytes // factor,
+        elem_bytes=product.elem_bytes,
+        note="weight reduced",
+    )
+
+
+def _inserted_before(ops: tuple[Op, ...], before: dict[int, Op]) -> tuple[Op, ...]:
+    """`ops` with each op of `before` placed ahead of the op at its index; readers renumbered."""
+    if not before:
+        return ops
+    renumber: dict[int, int] = {}
+    out: list[Op] = []
+    for i, op in enumerate(ops):
+        if i in before:
+            out.append(before[i])
+        renumber[i] = len(out)
+        out.append(op)
+    return tuple(
+        replace(
+            op,
+            inputs=tuple(renumber.get(j, j) if j >= 0 else j for j in op.inputs),
+            summed_input=(renumber[op.summed_input[0]], *op.summed_input[1:]) if op.summed_input else (),
+        )
+        for op in out
+    )
 
 
 def _pool_folded(conv: Op, pool: Op) -> Op:

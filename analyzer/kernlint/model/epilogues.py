@@ -705,10 +705,13 @@ class EpilogueFacts(HostFlowFacts):
                 return other, f"`{helper}` (launches a Triton kernel)"
         return None
 
-    def conv_output_launches(self, call: cst.Call, function: FunctionInfo) -> list[tuple[Launch, str]]:
-        """The Triton launches in `function` handed the output of the convolution module call `call` (bound to
-        a name, made contiguous or not), each with the kernel parameter that receives it (KL026)."""
-        if self.conv_call_kind(call, function) is None:
+    def product_output_launches(self, call: cst.CSTNode, function: FunctionInfo) -> list[tuple[Launch, str]]:
+        """The Triton launches in `function` handed the output of `call`, a convolution (`conv_call_kind`) or
+        a GEMM by a module weight (`nn.Linear`, `F.linear`, `x @ self.w`), bound to a name, made contiguous or
+        not; each with the kernel parameter that receives it (KL026)."""
+        if not (isinstance(call, cst.Call) and self.conv_call_kind(call, function)) and not self._weight_gemm(
+            call, function
+        ):
             return []
 
         def holds(name: str, before: cst.CSTNode, depth: int = 0) -> bool:

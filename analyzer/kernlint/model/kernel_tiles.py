@@ -494,9 +494,20 @@ class KernelTileFacts(KernelLoopFacts):
             if statement is None or statement is holder:
                 return None
             addend = statement.value
+            if isinstance(statement, cst.Assign):
+                # `avg = tl.sum(v, axis=1) / POOL`: a sum scaled by a number is still the sum, for what follows.
+                while (
+                    isinstance(addend, cst.BinaryOperation)
+                    and isinstance(addend.operator, (cst.Multiply, cst.Divide))
+                    and self._scalar(kernel, addend.right)
+                ):
+                    addend = addend.left
             block_sum = False
+            axis_extent: cst.BaseExpression | None = None
             if isinstance(addend, cst.Call) and self.is_tl(addend.func, "sum"):
                 args = positional(addend)
+                axis = keyword(addend, "axis") or (args[1] if len(args) > 1 else None)
+                axis_extent = self._summed_extent(kernel, load, literal_value(axis) if axis is not None else None)
                 addend, block_sum = (args[0] if args else addend), True
             if isinstance(statement, cst.AugAssign):
                 if not isinstance(statement.operator, cst.AddAssign) or not isinstance(statement.target, cst.Name):
@@ -509,7 +520,9 @@ class KernelTileFacts(KernelLoopFacts):
             if not holds(addend, reader if holder is not None else load):
                 return None
             looped, trips = self._window_trips(statement, kernel, accumulator, smalls, loops)
-            if block_sum and looped:
+            if block_sum and axis_extent is not None and (not looped or trips):
+                trips = (*(trips or ()), axis_extent)  # the block's summed axis is a window of that size
+            elif block_sum and looped:
                 trips = ()  # blocks summed in a window's loops: a window, its taps not known
             elif block_sum:
                 trips = None
@@ -519,6 +532,49 @@ class KernelTileFacts(KernelLoopFacts):
                 return None
             result = (accumulator, trips)
         return result
+
+    def _scalar(self, kernel: Kernel, node: cst.BaseExpression) -> bool:
+        """A number: a literal, a kernel parameter (a scalar or a constexpr), or arithmetic of those."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.Name):
+            return kernel.param(node.value) is not None
+        if isinstance(node, cst.BinaryOperation):
+            return self._scalar(kernel, node.left) and self._scalar(kernel, node.right)
+        return False
+
+    def _summed_extent(self, kernel: Kernel, load: cst.Call, axis: object) -> cst.BaseExpression | None:
+        """The size of the axis a `tl.sum(tl.load(p + ...), axis=a)` adds up, where the address spreads that
+        axis by one `tl.arange(0, E)` (`offs_k[None, :]` for axis 1) of a literal or constexpr E; None
+        otherwise."""
+        if not isinstance(axis, int) or not load.args:
+            return None
+        found: list[cst.BaseExpression] = []
+
+        def visit(node: cst.BaseExpression, depth: int) -> None:
+            for sub in walk(node):
+                if isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Name):
+                    slots = [e.slice for e in sub.slice]
+                    spread = [i for i, e in enumerate(slots) if isinstance(e, cst.Slice)]
+                    if spread != [axis]:
+                        continue
+                    value = self.assigned_value(kernel.function, sub.value.value, before=sub)
+                    if isinstance(value, cst.Call) and self.is_tl(value.func, "arange"):
+                        args = positional(value)
+                        if len(args) == 2 and literal_value(args[0]) == 0:
+                            found.append(args[1])
+                elif isinstance(sub, cst.Name) and depth < 4 and kernel.param(sub.value) is None:
+                    value = self.assigned_value(kernel.function, sub.value, before=sub)
+                    if isinstance(value, cst.BaseExpression) and not isinstance(value, cst.Call):
+                        visit(value, depth + 1)
+
+        visit(load.args[0].value, 0)
+        codes = {self.code(e) for e in found}
+        if len(codes) != 1:
+            return None
+        extent = found[0]
+        param = kernel.param(extent.value) if isinstance(extent, cst.Name) else None
+        return extent if isinstance(extent, cst.Integer) or (param is not None and param.constexpr) else None
 
     def _window_trips(
         self,

@@ -4,8 +4,9 @@ from collections.abc import Iterator
 
 import libcst as cst
 from kernlint.findings import Category, Severity
-from kernlint.model import FileModel, FunctionInfo, Kernel
+from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue, self_attribute_root
+from kernlint.model.kernel_tiles import SummedLoads
 from kernlint.model.syntax import keyword, literal_value, positional, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -112,6 +113,32 @@ class CollapsibleGemm(Rule):
     fix_effect = "collapse_gemm"
 
     VALID = [
+        # A LayerNorm kernel after the Linear: each row's values are summed for the mean and also read again.
+        Valid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def layer_norm(y_ptr, out_ptr, N: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, N)
+                v = tl.load(y_ptr + row * N + cols)
+                mean = tl.sum(v, axis=0) / N
+                d = v - mean
+                tl.store(out_ptr + row * N + cols, d / tl.sqrt(tl.sum(d * d, axis=0) / N + 1e-5))
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gemm = nn.Linear(1024, 1024)
+                def forward(self, x):
+                    y = self.gemm(x)
+                    out = torch.empty_like(y)
+                    layer_norm[(x.shape[0],)](y, out, N=1024)
+                    return out
+            """
+        ),
         # A Triton kernel that applies the sigmoid to each loaded value before it sums them: not linear.
         Valid(
             """
@@ -472,6 +499,36 @@ class CollapsibleGemm(Rule):
         ),
     ]
     INVALID = [
+        # KernelBench level2/51's shape: nn.Linear kept in torch, then a Triton kernel that averages each row
+        # of its output before the GELU.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mean_gelu(y_ptr, out_ptr, N, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for start in range(0, N, BLOCK):
+                    cols = start + tl.arange(0, BLOCK)
+                    acc += tl.load(y_ptr + row * N + cols, mask=cols < N, other=0.0)
+                mean = tl.sum(acc, axis=0) / N
+                tl.store(out_ptr + row, 0.5 * mean * (1.0 + tl.math.erf(mean * 0.7071067811865476)))
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gemm = nn.Linear(8192, 8192)
+                def forward(self, x):
+                    y = self.gemm(x)
+                    out = torch.empty(x.shape[0], device=x.device)
+                    mean_gelu[(x.shape[0],)](y, out, 8192, BLOCK=1024)
+                    return out
+            """,
+            line=20,
+            column=13,
+        ),
         # The LLM-written shape of KernelBench level2/65: cuDNN's convolution, then a Triton kernel that
         # averages each 4 x 4 window of its output before the sigmoid.
         Invalid(
@@ -796,18 +853,22 @@ class CollapsibleGemm(Rule):
                     tail = self._launched_gemm_sum(model, function, producer, wrappers)
                 if tail is not None:
                     yield self._report(model, function, producer, tail)
-                elif isinstance(producer, cst.Call):
-                    yield from self._conv_summed_in_kernel(model, function, producer)
+                else:
+                    yield from self._summed_in_kernel(model, function, producer)
 
-    def _conv_summed_in_kernel(self, model: FileModel, function: FunctionInfo, call: cst.Call) -> Iterator[Report]:
-        """A convolution module's output handed to a Triton kernel that adds up its loads before any other use
-        (`KernelTileFacts.summed_loads`): an average pool or a mean written in Triton after cuDNN's
-        convolution, which folds into the convolution as a torch pool does."""
-        module = model.conv_call_kind(call, function) or ""
-        for launch, param in model.conv_output_launches(call, function):
+    def _summed_in_kernel(self, model: FileModel, function: FunctionInfo, call: cst.CSTNode) -> Iterator[Report]:
+        """A convolution's or a weight GEMM's output handed to a Triton kernel that adds up its loads before
+        any other use (`KernelTileFacts.summed_loads`): an average pool, a mean or a row sum written in Triton
+        after the product, which collapses into it as a torch reduction does."""
+        module = model.conv_call_kind(call, function) if isinstance(call, cst.Call) else None
+        readers = model.product_output_launches(call, function) or self._gemm_launch_readers(model, function, call)
+        for launch, param in readers:
             summed = next((s for s in model.summed_loads(launch.kernel) if s.param == param), None)
-            if summed is None or ("Transpose" in module and summed.trips is not None):
+            if summed is None or (module and "Transpose" in module and summed.trips is not None):
                 continue  # a window after a transposed convolution: no convolution computes the pooled values
+            if module is None:
+                yield self._gemm_summed_report(model, function, call, launch, summed)
+                return
             conv = " ".join(model.code(call).split())
             kind = module
             if summed.trips is not None:
@@ -840,6 +901,65 @@ class CollapsibleGemm(Rule):
             yield Report(node=call, message=message, plan=plan)
             return
 
+    def _gemm_launch_readers(
+        self, model: FileModel, function: FunctionInfo, call: cst.CSTNode
+    ) -> list[tuple[Launch, str]]:
+        """For a launch of a tl.dot GEMM kernel by a module parameter that stores its tile through linear ops
+        into a buffer allocated here: the later launches in `function` handed that buffer (not rebound
+        between), with the parameter that receives it."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Subscript):
+            return []
+        launches = [x for x in model.launches if x.node is call]
+        # A weight among the tensors (not a tile size read from the module: `BLOCK_M=self.BLOCK_M`).
+        if not launches or not any(self_attribute_root(a.value) for a in call.args if a.keyword is None):
+            return []
+        output = model.launch_output(launches[0])
+        if output is None or not _stores_linear_tile(model.home_of(launches[0].kernel), launches[0].kernel):
+            return []
+        buffer = model.assigned_value(function, output, before=call, strict=True)
+        shape = positional(buffer)[0] if isinstance(buffer, cst.Call) and positional(buffer) else None
+        if isinstance(shape, (cst.Tuple, cst.List)) and len(shape.elements) != 2:
+            return []  # split-K partial products ([S, M, N]) summed by the next kernel: the GEMM's own reduction
+        found = []
+        for later in model.launches:
+            if later.caller is not function or later.node is call or model.line_of(later.node) <= model.line_of(call):
+                continue
+            for param, argument in later.arguments.items():
+                if isinstance(argument, cst.Name) and argument.value == output:
+                    if model.assigned_value(function, output, before=later.node, strict=True) is buffer:
+                        found.append((later, param))
+        return found
+
+    def _gemm_summed_report(
+        self, model: FileModel, function: FunctionInfo, call: cst.CSTNode, launch: Launch, summed: SummedLoads
+    ) -> Report:
+        gemm = " ".join(model.code(call).split())
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Subscript):
+            gemm = f"{model.code(call.func)}(...)"
+        if summed.trips is not None:
+            message = (
+                f"`{gemm}` in `{function.qualname}` hands its output to `{launch.kernel.name}`, which adds up "
+                f"windows of it (`{summed.accumulator} += ...`) before anything else: an average pool over the "
+                "GEMM's output features commutes with it, so each window's features are computed to keep one"
+            )
+            plan = (
+                f"Narrow the GEMM: average the weight's rows (and the bias) in the windows once, multiply the input "
+                f"by that N/k x K weight, and let `{launch.kernel.name}` read the M x N/k result instead of "
+                "summing windows; keep the averaged weight in step with the weight."
+            )
+        else:
+            message = (
+                f"`{gemm}` in `{function.qualname}` hands its output to `{launch.kernel.name}`, which sums it "
+                f"(`{summed.accumulator}`) before anything else: the sum commutes with the GEMM, so the M x N "
+                "product is computed to be reduced away"
+            )
+            plan = (
+                "Replace the GEMM and the kernel's sum with a GEMV: sum the weight once over the reduced dimension "
+                f"(W^T 1, and the bias the same way), multiply the input by that vector, and let "
+                f"`{launch.kernel.name}` start from the M results; keep the summed weight in step with the weight."
+            )
+        return Report(node=call, message=message, plan=plan)
+
     def _launched_gemm_sum(
         self, model: FileModel, function: FunctionInfo, call: cst.Call, wrappers: frozenset[str]
     ) -> Epilogue | None:
@@ -854,8 +974,8 @@ class CollapsibleGemm(Rule):
             output = model.launch_output(launches[0]) if launches else None
             if output is None:
                 return None
-        if not launches or not any(self_attribute_root(a.value) for a in call.args):
-            return None  # two inputs multiplied: no weight to sum once
+        if not launches or not any(self_attribute_root(a.value) for a in call.args if a.keyword is None):
+            return None  # two inputs multiplied: no weight to sum once (`BLOCK_M=self.BLOCK_M` is no weight)
         tail = model.collapsible_tail(call, function, name=output)
         # A kernel imported from another module of the project is read in the model of its own file. (Asked
         # last: following the tile through the kernel costs more than the checks above, which most calls fail.)
