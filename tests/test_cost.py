@@ -1360,6 +1360,18 @@ def test_a_convolution_whose_output_a_triton_kernel_pools_first_folds_the_window
     assert launch.inputs[0] == 1  # the kernel reads the GEMV's result, renumbered past the inserted pass
 
 
+def test_a_wide_kernel_over_few_input_channels_runs_at_its_channels_probe_rate_not_its_depths() -> None:
+    c = cost.calibration().constants
+    points = [(depth, rate) for depth, rate in cost._numbered(c, "flops_conv_k")]
+    # A 3x3 conv: its depth and its channels read the same probe.
+    assert cost._conv_rate(c, 8 * 9, "nn.Conv2d", (3, 3, 1, 1, 1, 1)) == cost._interpolated(points, 8 * 9)
+    # A 6x6 stride-4 conv over 8 channels (KL026's folded pool): the 8-channel reading, well below its depth's.
+    wide = cost._conv_rate(c, 8 * 36, "nn.Conv2d", (6, 6, 4, 4, 1, 1))
+    assert wide == cost._interpolated(points, 8 * 9) < cost._interpolated(points, 8 * 36)
+    # A 1x1 conv: its depth's reading, the smaller one.
+    assert cost._conv_rate(c, 64, "nn.Conv2d", (1, 1, 1, 1, 1, 1)) == cost._interpolated(points, 64)
+
+
 LINEAR_THEN_TRITON_POOL = """\
 import torch
 import torch.nn as nn

@@ -580,7 +580,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # A convolution at the measured cuDNN rate for its depth. The probes are fp32 (TF32); an fp16
             # convolution of the same depth is held to that rate too (no fp16 probe yet): a small-K conv is
             # bound by cuDNN's data movement, not by the tensor cores' peak, which fp16 does not change.
-            throughput = min(throughput, _conv_rate(c, op.reduction, op.note) or throughput)
+            throughput = min(throughput, _conv_rate(c, op.reduction, op.note, op.conv_window) or throughput)
         if op.kind == "attention":
             # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
@@ -741,16 +741,34 @@ CONV_FAMILIES = {
 }
 
 
-def _conv_rate(c: dict[str, float], depth: int, module: str = "") -> float | None:
+def _conv_rate(c: dict[str, float], depth: int, module: str = "", window: tuple[int, ...] = ()) -> float | None:
     """A cuDNN fp32 convolution's rate at GEMM depth `depth`, interpolated
     in log K between the calibration's probes of its family (a 3-D or a
     transposed convolution, where the record has them; else the 2-D conv
     probes) and held at the nearest one outside them; None for a record
-    without them."""
+    without them.
+
+    The probes are 3-wide kernels, so their depth is their input channels
+    times 9 (27 in 3-D). A wider kernel over few input channels runs at no
+    more than the probe of its input channels gives (`window`: the conv's
+    kernel sizes, then strides and dilations): on an H200
+    (bench/conv_rate_h200.md) a 6x6 stride-4 convolution over 8 channels ran
+    at 23 TFLOPS, which its depth (288) reads as 85 and its channels as 30;
+    reading every shape by the smaller of the two puts 12 of 16 shapes
+    within 1.5x, against 8 read by depth and 10 by channels."""
     family = CONV_FAMILIES.get(module)
     points = _numbered(c, f"flops_{family}_k") if family else []
     points = points or _numbered(c, "flops_conv_k")
-    return _interpolated(points, depth) if points else None
+    if not points:
+        return None
+    rate = _interpolated(points, depth)
+    dims = len(window) // 3
+    if dims:
+        taps = math.prod(window[:dims])
+        probe_taps = 3 ** (3 if family in ("conv3d", "conv_transpose3d") else 2)
+        channels = depth // taps
+        rate = min(rate, _interpolated([(k // probe_taps, v) for k, v in points], channels))
+    return rate
 
 
 def _layer(op: Op) -> str | None:
@@ -1999,6 +2017,9 @@ def collapse_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -> tup
                 return None
             reduced_bytes = conv.out_bytes // factor
             x_bytes, w_bytes = conv.in_bytes[0], conv.in_bytes[1]
+            # Still a convolution over the dimensions the sum keeps (a depth mean leaves a 2-D one over the
+            # depth-summed input: measured on an H200 at the convolution rate of its depth, not a GEMV's),
+            # a GEMV where it keeps none: priced at its depth's conv rate either way.
             out[i] = replace(
                 conv,
                 flops=conv.flops // factor,
@@ -2006,8 +2027,6 @@ def collapse_summed_in_kernel(ops: tuple[Op, ...], first: int, last: int) -> tup
                 in_bytes=(x_bytes, w_bytes // factor),
                 out_bytes=reduced_bytes,
                 note="collapsed GEMV",
-                reduction=0,
-                conv_window=(),
             )
             reduced_weights[i] = _weight_reduction(conv, w_bytes, factor)
         shrink = conv.out_bytes - reduced_bytes
