@@ -58,19 +58,16 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
         loads = _loads_in(loop, loops)
         for statement, accumulator, added in _accumulations(loop):
             for product in _multiplications(model, kernel, added):
-                found = _product_loads(model, kernel, product, loads)
-                if found is None:
-                    continue
-                left, right = found
-                if left.pointers == right.pointers:
-                    continue
-                form = _form(model, added, product, left, right)
-                if pid_roots is None:
-                    pid_roots = _program_id_names(model, kernel)
-                    stored = _stored_tiles(model, kernel)
-                if not _distinct_output_indices(model, kernel, left, right, pid_roots, stored):
-                    continue
-                yield Product(statement, accumulator, (left, right), form)
+                for left, right in _product_loads(model, kernel, product, loads, product is added):
+                    if left.pointers == right.pointers:
+                        continue
+                    if pid_roots is None:
+                        pid_roots = _program_id_names(model, kernel)
+                        stored = _stored_tiles(model, kernel)
+                    if not _distinct_output_indices(model, kernel, left, right, pid_roots, stored):
+                        continue
+                    yield Product(statement, accumulator, (left, right), _form(model, added, product, left, right))
+                    break
 
 
 def _unrolled_only(model: KernelTileFacts, loop: KernelLoop, loops: tuple[KernelLoop, ...]) -> bool:
@@ -130,25 +127,34 @@ def _multiplications(model: KernelTileFacts, kernel: Kernel, added: cst.BaseExpr
     ]
 
 
-def _operand_load(
+def _operand_loads(
     model: KernelTileFacts, kernel: Kernel, operand: cst.BaseExpression, loads: list[LoopLoad]
-) -> LoopLoad | None:
+) -> list[LoopLoad]:
+    """The load an operand is (inline or through a name), or the loads it is computed from in the loop (a
+    depthwise result accumulated from the input and its taps, then multiplied into a pointwise sum)."""
     inline = [load for load in loads if any(child is load.call for child in walk(operand))]
     if inline:
-        return inline[0]
+        return inline[:1]
     reached = model.depends_on(kernel, operand, through_loads=False)
-    named = [load for load in loads if load.target is not None and load.target in reached]
-    return named[0] if len(named) == 1 else None
+    return [load for load in loads if load.target is not None and load.target in reached]
 
 
 def _product_loads(
-    model: KernelTileFacts, kernel: Kernel, product: cst.BinaryOperation, loads: list[LoopLoad]
-) -> tuple[LoopLoad, LoopLoad] | None:
-    left = _operand_load(model, kernel, product.left, loads)
-    right = _operand_load(model, kernel, product.right, loads)
-    if left is None or right is None or left is right:
-        return None
-    return left, right
+    model: KernelTileFacts, kernel: Kernel, product: cst.BinaryOperation, loads: list[LoopLoad], top: bool
+) -> list[tuple[LoopLoad, LoopLoad]]:
+    """The (left, right) loads the product's operands follow: one pair for two loaded operands; for a
+    computed one (only where the product is what the loop adds, `top`: `acc += dw[:, None] * w[None, :]`),
+    a pair per load it is computed from (the caller keeps the pair whose two loads follow different output
+    indices)."""
+    if model.code(product.left) == model.code(product.right):
+        return []  # a square (`v * v`: a variance's sum), not a product of two operands
+    lefts = _operand_loads(model, kernel, product.left, loads)
+    rights = _operand_loads(model, kernel, product.right, loads)
+    if len(lefts) > 1 and len(rights) > 1:
+        return []  # two computed operands: no operand is a loaded tile of A or B
+    if (len(lefts) > 1 or len(rights) > 1) and not top:
+        return []  # a computed operand inside a larger expression (`sigmoid((y + b) * s)`): elementwise work
+    return [(left, right) for left in lefts for right in rights if left is not right]
 
 
 def _broadcast(node: cst.BaseExpression) -> bool:

@@ -371,6 +371,9 @@ class Op:
     # (KernelTileFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
     # 0 where the sum is over a block or a runtime loop, -1 for a window whose taps are not known).
     summed_input: tuple[int, ...] = ()
+    # Triton launches: the ops of the tensors the kernel loads one element of per program (every load of
+    # that pointer has no offsets vector: a row's statistic, read by the program that handles the row).
+    per_program_reads: tuple[int, ...] = ()
 
     @property
     def product(self) -> bool:
@@ -398,7 +401,17 @@ def statistics_of(ops: tuple[Op, ...], launch: int) -> list[tuple[int, frozenset
                 break
             after.add(r)
             r = ops[r].inputs[0]
-        if 0 <= r < launch and not after and not op.reduces and _statistics_kernel(ops, r, op, largest):
+        # (A launch that reduces too may be combining a long row's partials, which no program of one kernel
+        # could hold; not where it runs as many programs as the statistics kernel and reads one element of
+        # its statistics per program: a row max, then the row's exp-sum in a second kernel.)
+        one_each = (
+            0 <= r < launch
+            and bool(op.programs)
+            and op.programs == ops[r].programs
+            # (The statistics buffer: the statistics launch's output, or the allocation it wrote.)
+            and (r in op.per_program_reads or any(i in op.per_program_reads for i in ops[r].inputs if 0 <= i < r))
+        )
+        if 0 <= r < launch and not after and (not op.reduces or one_each) and _statistics_kernel(ops, r, op, largest):
             # A Triton kernel that only reduces a tensor the launch reads too, into a buffer the launch reads.
             if not ops[r].returned and not any(r in other.inputs for j, other in enumerate(ops) if j != launch):
                 found.append((r, frozenset({r})))
@@ -3514,6 +3527,7 @@ class _Evaluator:
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
                 summed_input=self._summed_input(kernel, node, values),
+                per_program_reads=self._per_program_reads(kernel, node, values),
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
                 strided_lanes=strided_lanes,
@@ -3924,6 +3938,27 @@ class _Evaluator:
         else:
             return 0
         return window if window > 1 and n % window == 0 else 0
+
+    def _per_program_reads(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
+        """The ops of the tensors this launch's kernel loads one element of per program (OffsetFacts:
+        every load through that pointer is `one_element_per_program`)."""
+        if kernel is None or not isinstance(self.model, OffsetFacts):
+            return ()
+        loads: dict[str, bool] = {}
+        for address in self.model.addresses(kernel):
+            if not self.model.is_tl(address.call.func, "load") or len(address.pointers) != 1:
+                continue
+            pointer = address.pointers[0]
+            single = self.model.one_element_per_program(kernel, address)
+            loads[pointer] = loads.get(pointer, True) and single
+        if not any(loads.values()):
+            return ()
+        bound = self._arguments(kernel, node, values)
+        return tuple(
+            value.origin
+            for pointer, single in loads.items()
+            if single and isinstance(value := bound.get(pointer), Tensor) and value.origin >= 0
+        )
 
     def _summed_input(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
         """The op of the tensor this launch's kernel sums first (KernelTileFacts.summed_loads) and its window's

@@ -86,6 +86,32 @@ class GemmWithoutDot(Rule):
     fix_effect = "tensor_cores"
 
     VALID = [
+        # Group-norm statistics of a scaled activation: a product inside the sigmoid, then summed and squared.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def stats(y_ptr, b_ptr, s_ptr, mean_ptr, C, HW, CPG, BLOCK: tl.constexpr):
+                pid = tl.program_id(0)
+                n = pid // (C // CPG)
+                g = pid % (C // CPG)
+                base = y_ptr + (n * C + g * CPG) * HW
+                s = tl.zeros([BLOCK], dtype=tl.float32)
+                sq = tl.zeros([BLOCK], dtype=tl.float32)
+                for start in range(0, CPG * HW, BLOCK):
+                    offs = start + tl.arange(0, BLOCK)
+                    m = offs < CPG * HW
+                    c = g * CPG + offs // HW
+                    v = tl.load(base + offs, mask=m, other=0.0)
+                    b = tl.load(b_ptr + c, mask=m, other=0.0)
+                    sc = tl.load(s_ptr + c, mask=m, other=0.0)
+                    v = tl.sigmoid((v + b) * sc)
+                    s += v
+                    sq += v * v
+                tl.store(mean_ptr + pid, tl.sum(s, axis=0) + tl.sum(sq, axis=0))
+            """
+        ),
         # A recurrence: a state updated by rank-1 products and a decay, its output stored every step (a scan).
         Valid(
             """
@@ -220,6 +246,28 @@ class GemmWithoutDot(Rule):
         ),
     ]
     INVALID = [
+        # A depthwise and a pointwise convolution fused: each channel's depthwise result, computed in
+        # registers, multiplied into the pointwise sum as a rank-1 update on the CUDA cores.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def dw_pw(x_ptr, wd_ptr, wp_ptr, out_ptr, C_IN, HW, C_OUT: tl.constexpr, BLOCK_P: tl.constexpr):
+                offs_p = tl.program_id(0) * BLOCK_P + tl.arange(0, BLOCK_P)
+                offs_co = tl.arange(0, C_OUT)
+                acc = tl.zeros((BLOCK_P, C_OUT), dtype=tl.float32)
+                for ci in range(0, C_IN):
+                    dw = tl.zeros((BLOCK_P,), dtype=tl.float32)
+                    for k in tl.static_range(3):
+                        xv = tl.load(x_ptr + ci * HW + offs_p + k, mask=offs_p + k < HW, other=0.0)
+                        dw += xv * tl.load(wd_ptr + ci * 3 + k)
+                    wp = tl.load(wp_ptr + offs_co * C_IN + ci)
+                    acc += dw[:, None] * wp[None, :]
+                tl.store(out_ptr + offs_co[None, :] * HW + offs_p[:, None], acc, mask=offs_p[:, None] < HW)
+            """,
+            line=15,
+        ),
         # A 1x1 convolution whose program computes every output channel (`offs_co` has no program id): the
         # channel vector indexes the weight and the store, the pixel block the input.
         Invalid(

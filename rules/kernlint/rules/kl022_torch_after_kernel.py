@@ -70,7 +70,10 @@ class TorchAfterKernel(Rule):
     that only reduces it into a buffer the launch reads, each statistic
     over at most 16,384 elements (a row or a channel column a program can
     hold; a whole tensor's sum needs every program's part first): the
-    reduction is a full pass over a tensor the kernel reads anyway. Its
+    reduction is a full pass over a tensor the kernel reads anyway. A launch
+    that reduces too counts only where it runs as many programs as the
+    statistics kernel and loads one statistic per program (a row max, then
+    the row's exp-sum), not where it combines partials over a row. Its
     estimate drops those ops, or that launch.
 
     And a `torch.cat` (or `torch.stack`) of Triton kernels' outputs that
@@ -518,6 +521,40 @@ class TorchAfterKernel(Rule):
         ),
     ]
     INVALID = [
+        # A cross-entropy split in two kernels of one program per row: the row max, then the exp-sum that
+        # reads the row again and the max (one number per program).
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def row_max(x_ptr, m_ptr, C, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + tl.program_id(0) * C + offs, mask=offs < C, other=float("-inf"))
+                tl.store(m_ptr + tl.program_id(0), tl.max(x, axis=0))
+            @triton.jit
+            def nll(x_ptr, m_ptr, t_ptr, out_ptr, C, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                offs = tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + row * C + offs, mask=offs < C, other=float("-inf"))
+                m = tl.load(m_ptr + row)
+                picked = tl.load(x_ptr + row * C + tl.load(t_ptr + row))
+                tl.store(out_ptr + row, tl.log(tl.sum(tl.exp(x - m), axis=0)) + m - picked)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x, t):
+                    m = torch.empty(x.shape[0], device=x.device)
+                    row_max[(x.shape[0],)](x, m, x.shape[1], BLOCK=4096)
+                    out = torch.empty(x.shape[0], device=x.device)
+                    nll[(x.shape[0],)](x, m, t, out, x.shape[1], BLOCK=4096)
+                    return out.mean()
+            def get_inputs():
+                return [torch.randn(32768, 4096), torch.randint(0, 4096, (32768,))]
+            def get_init_inputs():
+                return []
+            """,
+            line=23,
+        ),
         # Statistics in torch, the rest in Triton: the row means read x in a pass of their own.
         Invalid(
             """
