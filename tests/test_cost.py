@@ -1336,6 +1336,30 @@ def test_a_triton_kernel_that_sums_a_convolutions_output_first_is_told_apart_by_
     assert model.summed_loads(model.kernel_list[1]) == ()
 
 
+def test_a_window_summed_with_tl_sum_inside_a_static_loop_has_both_extents_for_its_taps() -> None:
+    source = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pool(y_ptr, out_ptr, W, PW, POOL: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    pw = tl.arange(0, BLOCK)
+    jj = tl.arange(0, POOL)
+    col = pw[:, None] * POOL + jj[None, :]
+    acc = tl.zeros((1, BLOCK), dtype=tl.float32)
+    for i in tl.static_range(POOL):
+        v = tl.load(y_ptr + (row * POOL + i) * W + col[None, :, :], mask=col[None, :, :] < W, other=0.0)
+        acc += tl.sum(v, axis=2)
+    tl.store(out_ptr + row * PW + pw[None, :], tl.sigmoid(acc / (POOL * POOL)))
+"""
+    model = build_model("k.py", source, parse(source))
+    ((summed,),) = [model.summed_loads(model.kernel_list[0])]
+    # The static loop's POOL rows, and the POOL columns the sum adds along axis 2 (col's axis 1, jj's).
+    assert [model.code(t) for t in summed.trips] == ["POOL", "POOL"]
+
+
 def test_a_convolution_whose_output_a_triton_kernel_pools_first_folds_the_window_into_the_convolution() -> None:
     e = entry(CONV_THEN_TRITON_POOL)
     conv = e.ops[0]

@@ -551,24 +551,34 @@ class KernelTileFacts(KernelLoopFacts):
             return None
         found: list[cst.BaseExpression] = []
 
-        def visit(node: cst.BaseExpression, depth: int) -> None:
-            for sub in walk(node):
-                if isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Name):
-                    slots = [e.slice for e in sub.slice]
+        def visit(node: cst.BaseExpression, at: int, depth: int) -> None:
+            # `node` contributes to axis `at` of the address: through sums and products of its terms, a name's
+            # value, and a subscript that spreads a vector along some axes (`col[None, :, :]`: axis 2 of the
+            # result is axis 1 of col).
+            if depth > 6:
+                return
+            if isinstance(node, cst.BinaryOperation):
+                visit(node.left, at, depth + 1)
+                visit(node.right, at, depth + 1)
+            elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                slots = [e.slice for e in node.slice]
+                if at >= len(slots) or not isinstance(slots[at], cst.Slice):
+                    return  # broadcast along that axis
+                value = self.assigned_value(kernel.function, node.value.value, before=node)
+                if isinstance(value, cst.Call) and self.is_tl(value.func, "arange"):
+                    args = positional(value)
                     spread = [i for i, e in enumerate(slots) if isinstance(e, cst.Slice)]
-                    if spread != [axis]:
-                        continue
-                    value = self.assigned_value(kernel.function, sub.value.value, before=sub)
-                    if isinstance(value, cst.Call) and self.is_tl(value.func, "arange"):
-                        args = positional(value)
-                        if len(args) == 2 and literal_value(args[0]) == 0:
-                            found.append(args[1])
-                elif isinstance(sub, cst.Name) and depth < 4 and kernel.param(sub.value) is None:
-                    value = self.assigned_value(kernel.function, sub.value, before=sub)
-                    if isinstance(value, cst.BaseExpression) and not isinstance(value, cst.Call):
-                        visit(value, depth + 1)
+                    if spread == [at] and len(args) == 2 and literal_value(args[0]) == 0:
+                        found.append(args[1])
+                elif isinstance(value, cst.BaseExpression) and not isinstance(value, cst.Call):
+                    inner = sum(1 for e in slots[:at] if isinstance(e, cst.Slice))
+                    visit(value, inner, depth + 1)
+            elif isinstance(node, cst.Name) and kernel.param(node.value) is None:
+                value = self.assigned_value(kernel.function, node.value, before=node)
+                if isinstance(value, cst.BaseExpression) and not isinstance(value, cst.Call):
+                    visit(value, at, depth + 1)
 
-        visit(load.args[0].value, 0)
+        visit(load.args[0].value, axis, 0)
         codes = {self.code(e) for e in found}
         if len(codes) != 1:
             return None
