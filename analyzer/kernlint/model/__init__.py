@@ -103,8 +103,8 @@ from kernlint.model.facts import (
 from kernlint.model.guards import GuardFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.layout import LayoutFacts
-from kernlint.model.offsets import OffsetFacts
 from kernlint.model.shapes import ShapeFacts
+from kernlint.model.summed import SummedLoadFacts
 from kernlint.model.tuning import TuningFacts
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ __all__ = [
 
 class FileModel(
     DtypeFacts,
-    OffsetFacts,
+    SummedLoadFacts,
     KernelTileFacts,
     ShapeFacts,
     EpilogueFacts,

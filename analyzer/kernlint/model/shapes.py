@@ -40,6 +40,7 @@ from kernlint.model.kernel import KernelFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
+from kernlint.model.summed import SummedLoadFacts
 from kernlint.model.syntax import COMPARISONS, keyword, literal_value, names_in, positional, walk
 from kernlint.model.torch_api import MODULE_MOVES
 from kernlint.model.tuning import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS
@@ -368,7 +369,7 @@ class Op:
     # then its dilation: what an average pool folded into it widens (KL026's fix).
     conv_window: tuple[int, ...] = ()
     # Triton launches whose kernel adds up the loads of one tensor before any other use of them
-    # (KernelTileFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
+    # (SummedLoadFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
     # 0 where the sum is over a block or a runtime loop, -1 for a window whose taps are not known).
     summed_input: tuple[int, ...] = ()
     # Triton launches: the ops of the tensors the kernel loads one element of per program (every load of
@@ -3961,9 +3962,9 @@ class _Evaluator:
         )
 
     def _summed_input(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
-        """The op of the tensor this launch's kernel sums first (KernelTileFacts.summed_loads) and its window's
+        """The op of the tensor this launch's kernel sums first (SummedLoadFacts.summed_loads) and its window's
         taps at the launch's values (0: not a fixed window); () if none."""
-        if kernel is None or not isinstance(self.model, KernelTileFacts):
+        if kernel is None or not isinstance(self.model, SummedLoadFacts):
             return ()
         for summed in self.model.summed_loads(kernel):
             tensor = self._arguments(kernel, node, values).get(summed.param)

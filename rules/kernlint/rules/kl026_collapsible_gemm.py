@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, FunctionInfo, Kernel, Launch
 from kernlint.model.epilogues import Epilogue, self_attribute_root
-from kernlint.model.kernel_tiles import SummedLoads
+from kernlint.model.summed import SummedLoads
 from kernlint.model.syntax import keyword, literal_value, positional, walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
@@ -858,7 +858,7 @@ class CollapsibleGemm(Rule):
 
     def _summed_in_kernel(self, model: FileModel, function: FunctionInfo, call: cst.CSTNode) -> Iterator[Report]:
         """A convolution's or a weight GEMM's output handed to a Triton kernel that adds up its loads before
-        any other use (`KernelTileFacts.summed_loads`): an average pool, a mean or a row sum written in Triton
+        any other use (`SummedLoadFacts.summed_loads`): an average pool, a mean or a row sum written in Triton
         after the product, which collapses into it as a torch reduction does."""
         module = model.conv_call_kind(call, function) if isinstance(call, cst.Call) else None
         readers = model.product_output_launches(call, function) or self._gemm_launch_readers(model, function, call)
