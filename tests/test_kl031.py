@@ -235,3 +235,79 @@ def test_a_permuted_views_strides_are_its_bases_permuted_and_a_reshape_forgets_t
     view = Tensor((2, 4, 5, 3), "float32", contiguous=False, layout=((2, 4, 5, 3), (60, 5, 1, 20)))
     assert view.strides == (60, 5, 1, 20)
     assert replace(view, shape=(8, 15)).strides is None
+
+
+# An NCHW transposed-convolution gather the way generated kernels write it: A's rows summed from a base split
+# out of the pixel index and a spatial offset behind a tl.where, its channels a plain range times H * W.
+GATHER = """
+import torch
+import triton
+import triton.language as tl
+@triton.jit
+def convt(x_ptr, w_ptr, y_ptr, N, C, H, W, CO, OH, OW, sh, sw, ph, pw, BM: tl.constexpr, BN: tl.constexpr,
+          BK: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    mask_m = offs_m < N * OH * OW
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    n_idx = offs_m // (OH * OW)
+    rem = offs_m % (OH * OW)
+    oh = rem // OW
+    ow = rem % OW
+    row_base = n_idx.to(tl.int64) * C * H * W
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kh in tl.static_range(3):
+        ih_num = oh + ph - kh
+        ih = ih_num // sh
+        vh = (ih_num >= 0) & (ih_num % sh == 0) & (ih < H)
+        for kw in tl.static_range(3):
+            iw_num = ow + pw - kw
+            iw = iw_num // sw
+            valid = vh & (iw_num >= 0) & (iw_num % sw == 0) & (iw < W) & mask_m
+            sp = tl.where(valid, ih * W + iw, 0)
+            for c0 in range(0, C, BK):
+                offs_k = c0 + tl.arange(0, BK)
+                a_ptrs = x_ptr + row_base[:, None] + offs_k[None, :] * (H * W) + sp[:, None]
+                a = tl.load(a_ptrs, mask=valid[:, None] & (offs_k < C)[None, :], other=0.0)
+                b = tl.load(w_ptr + offs_k[:, None] * (CO * 9) + offs_n[None, :] * 9 + (kh * 3 + kw))
+                acc += tl.dot(a, b)
+    tl.store(y_ptr + offs_m[:, None] * CO + offs_n[None, :], acc)
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.ConvTranspose2d(64, 64, 3, stride=2, padding=1)
+    def forward(self, x):
+        N, C, H, W = x.shape
+        OH, OW = 2 * H - 1, 2 * W - 1
+        y = torch.empty(N, OH, OW, 64, device=x.device)
+        convt[(triton.cdiv(N * OH * OW, 128), 1)](
+            x, self.conv.weight, y, N, C, H, W, 64, OH, OW, 2, 2, 1, 1, BM=128, BN=64, BK=32
+        )
+        return y
+def get_inputs():
+    return [torch.randn(16, 64, 256, 256)]
+def get_init_inputs():
+    return []
+"""
+
+
+def _launch(source: str):
+    text = textwrap.dedent(source)
+    entry = build_model("example.py", text, parse(text)).entry_point
+    assert entry is not None and not entry.unknown
+    (op,) = [op for op in entry.ops if op.kind == "triton"]
+    return op
+
+
+def test_a_gathered_from_nchw_pixels_reads_m_major_with_its_tile_known() -> None:
+    op = _launch(GATHER)
+    # The tile's M is found through the row base, whose arange a longer path (behind tl.where) reached first.
+    assert op.dot_tile == (128, 64, 32, 4, 3)
+    assert op.dot_a_mmajor and op.dot_b_off_kmajor
+
+
+def test_a_gathered_from_channels_last_pixels_is_k_major() -> None:
+    nhwc = GATHER.replace("offs_k[None, :] * (H * W) + sp[:, None]", "offs_k[None, :] + sp[:, None] * C").replace(
+        "row_base = n_idx.to(tl.int64) * C * H * W", "row_base = n_idx.to(tl.int64) * H * W * C"
+    )
+    op = _launch(nhwc)
+    assert not op.dot_a_mmajor

@@ -636,6 +636,42 @@ class OffsetFacts(KernelFacts):
                 found.update(loads[id(load)])
         return tuple(p.name for p in kernel.params if p.name in found)
 
+    @kernel_fact
+    def dot_a_gather_strides(self, kernel: Kernel) -> tuple[cst.BaseExpression | None, ...] | None:
+        """Where every `tl.dot`'s A operand is loaded as an implicit-GEMM convolution gathers it, the
+        multipliers of the terms that step its K axis (columns) over a plain range (None: a unit stride);
+        None where A is not such a gather.
+
+        Such a gather adds several terms along M (rows), at least one of them split out of the row offsets
+        with `%` or `//` (a tile's rows are output pixels: `ow = offs_m % OW`, `nb = offs_m // (OH * OW)`),
+        and its K terms are either split the same way (`ci = offs_k // (KH * KW)`, `kw = offs_k % KW`) or a
+        plain range times a stride (`offs_k[None, :] * (H * W)`, a channel of an NCHW input). No unit stride
+        along K is then visible to Triton: the tile is read M-major, whatever `dot_a_strides` (which gives
+        up where an axis shows up twice) says. The launch's values decide whether a plain K term's multiplier
+        is 1 (K-major after all: channels-last)."""
+        values = self._kernel_index(kernel).values
+        found: list[cst.BaseExpression | None] = []
+        dots = 0
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "dot"):
+                continue
+            dots += 1
+            operand, flipped = self._dot_operand(call, 0)
+            loads = self._loaded_calls(kernel, operand) if operand is not None else ()
+            if not loads:
+                return None
+            for load in loads:
+                terms = _axis_terms(load.args[0].value, values)
+                if terms is None:
+                    return None
+                rows, columns = (
+                    (terms.get(1, []), terms.get(0, [])) if flipped else (terms.get(0, []), terms.get(1, []))
+                )
+                if not rows or not columns or not any(_split(vector, values) for vector, _ in rows):
+                    return None
+                found.extend(factor for vector, factor in columns if not _split(vector, values))
+        return tuple(found) if dots else None
+
     def _dot_operand(self, call: cst.Call, which: int) -> tuple[cst.BaseExpression | None, bool]:
         """A `tl.dot`'s A (`which` 0) or B (1) operand as loaded, and whether the dot reads it transposed
         (`tl.trans(k)` or `k.T`: the loaded tile's axes swapped); None where the call has not two operands."""
@@ -682,13 +718,16 @@ class OffsetFacts(KernelFacts):
         self, kernel: Kernel, index: _KernelIndex, address: cst.BaseExpression
     ) -> tuple[TileRange, ...]:
         found: list[TileRange] = []
-        seen: set[int] = set()
+        # The shallowest depth each node was reached at (with its axis): a node first met along a long path,
+        # whose ranges lay past the depth bound, is walked again when a shorter path reaches it.
+        seen: dict[tuple[int, int | None], int] = {}
         stack: list[tuple[cst.CSTNode, int | None, int]] = [(address, None, 0)]
         while stack:
             child, axis, depth = stack.pop()
-            if id(child) in seen or depth > 16:
+            key = (id(child), axis)
+            if depth > 16 or seen.get(key, depth + 1) <= depth:
                 continue
-            seen.add(id(child))
+            seen[key] = depth
             # Exact types (see the note above _KernelIndex).
             if type(child) is cst.Call:
                 if self.is_tl(child.func, "arange"):
@@ -773,6 +812,71 @@ def _axis_strides(
                     return None
                 strides[axis] = None
     return strides
+
+
+def _axis_terms(
+    address: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]]
+) -> dict[int, list[tuple[cst.BaseExpression, cst.BaseExpression | None]]] | None:
+    """`_axis_strides` keeping every term of an axis: by axis, each broadcast vector the address adds and
+    its multiplier (None: a unit stride). A name bound to a sum is followed into a product too (`ih * W`
+    with `ih = ih0[:, None] + kh[None, :]`); None where the address is not such a sum (deeper than 12)."""
+    terms: dict[int, list[tuple[cst.BaseExpression, cst.BaseExpression | None]]] = {}
+    stack: list[tuple[cst.BaseExpression, cst.BaseExpression | None, int]] = [(address, None, 0)]
+    while stack:
+        node, factor, depth = stack.pop()
+        if depth > 12:
+            return None
+        node = _uncast(node)
+        if type(node) is cst.Name:
+            bound = values.get(node.value)
+            if bound:
+                stack.append((bound[0], factor, depth + 1))
+            continue
+        if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
+            stack.extend(((node.left, factor, depth + 1), (node.right, factor, depth + 1)))
+            continue
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+            scaled = _scaled_vector(node)
+            axis = _broadcast_axis(scaled[0]) if scaled is not None else None
+            if scaled is not None and axis is not None:
+                terms.setdefault(axis, []).append((scaled[0].value, _times(scaled[1], factor)))
+                continue
+            for inner, outer in ((node.left, node.right), (node.right, node.left)):
+                followed = _uncast(inner)
+                if type(followed) is cst.Name and values.get(followed.value):
+                    followed = values[followed.value][0]
+                if type(followed) is cst.BinaryOperation and type(followed.operator) in (cst.Add, cst.Subtract):
+                    stack.append((followed, _times(outer, factor), depth + 1))
+                    break
+            continue
+        if type(node) is cst.Subscript:
+            axis = _broadcast_axis(node)
+            if axis is not None:
+                terms.setdefault(axis, []).append((node.value, factor))
+    return terms
+
+
+def _times(left: cst.BaseExpression | None, right: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    if left is None or right is None:
+        return left if right is None else right
+    return cst.BinaryOperation(left, cst.Multiply(), right)
+
+
+def _split(vector: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]], depth: int = 0) -> bool:
+    """Whether an offsets vector is split out of another with `%` or `//` (a pixel's row or column, a tap
+    of a kernel window), through the names it is computed from."""
+    if depth > 12:
+        return False
+    node = _uncast(vector)
+    if type(node) is cst.Name:
+        return any(_split(v, values, depth + 1) for v in values.get(node.value, ())[:1])
+    if type(node) is cst.BinaryOperation:
+        if type(node.operator) in (cst.Modulo, cst.FloorDivide):
+            return True
+        return _split(node.left, values, depth + 1) or _split(node.right, values, depth + 1)
+    if type(node) is cst.Subscript:
+        return _split(node.value, values, depth + 1)
+    return False
 
 
 def _scaled_vector(node: cst.BaseExpression, depth: int = 0) -> tuple[cst.Subscript, cst.BaseExpression | None] | None:

@@ -3425,6 +3425,8 @@ class _Evaluator:
                 # a weight (C_out, C_in, kh, kw) gathered tap by tap).
                 dot_b_kmajor = b_k == 1 and b_n is not None and b_n != 1
                 dot_a_mmajor = a_m == 1 and a_k is not None and a_k != 1
+                if not dot_a_mmajor and a_k in (None, 1):
+                    dot_a_mmajor = self._gathered_m_major(kernel, node, values)
                 dot_b_off_kmajor = b_k is not None and b_k != 1 and b_n is not None
                 dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_off_kmajor)
             path = self._dot_path(kernel, elem) if flops else ""
@@ -3761,6 +3763,20 @@ class _Evaluator:
             return (None, None)
         given = self._launch_values(kernel, node, values)
         return tuple(1 if s is None else self._kernel_number(kernel, s, given) for s in strides)
+
+    def _gathered_m_major(self, kernel, node: cst.Call, values: dict[int, object]) -> bool:
+        """The launch's tl.dot A is gathered as an NCHW implicit-GEMM convolution gathers it
+        (`OffsetFacts.dot_a_gather_strides`): every term stepping its K axis over a plain range has a known
+        stride other than 1 at the launch's values, so no unit stride runs along K."""
+        model = self.model
+        if not isinstance(model, OffsetFacts):
+            return False
+        strides = model.dot_a_gather_strides(kernel)
+        if strides is None:
+            return False
+        given = self._launch_values(kernel, node, values)
+        numbers = [1 if s is None else self._kernel_number(kernel, s, given) for s in strides]
+        return all(n is not None and n != 1 for n in numbers)
 
     def _relayout_bytes(
         self, kernel, node: cst.Call, values: dict[int, object], a_mmajor: bool, b_off_kmajor: bool

@@ -240,6 +240,49 @@ class Tf32OperandLayout(Rule):
                     return c
             """
         ),
+        # An implicit-GEMM convolution over a channels-last input: A's rows split out of the pixel index, its
+        # channels the unit-stride axis of the tile (K-major), the weight laid out (C_out, kh, kw, C_in) once.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv(x_ptr, w_ptr, y_ptr, C, H, W, CO, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                ow = rm % W
+                oh = (rm // W) % H
+                n = rm // (W * H)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for t in tl.static_range(9):
+                    ih = oh + t // 3 - 1
+                    iw = ow + t % 3 - 1
+                    ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+                    for c0 in range(0, C, BK):
+                        ci = c0 + tl.arange(0, BK)
+                        a = tl.load(x_ptr + (n * H * W * C)[:, None] + (ih * W * C + iw * C)[:, None] + ci[None, :],
+                                    mask=ok[:, None], other=0.0)
+                        b = tl.load(w_ptr + rn[None, :] * 9 * C + t * C + ci[:, None])
+                        acc = tl.dot(a, b, acc)
+                tl.store(y_ptr + rm[:, None] * CO + rn[None, :], acc)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(64, 128, 3, padding=1, bias=False)
+                    self.register_buffer("w_k", self.conv.weight.detach().permute(0, 2, 3, 1).contiguous())
+                def forward(self, x):
+                    N, C, H, W = x.shape
+                    x = x.permute(0, 2, 3, 1).contiguous()
+                    y = torch.empty(N, H, W, 128, device=x.device)
+                    conv[(N * H * W // 128, 1)](x, self.w_k, y, C, H, W, 128, BM=128, BN=128, BK=32)
+                    return y.permute(0, 3, 1, 2)
+            def get_inputs():
+                return [torch.randn(16, 64, 128, 128)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # A few rows against an input B: copying B K-major costs more than the layout saves.
         Valid(
             """
@@ -442,6 +485,50 @@ class Tf32OperandLayout(Rule):
                 return []
             """,
             line=29,
+            column=9,
+        ),
+        # The same gather with K flattened as (C_in, kh, kw), the way generated kernels write it: A's rows
+        # split out of the pixel index with `%`/`//` and summed from several terms, its K terms split too.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv(x_ptr, w_ptr, y_ptr, C, H, W, CO, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+                rm = tl.program_id(0) * BM + tl.arange(0, BM)
+                rn = tl.program_id(1) * BN + tl.arange(0, BN)
+                ow = rm % W
+                oh = (rm // W) % H
+                n = rm // (W * H)
+                acc = tl.zeros((BM, BN), dtype=tl.float32)
+                for k0 in range(0, C * 9, BK):
+                    rk = k0 + tl.arange(0, BK)
+                    ci = rk // 9
+                    kh = (rk % 9) // 3
+                    kw = rk % 3
+                    ih = oh[:, None] + kh[None, :] - 1
+                    iw = ow[:, None] + kw[None, :] - 1
+                    ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W) & (rk < C * 9)[None, :]
+                    a = tl.load(x_ptr + (n * C * H * W)[:, None] + ci[None, :] * H * W + ih * W + iw, mask=ok, other=0.0)
+                    b = tl.load(w_ptr + rn[None, :] * C * 9 + rk[:, None], mask=(rk < C * 9)[:, None], other=0.0)
+                    acc += tl.dot(a, b)
+                tl.store(y_ptr + (n * CO * H * W + oh * W + ow)[:, None] + rn[None, :] * H * W, acc)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = torch.nn.Conv2d(64, 128, 3, padding=1, bias=False)
+                def forward(self, x):
+                    N, C, H, W = x.shape
+                    y = torch.empty(N, 128, H, W, device=x.device)
+                    conv[(N * H * W // 128, 1)](x, self.conv.weight, y, C, H, W, 128, BM=128, BN=128, BK=32)
+                    return y
+            def get_inputs():
+                return [torch.randn(16, 64, 128, 128)]
+            def get_init_inputs():
+                return []
+            """,
+            line=32,
             column=9,
         ),
         # Autotuned tiles, B N-major: every config reads it so.
