@@ -2619,6 +2619,23 @@ def test_getattr_reads_a_modules_parameter_by_a_name_an_f_string_builds() -> Non
     assert gemm.flops == 2 * 32 * 256 * 512
 
 
+def test_getattr_reads_a_parameter_by_a_name_built_printf_style() -> None:
+    """`"weight_ih_l%d" % layer` builds the same name as the f-string: a loop over the suffixes it makes is
+    unrolled and each parameter sized; a format of a float (not a name) stays unknown."""
+    e = entry(
+        GETATTR_PARAMETER.replace(
+            'layer, sfx = 1, "_reverse"\n        w = getattr(self.lstm, f"weight_ih_l{layer}" + sfx)',
+            'layer = 1\n        for s in ["_l%d" % layer, "_l%d_reverse" % layer]:\n'
+            '            w = getattr(self.lstm, "weight_ih" + s)',
+        )
+    )
+    assert e.unknown == ()
+    (gemm,) = [op for op in e.ops if op.kind == "gemm"]
+    assert gemm.flops == 2 * 32 * 256 * 512
+    unknown = entry(GETATTR_PARAMETER.replace('f"weight_ih_l{layer}" + sfx', '"weight_ih_l%f" % 1.0'))
+    assert unknown.unknown
+
+
 LAYER_LOOP_BY_NAME = """
 import torch
 import torch.nn as nn

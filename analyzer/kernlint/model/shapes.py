@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -1662,6 +1663,8 @@ class _Evaluator:
                 return left + right
             if op == "Add" and isinstance(left, str) and isinstance(right, str):
                 return left + right  # a parameter's name put together (`"weight_ih" + sfx`)
+            if op == "Modulo" and isinstance(left, str) and _formats_name(left, right):
+                return left % right  # the same, printf-style (`"_l%d" % layer`)
             raise _Unknown(f"line {self._line(node)}: arithmetic on non-static values")
         if op in ("BitAnd", "BitOr", "BitXor"):
             # `n & (n - 1)`: a power-of-two test on a size. Integers only.
@@ -4373,6 +4376,19 @@ def _layers_of(value: object) -> object:
 def _carries_name(item: object) -> bool:
     """A string, or a tuple or list holding one (an `enumerate` pair)."""
     return isinstance(item, str) or isinstance(item, (list, tuple)) and any(isinstance(i, str) for i in item)
+
+
+def _formats_name(template: str, values: object) -> bool:
+    """`template % values` is a name built printf-style from integers and strings (`"_l%d" % layer`): only
+    `%d`, `%i` and `%s` conversions, as many as the values, none of them a tensor or a float."""
+    items = values if isinstance(values, tuple) else (values,)
+    conversions = re.findall(r"%(.)", template.replace("%%", ""))
+    return (
+        len(template) <= 64
+        and all(c in "dis" for c in conversions)
+        and len(conversions) == len(items)
+        and all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in items)
+    )
 
 
 def _holds_module(item: object) -> bool:
