@@ -4290,3 +4290,45 @@ def test_an_a_operand_read_m_major_puts_a_tf32_dot_on_its_slow_path() -> None:
     assert cost._tile_rate(launch(m_major, "1, K"), h100) == slow  # no tf32mk probes in the H100 record
     assert cost._tile_rate(launch(m_major, "1, K"), h200.constants) == h200.constants[f"flops_tile_tf32mk_{tile}"]
     assert cost._tile_rate(launch(m_major, "N, 1"), h200.constants) == h200.constants[f"flops_tile_tf32m_{tile}"]
+
+
+TAP_LOOP = """
+import itertools
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tap_kernel(x_ptr, y_ptr, n, shift, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.atomic_add(y_ptr + offs, x * shift, mask=offs < n)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.zeros_like(x)
+        for kh, kw in itertools.product(range(3), range(3)):
+            tap_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), kh * 3 + kw, BLOCK=1024)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_loop_over_itertools_product_of_ranges_runs_its_item_count() -> None:
+    """`for kh, kw in itertools.product(range(3), range(3))`: nine steps, each launch timed nine times; the
+    tuple's names are loop indices (unknown values, sizes do not depend on them)."""
+    e = entry(TAP_LOOP)
+    assert e.unknown == ()
+    (launch,) = [op for op in e.ops if op.kind == "triton"]
+    assert launch.repeat == 9
+    unsized = entry(TAP_LOOP.replace("range(3), range(3)", "range(3), self.taps"))
+    assert unsized.unknown

@@ -1334,6 +1334,11 @@ class _Evaluator:
             if isinstance(node.target, cst.Name):
                 scope[node.target.value] = None  # the loop index: unknown, sizes do not depend on it
                 self.loop_indices.append((node.target.value, count))
+            elif isinstance(node.target, (cst.Tuple, cst.List)):
+                # `for kd, kh, kw in itertools.product(...)`: the indices unknown too.
+                for element in node.target.elements:
+                    if isinstance(element.value, cst.Name):
+                        scope[element.value.value] = None
             self._run_body(node.body.body, scope, record)
         except _Unknown:
             if not (indexed and count <= HOST_UNROLL and isinstance(items, (list, tuple)) and len(items) == count):
@@ -1825,6 +1830,19 @@ class _Evaluator:
         def kw(name, default=None):
             return self._eval(keywords[name], scope, record) if name in keywords else default
 
+        if self.model.qualname(func) == "itertools.product":
+            # `itertools.product(range(k), range(k), range(k))`: the taps of a window, as a static list.
+            factors: list[Sequence[object]] = []
+            for value in args():
+                value = _layers_of(value)
+                if not isinstance(value, (list, tuple)):
+                    raise _Unknown(f"line {line}: itertools.product of a sequence that is not static")
+                factors.append(value)
+            if not factors:
+                raise _Unknown(f"line {line}: itertools.product of no sequence")
+            if math.prod(len(f) for f in factors) > LOOP_LIMIT:
+                raise _Unknown(f"line {line}: itertools.product of more than {LOOP_LIMIT} items")
+            return [list(items) for items in itertools.product(*factors)]
         if isinstance(func, cst.Name) and func.value in (
             "int",
             "float",
