@@ -9,11 +9,20 @@ before kernlint was run on them. `kernlint verify FILE` measured each
 `kernels/kernlint/kernels/measure_heldout.sh`).
 
     python scripts/heldout.py [--markdown]
+    python scripts/heldout.py --corpus fixtures/fresh \
+        --timings kernels/kernlint/kernels/measurements/checks/h200/fresh_h200.jsonl
 
 prints, per file, the measured speedup over PyTorch, the label, and
 kernlint's verdict; then issue 26's bars: of the files slower than PyTorch,
 how many kernlint calls worth optimizing; worth/no agreement with the
 labels; category agreement where both say yes; internal errors.
+
+`--corpus` reads another corpus of the same form (`fixtures/fresh/`: files a
+strong generator's first attempt might be, see its README), and `--timings`
+its speedups from `scripts/time_files.py`'s JSON lines instead of `verify`
+records: the mean of KernelBench-mode calls, a file counted only where its
+output is within 1e-2 of the reference's largest value (the median where a
+file was timed more than once).
 """
 
 from __future__ import annotations
@@ -48,6 +57,17 @@ def verdict(path: str) -> dict:
     }
 
 
+def timed(path: str) -> dict[str, float]:
+    """Speedups by file name from `scripts/time_files.py`'s JSON lines: the median of a file's correct runs."""
+    runs: dict[str, list[float]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            run = json.loads(line)
+            if run.get("status") == "ok" and run.get("rel_err", 1.0) <= 1e-2:
+                runs.setdefault(os.path.basename(run["file"]).removesuffix(".py"), []).append(run["speedup"])
+    return {name: sorted(s)[len(s) // 2] for name, s in runs.items()}
+
+
 def measured(name: str) -> float | str | None:
     """ModelNew's speedup over the file's own Model, KernelBench mode (mean); "timeout" where
     ModelNew passed its correctness check but could not finish its timing within the limit
@@ -73,19 +93,19 @@ def measured(name: str) -> float | str | None:
     return None
 
 
-def rows() -> list[dict]:
-    with open(os.path.join(CORPUS, "labels.toml"), "rb") as handle:
+def rows(corpus: str = CORPUS, timings: dict[str, float] | None = None) -> list[dict]:
+    with open(os.path.join(corpus, "labels.toml"), "rb") as handle:
         labels = tomllib.load(handle)
     out = []
     for file in sorted(labels):
         label, name = labels[file], file.removesuffix(".py")
-        path = os.path.join(CORPUS, file)
+        path = os.path.join(corpus, file)
         out.append(
             {
                 "name": name,
                 "label_worth": label["worth_optimizing"],
                 "label_category": label.get("category"),
-                "measured": measured(name),
+                "measured": timings.get(name) if timings is not None else measured(name),
                 **verdict(path),
             }
         )
@@ -115,8 +135,10 @@ def bars(table: list[dict]) -> dict[str, tuple[int, int]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    parser.add_argument("--corpus", default=CORPUS, help="a folder of such files with its labels.toml")
+    parser.add_argument("--timings", help="scripts/time_files.py's JSON lines for the corpus (not verify records)")
     args = parser.parse_args(argv)
-    table = rows()
+    table = rows(args.corpus, timed(args.timings) if args.timings else None)
     if args.markdown:
         print("| file | measured vs PyTorch | label | kernlint | findings |")
         print("|---|---|---|---|---|")
