@@ -771,65 +771,29 @@ def _axis_strides(
     """The terms of an address that a broadcast vector (`x[:, None]`, `x[None, :]`) adds, by axis: each
     one's multiplier (None: none, a unit stride). Names are followed to their first value (a pointer that a
     loop advances keeps its layout); None where an axis shows up twice."""
-    strides: dict[int, cst.BaseExpression | None] = {}
-    stack: list[tuple[cst.BaseExpression, int]] = [(address, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > 12:
-            return None
-        if type(node) is cst.Name:
-            bound = values.get(node.value)
-            if bound:
-                stack.append((bound[0], depth + 1))
-            continue
-        if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
-            stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
-            continue
-        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
-            scaled = _scaled_vector(node)
-            axis = _broadcast_axis(scaled[0]) if scaled is not None else None
-            if scaled is not None and axis is not None:
-                if axis in strides:
-                    return None
-                strides[axis] = scaled[1]
-                continue
-            # `(row * C_in + ci[:, None]) * C_out`: a sum times a factor, each of its terms scaled by it.
-            for inner, factor in ((node.left, node.right), (node.right, node.left)):
-                if type(inner) is cst.BinaryOperation and type(inner.operator) in (cst.Add, cst.Subtract):
-                    stack.extend(
-                        (cst.BinaryOperation(term, cst.Multiply(), factor), depth + 1)
-                        for term in (inner.left, inner.right)
-                    )
-                    break
-            continue
-        if type(node) is cst.Call and _uncast(node) is not node:
-            stack.append((_uncast(node), depth + 1))
-            continue
-        if type(node) is cst.Subscript:
-            axis = _broadcast_axis(node)
-            if axis is not None:
-                if axis in strides:
-                    return None
-                strides[axis] = None
-    return strides
+    terms = _axis_terms(address, values, follow_scaled_names=False)
+    if terms is None or any(len(found) > 1 for found in terms.values()):
+        return None
+    return {axis: found[0][1] for axis, found in terms.items()}
 
 
 def _axis_terms(
-    address: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]]
+    address: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]], follow_scaled_names: bool = True
 ) -> dict[int, list[tuple[cst.BaseExpression, cst.BaseExpression | None]]] | None:
-    """`_axis_strides` keeping every term of an axis: by axis, each broadcast vector the address adds and
-    its multiplier (None: a unit stride). A name bound to a sum is followed into a product too (`ih * W`
-    with `ih = ih0[:, None] + kh[None, :]`); None where the address is not such a sum (deeper than 12)."""
+    """By axis, each broadcast vector an address adds and its multiplier (None: a unit stride); None where
+    the address is deeper than 12. A sum times a factor scales each of its terms (`(row * C_in +
+    ci[:, None]) * C_out`). With `follow_scaled_names`, a name is followed under a factor too (`ih * W` with
+    `ih = ih0[:, None] + kh[None, :]`) and a factor carries through nested sums; without, only a name added
+    as it is, and a scaled sum's terms are read as products of their own (`_axis_strides`'s reading)."""
     terms: dict[int, list[tuple[cst.BaseExpression, cst.BaseExpression | None]]] = {}
     stack: list[tuple[cst.BaseExpression, cst.BaseExpression | None, int]] = [(address, None, 0)]
     while stack:
         node, factor, depth = stack.pop()
         if depth > 12:
             return None
-        node = _uncast(node)
         if type(node) is cst.Name:
             bound = values.get(node.value)
-            if bound:
+            if bound and (factor is None or follow_scaled_names):
                 stack.append((bound[0], factor, depth + 1))
             continue
         if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract):
@@ -842,12 +806,21 @@ def _axis_terms(
                 terms.setdefault(axis, []).append((scaled[0].value, _times(scaled[1], factor)))
                 continue
             for inner, outer in ((node.left, node.right), (node.right, node.left)):
-                followed = _uncast(inner)
-                if type(followed) is cst.Name and values.get(followed.value):
-                    followed = values[followed.value][0]
-                if type(followed) is cst.BinaryOperation and type(followed.operator) in (cst.Add, cst.Subtract):
-                    stack.append((followed, _times(outer, factor), depth + 1))
+                named = _uncast(inner)
+                if follow_scaled_names and type(named) is cst.Name and values.get(named.value):
+                    inner = values[named.value][0]
+                if type(inner) is cst.BinaryOperation and type(inner.operator) in (cst.Add, cst.Subtract):
+                    if follow_scaled_names:
+                        stack.append((inner, _times(outer, factor), depth + 1))
+                    else:  # each term times the factor, read as a product of its own
+                        stack.extend(
+                            (cst.BinaryOperation(term, cst.Multiply(), outer), factor, depth + 1)
+                            for term in (inner.left, inner.right)
+                        )
                     break
+            continue
+        if type(node) is cst.Call and _uncast(node) is not node:
+            stack.append((_uncast(node), factor, depth + 1))
             continue
         if type(node) is cst.Subscript:
             axis = _broadcast_axis(node)
