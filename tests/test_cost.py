@@ -4332,3 +4332,22 @@ def test_a_loop_over_itertools_product_of_ranges_runs_its_item_count() -> None:
     assert launch.repeat == 9
     unsized = entry(TAP_LOOP.replace("range(3), range(3)", "range(3), self.taps"))
     assert unsized.unknown
+
+
+def test_an_operand_read_off_k_major_costs_per_element_of_its_tiles_at_the_probes_block_k() -> None:
+    """On the H200 record's A-M-major probes (B K-major), a 128 x 32 tile re-reads A twice as often per flop as
+    the nearest probe's 128 x 64 and takes twice as long; a BLOCK_K the probes do not share keeps their flop
+    rate, and so does the H100 record, which has no A-M-major probes."""
+    h200 = cost.load_calibration(
+        str(ROOT / "kernels/kernlint/kernels/measurements/checks/h200/calibration_h200.json")
+    ).constants
+    flops, mn = 2 * 4096 * 128 * 4096, (4096, 128)
+    gemm = Op("triton", 1, flops=flops, path="tf32", dot_a_mmajor=True, dot_b_kmajor=True, dot_mn=mn, programs=4096)
+    probe = replace(gemm, dot_tile=(128, 64, 32, 4, 3))
+    narrow = replace(gemm, dot_tile=(128, 32, 32, 4, 3))
+    assert cost.gpu_us(probe, h200) == pytest.approx(flops / h200["flops_tile_tf32mk_128x64x32_w4_s3"])
+    assert cost.gpu_us(narrow, h200) == pytest.approx(2 * cost.gpu_us(probe, h200))
+    shallow = replace(gemm, dot_tile=(128, 32, 16, 4, 3))  # nearest probe: 128 x 64 x 32
+    assert cost._tile_rate(shallow, h200) == h200["flops_tile_tf32mk_128x64x32_w4_s3"]
+    h100 = cost.calibration().constants
+    assert cost._tile_rate(narrow, h100) == cost._nearest_config(narrow, h100, cost.TILE_RATE)

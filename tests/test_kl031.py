@@ -311,3 +311,41 @@ def test_a_gathered_from_channels_last_pixels_is_k_major() -> None:
     )
     op = _launch(nhwc)
     assert not op.dot_a_mmajor
+
+
+def test_a_weight_with_no_unit_stride_is_loaded_a_sector_per_lane_and_priced_so() -> None:
+    op = _launch(GATHER)
+    # The transposed convolution's weight (C_in, C_out, 3, 3) read tap by tap: K a C_out x 9 apart, N 9 apart.
+    # Whichever axis Triton runs the lanes along, each lane reads a 32-byte sector of its own: every program's
+    # B tiles, K x N x (M / BM) elements. (The grid's tiles cover M rounded up to BM: its flops count so.)
+    m, k = -(-16 * 511 * 511 // 128) * 128, 64 * 9
+    assert op.dot_gather_bytes == (0, m // 128 * k * 64 * 4)
+    c = cost.calibration().constants
+    assert cost.gpu_us(op, c) >= op.dot_gather_bytes[1] / c["bw_strided_lanes"]
+    # Laid out K-major (the fix), its tiles load contiguous runs again.
+    fixed = cost.kmajor_operands((op,), op.site_line, op.site_line, c)
+    assert fixed is not None and fixed[0].dot_gather_bytes == (0, 0)
+
+
+def test_a_weight_with_a_unit_stride_axis_or_lanes_within_a_sector_is_not_gathered() -> None:
+    # Laid out (taps, C_out, C_in) once: K contiguous.
+    kmajor = GATHER.replace(
+        "w_ptr + offs_k[:, None] * (CO * 9) + offs_n[None, :] * 9 + (kh * 3 + kw)",
+        "w_ptr + ((kh * 3 + kw) * CO + offs_n[None, :]) * C + offs_k[:, None]",
+    )
+    assert _launch(kmajor).dot_gather_bytes == (0, 0)
+    # A 1-D convolution's weight (C_out, C_in, 3) read with K 3 apart: lanes 12 bytes apart share sectors.
+    close = GATHER.replace(
+        "w_ptr + offs_k[:, None] * (CO * 9) + offs_n[None, :] * 9 + (kh * 3 + kw)",
+        "w_ptr + offs_k[:, None] * 3 + offs_n[None, :] * (C * 3) + kw",
+    )
+    assert _launch(close).dot_gather_bytes == (0, 0)
+
+
+def test_a_3d_convolutions_tile_is_found_through_a_dozen_names() -> None:
+    # The channels-last fix of a generated 3-D transposed convolution: A's rows reach their tl.arange through
+    # `sp` behind tl.where, `iw = wn // stride`, `wn = ow + ...`, `ow = offs_m % OW`: past the old depth bound.
+    path = ROOT / "fixtures/fresh/fixed/cg05_convT3d_dilated_strided.py"
+    op = _launch(path.read_text(encoding="utf-8"))
+    assert op.dot_tile == (64, 64, 32, 4, 3)
+    assert op.flops == 2 * 34857 * 64 * 64 * 32 * 27  # programs x tile x taps: one channel block of 32

@@ -530,6 +530,12 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         strided = 0.0
         if op.strided_bytes and "bw_strided_lanes" in c:
             strided = op.strided_bytes * max(0.0, 1 / c["bw_strided_lanes"] - 1 / bandwidth)
+        # Operand tiles whose lanes Triton runs along a strided axis (an implicit-GEMM convolution's A, each lane
+        # a channel plane of its own): the bytes those tiles load, at the same measured rate. The product waits
+        # on them; the larger of the two bounds the kernel.
+        gather = 0.0
+        if any(op.dot_gather_bytes) and "bw_strided_lanes" in c:
+            gather = sum(op.dot_gather_bytes) / c["bw_strided_lanes"] / share
         # A tl.dot kernel's output leaves through its tile epilogue, at the measured rate of a small-K product's
         # store (where the record has it): what bounds a GEMM whose K is a single step.
         # (The probes store their operands' type: a kernel storing another, fp32 scores of fp16 operands, has
@@ -548,7 +554,14 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             m, n = op.dot_mn
             epilogue = compute / share + min(op.stored_bytes, m * n * op.stored_elem) / bandwidth
         return max(
-            c["triton_floor_us"], op.bytes / bandwidth + strided, compute / share, scheduling, taps, store, epilogue
+            c["triton_floor_us"],
+            op.bytes / bandwidth + strided,
+            compute / share,
+            gather,
+            scheduling,
+            taps,
+            store,
+            epilogue,
         )
     if op.kind == "rnn":
         if "rnn_step_graph_us" not in c:
@@ -617,18 +630,60 @@ def _k_steps(op: Op) -> int:
 
 def _tile_rate(op: Op, c: dict[str, float]) -> float | None:
     """The measured rate of a Triton tl.dot GEMM at `op`'s tile config, for its operand path (bf16 as
-    fp16) and its B operand's layout (K-major where the record has those probes); a config the calibration
-    did not measure takes the nearest measured one's (tile sizes, warps and stages compared by their
-    ratios). None without tile probes for the path."""
-    return _nearest_config(op, c, TILE_RATE)
+    fp16) and its operands' layouts (K-major, A M-major where the record has those probes); a config the
+    calibration did not measure takes the nearest measured one's (tile sizes, warps and stages compared by
+    their ratios). None without tile probes for the path.
+
+    On the TF32 path an operand read off K-major costs per element of its tiles, not per flop: the
+    calibration's off-K-major probes at BLOCK_K 32 load each such operand at 310-460 M elements per ms on an
+    H200 whatever the tile, where their flop rates span 29-158 TFLOPS. A tile of A is re-read once per column
+    of tiles (flops / 2 BN elements), of B once per row (flops / 2 BM): the probe's rate is taken per
+    element of its own off-K-major operands and paid per element of the launch's (a generated convolution's
+    128 x 32 tile re-reads A twice as often per flop as the nearest probe's 128 x 64)."""
+    found = _nearest(op, c, TILE_RATE)
+    if found is None:
+        return None
+    rate, config, layout = found
+    if op.path != "tf32" or len(op.dot_tile) < 2:
+        return rate
+    off = (op.dot_a_mmajor and op.dot_passes == 1, not op.dot_b_kmajor)
+    # Only from a probe reading the same operands off K-major, at the same BLOCK_K: at BLOCK_K 64 the probes
+    # load such an operand several times faster per element, and at 32 x 128 x 64 the B-row-major probe loads
+    # its B three times faster per element than the A-M-major probe its A (H200). The H100 record, without
+    # A-M-major probes, prices an A read M-major by its B-row-major probes' rate as it is.
+    if off != ("m" in layout, "k" not in layout) or len(op.dot_tile) < 3 or config[2] != op.dot_tile[2]:
+        return rate
+    probe = _off_major_share(config, *off)
+    own = _off_major_share(op.dot_tile, *off, op.dot_mn)
+    return rate * probe / own if probe and own else rate
+
+
+def _off_major_share(tile: tuple[int, ...], a_off: bool, b_off: bool, mn: tuple[int, ...] = ()) -> float:
+    """Elements of off-K-major operand tiles loaded per flop of a tl.dot kernel at `tile` (BM, BN, ...): A's
+    once per column of tiles, B's once per row; a product narrower than its tile (N = 128 under BN = 256) reads
+    each once all the same."""
+    rows, columns = (mn[0], mn[1]) if len(mn) == 2 and all(mn) else (tile[0], tile[1])
+    per_a = math.ceil(columns / tile[1]) / (2 * columns)
+    per_b = math.ceil(rows / tile[0]) / (2 * rows)
+    return (per_a if a_off else 0.0) + (per_b if b_off else 0.0)
 
 
 def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None = None) -> float | None:
     """The constant `constant{path}_{config}` measured at `op`'s tile config or the nearest one (see
     `_tile_rate`); None without such constants for the path (`op`'s operand path unless given)."""
+    found = _nearest(op, c, constant, path)
+    return found[0] if found is not None else None
+
+
+def _nearest(
+    op: Op, c: dict[str, float], constant: str, path: str | None = None
+) -> tuple[float, tuple[int, ...], str] | None:
+    """`_nearest_config`'s constant, with the config it was measured at and the operand layout of its probes
+    ("k": B K-major, "m": A M-major, both, or neither)."""
     if path is None:
         path = "fp16" if op.path in ("fp16", "bf16") else op.path
     prefix = f"{constant}{path}_"
+    chosen = ""
     # The probes that read the operands as the launch does: B K-major (a weight [N, K]: `k`), A M-major (an
     # implicit-GEMM convolution's gathered pixels: `m`), where the record has them. Without A-M-major probes
     # (the H100's record, for now) an A read M-major takes the row-major-B probes' rate however B is read:
@@ -637,8 +692,8 @@ def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None
     # measured 3.7x (bench/conv_layout_h200.md): A's layout is priced for plain TF32 only.
     layout = ("m" if op.dot_a_mmajor and op.dot_passes == 1 else "") + ("k" if op.dot_b_kmajor else "")
     if layout and any(key.startswith(f"{constant}{path}{layout}_") for key in c):
-        prefix = f"{constant}{path}{layout}_"
-    best: tuple[float, float] | None = None
+        prefix, chosen = f"{constant}{path}{layout}_", layout
+    best: tuple[float, float, tuple[int, ...]] | None = None
     for key, value in c.items():
         if not key.startswith(prefix):
             continue
@@ -646,8 +701,8 @@ def _nearest_config(op: Op, c: dict[str, float], constant: str, path: str | None
         config = (*(int(v) for v in tile.split("x")), int(warps[1:]), int(stages[1:]))
         distance = sum(abs(math.log2(a / b)) for a, b in zip(config, op.dot_tile))
         if best is None or distance < best[0]:
-            best = (distance, value)
-    return best[1] if best is not None else None
+            best = (distance, value, config)
+    return (best[1], best[2], chosen) if best is not None else None
 
 
 def _with_tile(op: Op, config: tuple[int, ...]) -> Op:
@@ -655,7 +710,11 @@ def _with_tile(op: Op, config: tuple[int, ...]) -> Op:
     (a launch whose grid is unknown, or one a fix spreads over the whole GPU, keeps 0: no grid limit)."""
     m, n = op.dot_mn
     programs = math.ceil(m / config[0]) * math.ceil(n / config[1]) if op.programs else 0
-    return replace(op, dot_tile=config, dot_configs=(), programs=programs)
+    # A tile of A is re-read once per column of tiles (B: per row): its gathered bytes go with the other's width.
+    gathered = op.dot_gather_bytes
+    if any(gathered) and len(op.dot_tile) >= 2:
+        gathered = (gathered[0] * op.dot_tile[1] // config[1], gathered[1] * op.dot_tile[0] // config[0])
+    return replace(op, dot_tile=config, dot_configs=(), programs=programs, dot_gather_bytes=gathered)
 
 
 def _size(op: Op) -> int:
@@ -1034,6 +1093,8 @@ def _relaid(op: Op, a: bool, b: bool) -> tuple[Op, ...]:
         dot_b_off_kmajor=op.dot_b_off_kmajor and not b,
         dot_b_kmajor=op.dot_b_kmajor or b,
         dot_relayout_bytes=(0 if a else op.dot_relayout_bytes[0], 0 if b else op.dot_relayout_bytes[1]),
+        # Read K-major, an operand's tile is contiguous along K for Triton too: its lanes share sectors.
+        dot_gather_bytes=(0 if a else op.dot_gather_bytes[0], 0 if b else op.dot_gather_bytes[1]),
     )
     if not copied:
         return (fixed,)
@@ -1724,12 +1785,19 @@ def structured_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...
         # A Triton GEMM that masks its result to a triangle (the finding in its kernel, or on its launch):
         # the tiles on the zero side skipped, as for a torch product masked by tril/triu.
         if op.triangle and (_at(op, first, last) or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1]):
-            out[i] = replace(op, flops=op.flops // 2, triangle=False)
+            out[i] = replace(
+                op,
+                flops=op.flops // 2,
+                triangle=False,
+                dot_gather_bytes=(op.dot_gather_bytes[0] // 2, op.dot_gather_bytes[1] // 2),
+            )
             changed = True
         # A transposed convolution gathered over every tap with stride-parity masks: split by output phase,
         # each program loops over only the taps that land.
         if op.parity_waste > 1 and (_at(op, first, last) or op.kernel_lines[0] <= first <= last <= op.kernel_lines[1]):
-            out[i] = replace(op, flops=op.flops // op.parity_waste, parity_waste=1)
+            # Its tiles are loaded for the taps it computes: the gathered ones too.
+            gathered = (op.dot_gather_bytes[0] // op.parity_waste, op.dot_gather_bytes[1] // op.parity_waste)
+            out[i] = replace(op, flops=op.flops // op.parity_waste, parity_waste=1, dot_gather_bytes=gathered)
             changed = True
     gemms = _on_lines(ops, first, last, {"gemm"})
     if not gemms and not changed:

@@ -60,6 +60,10 @@ POINTER_PRESERVING = (
 )
 # How many values an expression may take before it counts as unknown.
 MAX_VALUES = 64
+# How deep a tile's dimensions are looked for under its address: a 3-D convolution's pixel offsets reach their
+# `tl.arange` through a dozen names and operations (`sp` behind `tl.where`, `iw` from `wn // stride`, `ow` from
+# `offs_m % OW`), twice as deep as a GEMM's.
+TILE_RANGE_DEPTH = 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -725,7 +729,7 @@ class OffsetFacts(KernelFacts):
         while stack:
             child, axis, depth = stack.pop()
             key = (id(child), axis)
-            if depth > 16 or seen.get(key, depth + 1) <= depth:
+            if depth > TILE_RANGE_DEPTH or seen.get(key, depth + 1) <= depth:
                 continue
             seen[key] = depth
             # Exact types (see the note above _KernelIndex).

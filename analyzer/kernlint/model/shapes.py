@@ -339,6 +339,11 @@ class Op:
     # that forward receives or computes from its inputs on each call: what KL031's fix copies K-major per call
     # (a parameter or buffer, or a copy forward makes of one, is laid out once, at load time: nothing per call).
     dot_relayout_bytes: tuple[int, int] = (0, 0)
+    # ... and, for A and for B, the bytes its tiles load (over the whole grid: a tile is re-read by every program
+    # that needs it) where the operand has no unit stride along either axis, each a 32-byte sector or more (a
+    # transposed convolution's weight gathered tap by tap): whichever axis Triton runs a load's lanes along,
+    # each lane reads a sector of its own.
+    dot_gather_bytes: tuple[int, int] = (0, 0)
     # Triton launches: the bytes of the tensors the kernel loads with every vector lane a stride apart (KL030),
     # and the smallest such stride in elements, at the launch's values.
     strided_bytes: int = 0
@@ -3393,6 +3398,7 @@ class _Evaluator:
         dot_mn: tuple[int, ...] = ()
         dot_b_kmajor = dot_a_mmajor = dot_b_off_kmajor = False
         dot_relayout_bytes = (0, 0)
+        dot_gather_bytes = (0, 0)
         dot_passes = 1
         parity_waste = 1
         # Bytes per element of the largest tensor: what one program's loads move per element.
@@ -3450,6 +3456,9 @@ class _Evaluator:
                     dot_a_mmajor = self._gathered_m_major(kernel, node, values)
                 dot_b_off_kmajor = b_k is not None and b_k != 1 and b_n is not None
                 dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_off_kmajor)
+                dot_gather_bytes = self._gather_bytes(
+                    kernel, node, values, flops // share, dot_tile, ((a_m, a_k), (b_k, b_n))
+                )
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):
                 dot_passes = TF32X3_PASSES
@@ -3548,6 +3557,7 @@ class _Evaluator:
                 dot_a_mmajor=dot_a_mmajor,
                 dot_b_off_kmajor=dot_b_off_kmajor,
                 dot_relayout_bytes=dot_relayout_bytes,
+                dot_gather_bytes=dot_gather_bytes,
                 dot_passes=dot_passes,
                 parity_waste=parity_waste,
                 summed_input=self._summed_input(kernel, node, values),
@@ -3816,6 +3826,31 @@ class _Evaluator:
             )
 
         return (per_call(0) if a_mmajor else 0, per_call(1) if b_off_kmajor else 0)
+
+    def _gather_bytes(
+        self, kernel, node: cst.Call, values: dict[int, object], flops: int, tile: tuple[int, ...], steps
+    ) -> tuple[int, int]:
+        """For A and for B, the bytes the launch's tl.dot tiles load with each lane in a 32-byte sector of its own
+        (`Op.dot_gather_bytes`): an operand whose address has no unit stride along either of its axes at the
+        launch's values, each stride a sector or more (a transposed convolution's weight (C_in, C_out, kh, kw)
+        gathered tap by tap: K a C_out x kh x kw apart, N a kh x kw apart). Whichever axis Triton runs the
+        lanes along, they are a sector apart. A tile [BM, BK] of A is loaded once per program and K step, so
+        the grid loads flops / (2 BN) of its elements (B: flops / (2 BM))."""
+        if not flops or len(tile) < 2:
+            return (0, 0)
+        tensors = self._launch_tensors(kernel, node, values)
+        model = self.model
+        found = [0, 0]
+        for which in (0, 1):
+            pointers = model.dot_operand_pointers(kernel, which) if isinstance(model, OffsetFacts) else ()
+            read = [tensors[p] for p in pointers if p in tensors]
+            strides = steps[which]
+            if not read or any(s is None for s in strides):
+                continue
+            elem = DTYPE_BYTES.get(read[0].dtype, 4)
+            if all(s * elem >= SECTOR_BYTES for s in strides):
+                found[which] = flops // (2 * tile[1 - which]) * elem
+        return (found[0], found[1])
 
     def _from_parameters(self, origin: int, depth: int = 0) -> bool:
         """Whether a tensor is a parameter or buffer (origin -1), or computed by forward from those alone (a

@@ -24,7 +24,10 @@ class Tf32OperandLayout(Rule):
     offs_n[None, :]`; a convolution weight (C_out, C_in, kh, kw) gathered
     tap by tap), or A with its unit stride along M (an implicit-GEMM
     convolution gathering a tile's rows as adjacent pixels of an NCHW channel
-    plane; a transposed A). The strides are read at the launch's values, and the finding is
+    plane; a transposed A). An operand with no unit stride on either axis (a
+    transposed convolution's weight (C_in, C_out, kh, kw) gathered tap by tap)
+    is also loaded a 32-byte sector per lane, and its tiles are priced at the
+    measured rate of such loads. The strides are read at the launch's values, and the finding is
     made only where the kernel's estimate at the file's shapes, with both
     operands K-major and the copies that takes, is at least 1.2x faster.
 
@@ -620,6 +623,16 @@ def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], bef
     relay_b = op.dot_b_off_kmajor and not fixed[0].dot_b_off_kmajor
     copied = sum(o.bytes // 2 for o in fixed[1:])
     which = "both operands" if relay_a and relay_b else "A" if relay_a else "B"
+    # An operand with no unit stride on either axis: whichever axis Triton runs a load's lanes along, each lane
+    # reads a 32-byte sector of its own.
+    gathered = dict(zip("AB", op.dot_gather_bytes))
+    off = [
+        f"{o} (no unit stride on either axis: each lane of its loads reads a sector of its own, "
+        f"{gathered[o[0]] / 2**30:,.1f} GiB of tiles gathered so)"
+        if gathered[o[0]]
+        else o
+        for o in off
+    ]
     message = (
         f"`{kernel.name}` runs tl.dot on fp32 tiles as TF32 reading {' and '.join(off)}: off K-major, its "
         f"{op.flops / 1e9:,.0f} GFLOP product takes about {before:,.0f} us here against {after:,.0f} us with "
