@@ -530,9 +530,10 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         strided = 0.0
         if op.strided_bytes and "bw_strided_lanes" in c:
             strided = op.strided_bytes * max(0.0, 1 / c["bw_strided_lanes"] - 1 / bandwidth)
-        # Operand tiles whose lanes Triton runs along a strided axis (an implicit-GEMM convolution's A, each lane
-        # a channel plane of its own): the bytes those tiles load, at the same measured rate. The product waits
-        # on them; the larger of the two bounds the kernel.
+        # Operand tiles with no unit stride on either axis (a transposed convolution's weight gathered tap by
+        # tap), each lane a sector of its own: the bytes those tiles load, at the same measured rate. The
+        # product waits on them; the larger of the two bounds the kernel (on an H200, with an A read M-major
+        # beside such a weight the two added up more nearly: checks/h200/README.md, fresh_variants).
         gather = 0.0
         if any(op.dot_gather_bytes) and "bw_strided_lanes" in c:
             gather = sum(op.dot_gather_bytes) / c["bw_strided_lanes"] / share
