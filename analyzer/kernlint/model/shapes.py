@@ -3828,14 +3828,21 @@ class _Evaluator:
         return (per_call(0) if a_mmajor else 0, per_call(1) if b_off_kmajor else 0)
 
     def _gather_bytes(
-        self, kernel, node: cst.Call, values: dict[int, object], flops: int, tile: tuple[int, ...], steps
+        self,
+        kernel,
+        node: cst.Call,
+        values: dict[int, object],
+        flops: int,
+        tile: tuple[int, ...],
+        steps: tuple[tuple[int | None, ...], tuple[int | None, ...]],
     ) -> tuple[int, int]:
         """For A and for B, the bytes the launch's tl.dot tiles load with each lane in a 32-byte sector of its own
         (`Op.dot_gather_bytes`): an operand whose address has no unit stride along either of its axes at the
         launch's values, each stride a sector or more (a transposed convolution's weight (C_in, C_out, kh, kw)
         gathered tap by tap: K a C_out x kh x kw apart, N a kh x kw apart). Whichever axis Triton runs the
         lanes along, they are a sector apart. A tile [BM, BK] of A is loaded once per program and K step, so
-        the grid loads flops / (2 BN) of its elements (B: flops / (2 BM))."""
+        the grid loads flops / (2 BN) of its elements (B: flops / (2 BM)). `steps`: A's (M, K) and B's (K, N)
+        strides at the launch (`_operand_steps`)."""
         if not flops or len(tile) < 2:
             return (0, 0)
         tensors = self._launch_tensors(kernel, node, values)
@@ -3844,8 +3851,8 @@ class _Evaluator:
         for which in (0, 1):
             pointers = model.dot_operand_pointers(kernel, which) if isinstance(model, OffsetFacts) else ()
             read = [tensors[p] for p in pointers if p in tensors]
-            strides = steps[which]
-            if not read or any(s is None for s in strides):
+            strides = [s for s in steps[which] if s is not None]
+            if not read or len(strides) != len(steps[which]):
                 continue
             elem = DTYPE_BYTES.get(read[0].dtype, 4)
             if all(s * elem >= SECTOR_BYTES for s in strides):
