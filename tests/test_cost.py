@@ -4351,3 +4351,46 @@ def test_an_operand_read_off_k_major_costs_per_element_of_its_tiles_at_the_probe
     assert cost._tile_rate(shallow, h200) == h200["flops_tile_tf32mk_128x64x32_w4_s3"]
     h100 = cost.calibration().constants
     assert cost._tile_rate(narrow, h100) == cost._nearest_config(narrow, h100, cost.TILE_RATE)
+
+
+def test_a_convolution_writing_its_channels_into_a_slice_of_a_wider_output_is_sized() -> None:
+    """A Fire or Inception module's branch written straight into its channel slice of the concatenated output:
+    the product is the branch's own C_out, not the output's channels."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def conv1x1(x_ptr, w_ptr, y_ptr, C_in, C_out, HW, C_total, c0, BP: tl.constexpr, BCO: tl.constexpr):
+            offs_p = tl.program_id(0) * BP + tl.arange(0, BP)
+            offs_co = tl.arange(0, BCO)
+            acc = tl.zeros((BP, BCO), dtype=tl.float32)
+            for ci in range(C_in):
+                xv = tl.load(x_ptr + ci * HW + offs_p)
+                wv = tl.load(w_ptr + offs_co * C_in + ci, mask=offs_co < C_out, other=0.0)
+                acc += xv[:, None] * wv[None, :]
+            tl.store(y_ptr + (c0 + offs_co)[None, :] * HW + offs_p[:, None], acc, mask=(offs_co < C_out)[None, :])
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.left = torch.nn.Conv2d(16, 64, 1, bias=False)
+                self.right = torch.nn.Conv2d(16, 64, 1, bias=False)
+
+            def forward(self, x):
+                out = torch.empty(1, 128, 64, 64, device=x.device)
+                conv1x1[(64 * 64 // 128,)](x, self.left.weight, out, 16, 64, 4096, 128, 0, BP=128, BCO=64)
+                conv1x1[(64 * 64 // 128,)](x, self.right.weight, out, 16, 64, 4096, 128, 64, BP=128, BCO=64)
+                return out
+
+        def get_inputs():
+            return [torch.randn(1, 16, 64, 64)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    launches = [op for op in entry(source).ops if op.kind == "triton"]
+    assert [(op.path, op.flops) for op in launches] == [("fma", 2 * 64 * 64 * 64 * 16)] * 2

@@ -44,6 +44,7 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
     loops = model.kernel_loops(kernel)
     pid_roots: frozenset[str] | None = None  # built for the first candidate only: most kernels have none
     stored: frozenset[str] = frozenset()
+    unmoved: frozenset[str] = frozenset()
     for loop in loops:
         if _unrolled_only(model, loop, loops):
             # Every loop around the sum is tl.static_range over a constexpr:
@@ -64,9 +65,17 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
                     if pid_roots is None:
                         pid_roots = _program_id_names(model, kernel)
                         stored = _stored_tiles(model, kernel)
-                    if not _distinct_output_indices(model, kernel, left, right, pid_roots, stored):
+                        unmoved = _stored_tiles(model, kernel, stored_only=False)
+                    # A broadcast product's axes are its accumulator's: an index vector without a program id
+                    # along one of them (all the output channels) is an output index even where the kernel
+                    # reduces over it before storing (a convolution's channels, then their minimum).
+                    outer = _broadcast(product.left) or _broadcast(product.right)
+                    if not _distinct_output_indices(
+                        model, kernel, left, right, pid_roots, unmoved if outer else stored
+                    ):
                         continue
-                    yield Product(statement, accumulator, (left, right), _form(model, added, product, left, right))
+                    form = _form(model, kernel, accumulator, added, product, left, right)
+                    yield Product(statement, accumulator, (left, right), form)
                     break
 
 
@@ -164,7 +173,13 @@ def _broadcast(node: cst.BaseExpression) -> bool:
 
 
 def _form(
-    model: KernelTileFacts, added: cst.BaseExpression, product: cst.BinaryOperation, left: LoopLoad, right: LoopLoad
+    model: KernelTileFacts,
+    kernel: Kernel,
+    accumulator: str,
+    added: cst.BaseExpression,
+    product: cst.BinaryOperation,
+    left: LoopLoad,
+    right: LoopLoad,
 ) -> str:
     """How the product builds a GEMM's or convolution's sum."""
     if _broadcast(product.left) or _broadcast(product.right):
@@ -180,8 +195,16 @@ def _form(
     # Two tiles multiplied elementwise and summed later (`acc += a * b`, then
     # tl.sum(acc)): a dot product when the operands follow different output
     # indices, which the caller checks; an elementwise product at the same
-    # positions (a norm's dW) does not pass that check.
-    return "a dot product per output (summed after the loop)"
+    # positions (a norm's dW) does not pass that check. Without the later sum, each lane's running sum is an
+    # output of its own (a direct convolution over a flattened output index).
+    summed_after = any(
+        model.is_tl(call.func, "sum")
+        and call.args
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == accumulator
+        for call in kernel.function.calls
+    )
+    return "a dot product per output (summed after the loop)" if summed_after else "a dot product per output lane"
 
 
 def _program_id_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
@@ -229,13 +252,13 @@ def _output_indices(
     return frozenset(found), frozenset(shared)
 
 
-def _stored_tiles(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
+def _stored_tiles(model: KernelTileFacts, kernel: Kernel, stored_only: bool = True) -> frozenset[str]:
     """The names bound to a vector of indices (`tl.arange`) that the kernel's stores' addresses use and that no
     loop moves: an output's own index vector, not a reduction's block (`offset_c = off + tl.arange(...)` in the
-    loop over C, also stored by a later pass)."""
+    loop over C, also stored by a later pass). Without `stored_only`, every such vector no loop moves."""
     used: set[str] = set()
     for call in kernel.function.calls:
-        if model.is_tl(call.func, "store") and call.args:
+        if (model.is_tl(call.func, "store") or not stored_only) and call.args:
             used |= model.depends_on(kernel, call.args[0].value, through_loads=False)
     moved = {target for loop in model.kernel_loops(kernel) for target in loop.targets} | {
         name for loop in model.kernel_loops(kernel) for name in loop.assigned
@@ -301,11 +324,36 @@ def _distinct_output_indices(
         a |= a_shared
     if a_block:
         b |= b_shared
-    if _tiles(model, kernel, a) & _tiles(model, kernel, b):
+    both = _tiles(model, kernel, a) & _tiles(model, kernel, b)
+    if any(_reaches_unsplit(model, kernel, load.call.args[0].value, both) for load in (left, right)):
         # Both operands follow the same output tile vector (a gather around
         # each query, a neighborhood): a banded product, not a GEMM's rows x columns.
+        # (A vector both reach only split with `%` or `//`, a flattened output index whose position part
+        # one operand follows and whose channel part the other, is a direct convolution's, one output per lane.)
         return False
     return bool(a - b) and bool(b - a)
+
+
+def _reaches_unsplit(model: KernelTileFacts, kernel: Kernel, node: cst.BaseExpression, tiles: frozenset[str]) -> bool:
+    """Whether an address reaches one of `tiles` other than as what `%` or `//` splits (`ow = offs % W`)."""
+    pending, seen = [node], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, cst.Name):
+            if current.value in tiles:
+                return True
+            pending.extend(model.kernel_values(kernel, frozenset({current.value})))
+        elif isinstance(current, cst.BinaryOperation) and isinstance(current.operator, (cst.Modulo, cst.FloorDivide)):
+            pending.append(current.right)
+        elif isinstance(current, cst.Call):
+            if not model.is_tl(current.func, "load"):  # a gathered index is data, not the tile's position
+                pending.extend(arg.value for arg in current.args)
+        else:
+            pending.extend(c for c in current.children if isinstance(c, cst.BaseExpression))
+    return False
 
 
 def _tiles(model: KernelTileFacts, kernel: Kernel, names: frozenset[str]) -> frozenset[str]:

@@ -4513,6 +4513,17 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                         # layout): each output sums C_in / groups channels over the kernel's taps.
                         per_group = a.shape[1] * w.shape[1] // out.shape[1]
                         return 2 * out.numel * per_group * math.prod(w.shape[2:]), size
+                    if (
+                        len(a.shape) >= 4
+                        and w.shape[1] == a.shape[1]
+                        and out.shape[0] == a.shape[0]
+                        and out.shape[1] > w.shape[0]
+                        and out.shape[2:] == a.shape[2:]
+                    ):
+                        # A convolution that keeps the input's size and writes its C_out channels into a slice of
+                        # a wider output (an Inception or Fire module's branches into one concatenated tensor).
+                        outputs = out.numel // out.shape[1] * w.shape[0]
+                        return 2 * outputs * w.shape[1] * math.prod(w.shape[2:]), size
                 if len(w.shape) == 2 and out.shape[:-1] == a.shape[:-1]:
                     k = a.shape[-1]
                     if (w.shape[0] == k and w.shape[1] == out.shape[-1]) or (

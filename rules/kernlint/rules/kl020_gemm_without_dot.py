@@ -244,6 +244,25 @@ class GemmWithoutDot(Rule):
                 tl.store(y_ptr + row, tl.sum(acc))
             """
         ),
+        # A neighborhood's weighted sum: both operands follow the query rows themselves (the weights at the
+        # row, the values a few rows around it), a banded product, not a GEMM's rows x columns.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def neighborhood(a_ptr, v_ptr, o_ptr, S, D: tl.constexpr, KS: tl.constexpr, BM: tl.constexpr):
+                rows = tl.program_id(0) * BM + tl.arange(0, BM)
+                cols = tl.arange(0, D)
+                acc = tl.zeros((BM, D), dtype=tl.float32)
+                for j in range(KS):
+                    keys = tl.minimum(rows + j, S - 1)
+                    w = tl.load(a_ptr + rows * KS + j)
+                    v = tl.load(v_ptr + keys[:, None] * D + cols[None, :])
+                    acc += w[:, None] * v
+                tl.store(o_ptr + rows[:, None] * D + cols[None, :], acc)
+            """
+        ),
     ]
     INVALID = [
         # A depthwise and a pointwise convolution fused: each channel's depthwise result, computed in
@@ -284,6 +303,55 @@ class GemmWithoutDot(Rule):
                     wv = tl.load(w_ptr + offs_co * C_in + ci)
                     acc += xv[:, None] * wv[None, :]
                 tl.store(y_ptr + offs_co[None, :] * HW + offs_p[:, None], acc)
+            """,
+            line=12,
+            column=9,
+        ),
+        # A direct convolution with one output per lane over a flattened (n, c_out, h, w) index: the input
+        # follows its position part, the weight its channel part, both split out with `%` and `//`.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv(x_ptr, w_ptr, y_ptr, C_in, C_out, H, W, total, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                ok = offs < total
+                ow = offs % W
+                oh = (offs // W) % H
+                oc = (offs // (W * H)) % C_out
+                n = offs // (W * H * C_out)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for ic in range(C_in):
+                    for t in tl.static_range(9):
+                        ih = oh + t // 3 - 1
+                        iw = ow + t % 3 - 1
+                        inside = ok & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+                        xv = tl.load(x_ptr + ((n * C_in + ic) * H + ih) * W + iw, mask=inside, other=0.0)
+                        wv = tl.load(w_ptr + (oc * C_in + ic) * 9 + t, mask=ok, other=0.0)
+                        acc += xv * wv
+                tl.store(y_ptr + offs, acc, mask=ok)
+            """,
+            line=20,
+            column=13,
+        ),
+        # A convolution over every output channel whose minimum is stored: the channel vector has no program
+        # id and is reduced away before the store, yet it is the product's second output axis.
+        Invalid(
+            """
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def conv_min(x_ptr, w_ptr, y_ptr, HW, C_in, C_out, BP: tl.constexpr, BCO: tl.constexpr):
+                offs_p = tl.program_id(0) * BP + tl.arange(0, BP)
+                offs_co = tl.arange(0, BCO)
+                acc = tl.zeros((BP, BCO), dtype=tl.float32)
+                for ci in range(C_in):
+                    xv = tl.load(x_ptr + ci * HW + offs_p)
+                    wv = tl.load(w_ptr + offs_co * C_in + ci, mask=offs_co < C_out, other=0.0)
+                    acc += xv[:, None] * wv[None, :]
+                acc = tl.where((offs_co < C_out)[None, :], acc, float("inf"))
+                tl.store(y_ptr + offs_p, tl.min(acc, axis=1))
             """,
             line=12,
             column=9,
