@@ -64,8 +64,7 @@ def _products(model: KernelTileFacts, kernel: Kernel) -> Iterator[Product]:
                         continue
                     if pid_roots is None:
                         pid_roots = _program_id_names(model, kernel)
-                        stored = _stored_tiles(model, kernel)
-                        unmoved = _stored_tiles(model, kernel, stored_only=False)
+                        stored, unmoved = _index_vectors(model, kernel)
                     # A broadcast product's axes are its accumulator's: an index vector without a program id
                     # along one of them (all the output channels) is an output index even where the kernel
                     # reduces over it before storing (a convolution's channels, then their minimum).
@@ -252,22 +251,33 @@ def _output_indices(
     return frozenset(found), frozenset(shared)
 
 
-def _stored_tiles(model: KernelTileFacts, kernel: Kernel, stored_only: bool = True) -> frozenset[str]:
-    """The names bound to a vector of indices (`tl.arange`) that the kernel's stores' addresses use and that no
-    loop moves: an output's own index vector, not a reduction's block (`offset_c = off + tl.arange(...)` in the
-    loop over C, also stored by a later pass). Without `stored_only`, every such vector no loop moves."""
-    used: set[str] = set()
+def _index_vectors(model: KernelTileFacts, kernel: Kernel) -> tuple[frozenset[str], frozenset[str]]:
+    """The names bound to a vector of indices (`tl.arange`) that no loop moves: those the kernel's stores'
+    addresses use (an output's own index vector, not a reduction's block: `offset_c = off + tl.arange(...)` in
+    the loop over C, also stored by a later pass), and those any load's or store's address uses (all the output
+    channels of a product the kernel reduces over them before it stores)."""
+    stored: set[str] = set()
+    addressed: set[str] = set()
     for call in kernel.function.calls:
-        if (model.is_tl(call.func, "store") or not stored_only) and call.args:
-            used |= model.depends_on(kernel, call.args[0].value, through_loads=False)
-    moved = {target for loop in model.kernel_loops(kernel) for target in loop.targets} | {
-        name for loop in model.kernel_loops(kernel) for name in loop.assigned
-    }
-    return frozenset(
-        name
-        for name in _tiles(model, kernel, frozenset(used))
-        if name not in moved and not model.depends_on(kernel, cst.Name(name), through_loads=False) & moved
-    )
+        if not call.args:
+            continue
+        store = model.is_tl(call.func, "store")
+        if store or model.is_tl(call.func, "load"):
+            used = model.depends_on(kernel, call.args[0].value, through_loads=False)
+            addressed |= used
+            if store:
+                stored |= used
+    loops = model.kernel_loops(kernel)
+    moved = {target for loop in loops for target in loop.targets} | {name for loop in loops for name in loop.assigned}
+
+    def unmoved(names: set[str]) -> frozenset[str]:
+        return frozenset(
+            name
+            for name in _tiles(model, kernel, frozenset(names))
+            if name not in moved and not model.depends_on(kernel, cst.Name(name), through_loads=False) & moved
+        )
+
+    return unmoved(stored), unmoved(addressed)
 
 
 def _pointer_names(model: KernelTileFacts, kernel: Kernel) -> frozenset[str]:
