@@ -263,7 +263,7 @@ def test_the_sizing_appended_to_a_before_is_the_record_shapes(table) -> None:
 
 def test_the_new_triton_probes_compute_what_they_time() -> None:
     """calibrate.py's Triton probes (a grid of few streaming programs, a
-    product without tl.dot, a tl.dot GEMM), run tiny under the Triton interpreter: the
+    product without tl.dot, a tl.dot GEMM, a row softmax in one tile), run tiny under the Triton interpreter: the
     record's bytes and flops are of a kernel that does that work."""
     import os
     import subprocess
@@ -282,6 +282,9 @@ a, b = torch.randn(32, 64), torch.randn(64, 32)
 assert torch.allclose(dot(a, b, torch.empty(32, 32), "ieee", (16, 16, 16)), a @ b, atol=1e-3)
 w = torch.randn(48, 64)  # a weight [N, K]: B read K-major
 assert torch.allclose(dot(a, w, torch.empty(32, 48), "ieee", (16, 16, 16), True), a @ w.t(), atol=1e-3)
+from kernlint.kernels.calibrate import _row_tile_kernel
+rows = torch.randn(3, 64)
+assert torch.allclose(_row_tile_kernel(triton, tl)(rows, torch.empty_like(rows), 4), rows.softmax(1), atol=1e-6)
 print("ok")
 """
     env = {**os.environ, "TRITON_INTERPRET": "1"}

@@ -132,7 +132,12 @@ Probes (each name is a key of the record's "probes"):
     for the op, so its time over them is the kernel's own rate;
   * ``triton_max_pool2d``: the KL029 pair's index-free Triton 3x3 max pool:
     what a fixed window costs per tap in a Triton kernel (the fix's rate);
-  * ``sync``: one tiny op and ``.item()``: the cost of a host sync.
+  * ``sync``: one tiny op and ``.item()``: the cost of a host sync;
+  * ``triton_row_tile_fp32_{BLOCK}_w{W}``: a softmax over rows of BLOCK fp32
+    elements, one program per row holding its whole row in one tile (a load of
+    ``tl.arange(0, BLOCK)``, max, exp, sum, store), at W warps, over 256 MiB of
+    rows: past about 128 elements per thread (BLOCK / (32 W)) the tile no
+    longer fits in registers and spills to local memory; graph only.
 
 torch and triton are imported only in `main`, on the GPU machine.
 """
@@ -208,6 +213,10 @@ DOT_PATHS_A_MMAJOR = (("tf32m", False), ("tf32mk", True))
 # triton_dot_programs_*: output tiles (programs, one per SM) and the depth each one's loop streams.
 DOT_PROGRAMS = 32
 DOT_PROGRAMS_K = 16384
+# triton_row_tile_* probes: (BLOCK, num_warps), 32 to 512 elements of the row per thread, and 256 MiB of rows.
+# (Per-thread 1024 and up, BLOCK = 524288 at 16 warps, take minutes to compile: not probed.)
+ROW_TILE_CONFIGS = ((4096, 4), (16384, 4), (32768, 4), (65536, 4), (65536, 16), (131072, 16), (262144, 16))
+ROW_TILE_BYTES = 1 << 28
 SCALAR_PROGRAMS = 1 << 22  # triton_scalar_programs: programs of one fp32 element each
 STREAM_ROW = 1 << 22  # elements per program: 8 MiB of fp16 read and 8 MiB written
 FMA_TILE = 64
@@ -408,6 +417,25 @@ def _strided_lanes_kernel(triton, tl):
         B, R, C = x.shape
         column_sums[(B * C,)](x, out, R, C, BLOCK=256)
         return out
+
+    return run
+
+
+def _row_tile_kernel(triton, tl):
+    """The triton_row_tile_* probes' kernel: one program per row, the whole row in one tile."""
+
+    @triton.jit
+    def row_softmax(x_ptr, y_ptr, N, BLOCK: tl.constexpr):  # type: ignore[name-defined]
+        row = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * N + offs, mask=offs < N, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(y_ptr + row * N + offs, e / tl.sum(e, axis=0), mask=offs < N)
+
+    def run(x, y, warps):
+        rows, n = x.shape
+        row_softmax[(rows,)](x, y, n, BLOCK=n, num_warps=warps)
+        return y
 
     return run
 
@@ -709,6 +737,22 @@ def _probes(torch, triton, tl):
         triton_launches=1,
         gpu_only=True,
     )
+    # A whole row in one tile: its rate by the row's elements per thread (past the registers, spilled).
+    row_tile = _row_tile_kernel(triton, tl)
+    for block, warps in ROW_TILE_CONFIGS:
+        rx = torch.randn(ROW_TILE_BYTES // (4 * block), block, device=dev)
+        ry = torch.empty_like(rx)
+        add(
+            f"triton_row_tile_fp32_{block}_w{warps}",
+            lambda rx=rx, ry=ry, warps=warps: row_tile(rx, ry, warps),
+            bytes=2 * ROW_TILE_BYTES,
+            programs=rx.shape[0],
+            block=block,
+            warps=warps,
+            ops=1,
+            triton_launches=1,
+            gpu_only=True,
+        )
     # A product on the CUDA cores in Triton: 4096 x 4096 outputs over K = 1024, fp32.
     fm, fn, fk = 4096, 4096, 1024
     fa = torch.randn(fm, fk, device=dev)
