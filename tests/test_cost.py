@@ -4394,3 +4394,49 @@ def test_a_convolution_writing_its_channels_into_a_slice_of_a_wider_output_is_si
     )
     launches = [op for op in entry(source).ops if op.kind == "triton"]
     assert [(op.path, op.flops) for op in launches] == [("fma", 2 * 64 * 64 * 64 * 16)] * 2
+
+
+def test_a_pointwise_convolution_with_its_weight_viewed_as_a_matrix_is_sized() -> None:
+    """A 1x1 convolution whose weight is reshaped to [C_out, C_in] and multiplied, per image, with the NCHW
+    input viewed as [C_in, H * W] by tl.dot: its product and its output's pixels and channels, as for a
+    convolution's 4-D weight; without the 1x1 case the launch had no product at all."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def pointwise(x_ptr, w_ptr, y_ptr, C_in, C_out, HW, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+            rn = tl.program_id(0) * BN + tl.arange(0, BN)
+            rm = tl.program_id(1) * BM + tl.arange(0, BM)
+            rk = tl.arange(0, BK)
+            x_base = x_ptr + tl.program_id(2) * C_in * HW
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k in range(0, C_in, BK):
+                w = tl.load(w_ptr + rm[:, None] * C_in + (k + rk)[None, :])
+                xv = tl.load(x_base + (k + rk)[:, None] * HW + rn[None, :])
+                acc += tl.dot(w, xv)
+            tl.store(y_ptr + tl.program_id(2) * C_out * HW + rm[:, None] * HW + rn[None, :], acc)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(64, 128, 1, bias=False)
+
+            def forward(self, x):
+                B, C_in, H, W = x.shape
+                w = self.conv.weight.reshape(128, C_in)
+                y = torch.empty(B, 128, H, W, device=x.device)
+                pointwise[(H * W // 128, 128 // 64, B)](x, w, y, C_in, 128, H * W, BM=64, BN=128, BK=32)
+                return y
+
+        def get_inputs():
+            return [torch.randn(16, 64, 256, 256)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
+    assert (launch.path, launch.flops, launch.dot_mn) == ("tf32", 2 * 16 * 128 * 256 * 256 * 64, (16 * 256 * 256, 128))

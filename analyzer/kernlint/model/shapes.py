@@ -4524,6 +4524,10 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                         # a wider output (an Inception or Fire module's branches into one concatenated tensor).
                         outputs = out.numel // out.shape[1] * w.shape[0]
                         return 2 * outputs * w.shape[1] * math.prod(w.shape[2:]), size
+                if _pointwise_conv(out, a, w):
+                    # A 1x1 convolution whose weight is viewed as [C_out, C_in]: each output pixel's channels are
+                    # a row of the weight against that pixel's input channels.
+                    return 2 * out.numel * w.shape[1], size
                 if len(w.shape) == 2 and out.shape[:-1] == a.shape[:-1]:
                     k = a.shape[-1]
                     if (w.shape[0] == k and w.shape[1] == out.shape[-1]) or (
@@ -4572,6 +4576,21 @@ def _transposed_product(tensors: list[Tensor], only: Tensor | None = None) -> tu
     return None
 
 
+def _pointwise_conv(out: Tensor, a: Tensor, w: Tensor) -> bool:
+    """Whether `out` [B, C_out, spatial..] is a 1x1 convolution of an input `a` [B, C_in, spatial..] (the same
+    spatial size) by a weight `w` viewed as [C_out, C_in]."""
+    return (
+        out is not a
+        and w is not out
+        and w is not a
+        and len(w.shape) == 2
+        and len(a.shape) == len(out.shape) >= 3
+        and a.shape[0] == out.shape[0]
+        and a.shape[2:] == out.shape[2:]
+        and w.shape == (out.shape[1], a.shape[1])
+    )
+
+
 def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
     """(M, N) of the GEMM output `_product_work` finds among a launch's tensors (its rows, batch included,
     and its columns; a convolution's output pixels and its channels, as an implicit GEMM tiles them); () for
@@ -4595,6 +4614,8 @@ def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
                 if a is out or len(a.shape) != len(out.shape) or a.shape[0] != out.shape[0]:
                     continue
                 for w in tensors:
+                    if _pointwise_conv(out, a, w) and flops == 2 * out.numel * w.shape[1]:
+                        return (out.numel // out.shape[1], out.shape[1])
                     if w is out or w is a or len(w.shape) != len(a.shape) or w.shape[0] != out.shape[1]:
                         continue
                     if a.shape[1] in (w.shape[1], w.shape[-1]) and flops == 2 * out.numel * w.numel // w.shape[0]:
