@@ -21,6 +21,11 @@ CALLS = int(os.environ.get("CALLS", "30"))
 # does (and `kernlint verify`), instead of refilling one buffer: the caching allocator then hands the freed
 # block to the call's own allocations.
 FLUSH = os.environ.get("FLUSH", "keep")
+# GRAD=1: autograd on, as `kernlint verify` and KernelBench call the models (no torch.no_grad()).
+GRAD = os.environ.get("GRAD", "0") == "1"
+# PRE=graph: time the call in a CUDA graph (kernlint.kernels.timing.graph, as `kernlint verify` does before its
+# KernelBench mode) first, then profile: whether a graph capture changes what the eager calls after it cost.
+PRE = os.environ.get("PRE", "")
 TOOL = 3  # a sys.monitoring tool id no debugger or profiler claims (0-2 and 5 are reserved for those)
 
 
@@ -49,10 +54,15 @@ def _profile(path: str, class_name: str, torch) -> dict:
     mon.register_callback(TOOL, mon.events.LINE, on_line)
     host, kernelbench = [], []
     try:
-        with torch.no_grad():
+        with torch.set_grad_enabled(GRAD):
             for _ in range(3):
                 model(*inputs)
             torch.cuda.synchronize()
+            if PRE == "graph":
+                from kernlint.kernels import timing
+
+                timing.graph(lambda: model(*inputs))
+                torch.cuda.synchronize()
             mon.set_local_events(TOOL, code, mon.events.LINE)
             for _ in range(CALLS):
                 if FLUSH == "alloc":
@@ -77,11 +87,13 @@ def _profile(path: str, class_name: str, torch) -> dict:
         mon.set_local_events(TOOL, code, 0)
         mon.register_callback(TOOL, mon.events.LINE, None)
         mon.free_tool_id(TOOL)
+    stream = torch.cuda.current_stream()
     source = open(path).read().splitlines()
     lines = sorted(spent.items(), key=lambda kv: -kv[1])
     return {
         "host_us": round(sum(host) / len(host), 1),
         "kernelbench_us": round(sum(kernelbench) / len(kernelbench), 1),
+        "default_stream": stream == torch.cuda.default_stream(),
         "lines": [
             {"line": n, "host_us": round(ns / CALLS / 1e3, 2), "code": source[n - 1].strip()[:100]} for n, ns in lines
         ],
@@ -102,7 +114,7 @@ def main() -> None:
                 result = dict(_profile(path, class_name, torch), status="ok")
             except Exception as error:  # noqa: BLE001
                 result = {"status": "error", "detail": (type(error).__name__ + ": " + str(error))[:300]}
-            result.update(file=path, model=class_name, flush=FLUSH)
+            result.update(file=path, model=class_name, flush=FLUSH, grad=GRAD, pre=PRE)
             out.write(json.dumps(result) + "\n")
             out.flush()
             print(json.dumps(result)[:2000], flush=True)

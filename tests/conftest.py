@@ -48,4 +48,6 @@ def run_kernlint(*args: str, stdin: bytes | None = None, cwd: Path | None = None
 AWAITING_GPU_MEASUREMENT: dict[str, str] = {
     # Measured on an H200 (measurements/checks/h200/pairs/pair_kl031_h200.json): 2.79x and 1.15x in a graph.
     "KL031": "kl031_tf32_operand_layout",
+    # Measured on an H200 (measurements/checks/h200/pairs/pair_kl032_h200.json).
+    "KL032": "kl032_fp32_torch_gemm",
 }

@@ -4440,3 +4440,50 @@ def test_a_pointwise_convolution_with_its_weight_viewed_as_a_matrix_is_sized() -
     )
     (launch,) = [op for op in entry(source).ops if op.kind == "triton"]
     assert (launch.path, launch.flops, launch.dot_mn) == ("tf32", 2 * 16 * 128 * 256 * 256 * 64, (16 * 256 * 256, 128))
+
+
+def test_a_kernel_made_with_triton_jit_in_a_helper_is_reloaded_on_every_call() -> None:
+    """`kernel = triton.jit(fn)` in a helper forward calls (KL017 without the decorator): a jit op on that line,
+    so KL017's fix has work to remove, as for a `@triton.jit` def in the body."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        def _double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+        def double(x):
+            kernel = triton.jit(_double)
+            y = torch.empty_like(x)
+            kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+            return y
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return double(x)
+
+        def get_inputs():
+            return [torch.randn(4096, 4096)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    assert [(op.kind, op.note) for op in entry(source).ops if op.kind in ("jit", "triton")] == [
+        ("jit", "_double"),
+        ("triton", "kernel"),
+    ]
+
+
+def test_a_transposed_convolutions_output_pixels_and_channels_are_its_product_rows_and_columns() -> None:
+    """A tl.dot transposed convolution (weight [C_in, C_out, k], nn.ConvTranspose1d's layout): its product's M is
+    the output's positions over the batch and N its channels, as an implicit GEMM tiles them."""
+    from kernlint.model.shapes import Tensor, _product_rows_columns
+
+    x = Tensor((32, 32, 1000), "float32")
+    w = Tensor((32, 64, 5), "float32")
+    out = Tensor((32, 64, 1012), "float32")
+    assert _product_rows_columns([out, x, w]) == (32 * 1012, 64)

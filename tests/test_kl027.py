@@ -95,8 +95,8 @@ def test_dropout_then_mean_then_softmax_is_ones() -> None:
 
 def test_a_softmax_over_a_real_dimension_and_unknown_sizes_stay_silent() -> None:
     over_features = GEMM_MAX_SUBTRACT_GELU.replace("keepdim=True).values", "keepdim=False).values.unsqueeze(0)")
-    # [1, 1024]: the mean over dimension 1 averages 1024 numbers.
-    assert [f.code for f in findings(over_features)] == []
+    # [1, 1024]: the mean over dimension 1 averages 1024 numbers (the fp32 GEMM before it is KL032's).
+    assert [f.code for f in findings(over_features) if f.code != "KL032"] == []
     unknown = GEMM_MAX_SUBTRACT_GELU.replace("return [torch.rand(batch_size, in_features)]", "return [load()]")
     assert model(unknown).entry_point.unknown
     assert [f.code for f in findings(unknown)] == []

@@ -337,3 +337,20 @@ def test_the_references_estimate_is_shown_beside_the_measurement(tmp_path):
     assert (estimate["code"], estimate["line"], estimate["status"]) == ("KL006", 13, "estimated")
     assert estimate["graph"] is None and estimate["kernelbench"] > 1.2
     assert f"kernlint's estimate for fixing KL006 (line 13) of the reference: eager {estimate['eager']:.2f}x" in out
+
+
+def test_tolerance_replaces_kernelbenchs_by_dtype_check():
+    """A result rounded as TF32 products are (about 5e-4 relative) fails KernelBench's fp32 tolerance of 1e-4 and
+    passes `--tolerance 1e-2` (KernelBench v0/v0.1's check), which the record's settings and command name."""
+    args = ("fixtures/verify/rounded.py", "--reference", REF, "--interpret", "--trials", "2", "--timeout", "120")
+    code, out, _ = verify(*args, "--quiet")
+    assert code == 1 and rows(out)[0].startswith("ModelNew: wrong: 2 of 2 trials failed: outside atol = rtol = 0.0001")
+    code, out, _ = verify(*args, "--quiet", "--tolerance", "1e-2", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True
+    assert data["models"][1]["correctness"]["tolerance"] == 1e-2
+    assert "--tolerance 0.01" in data["command"] and "tol 0.01 for every output" in data["settings"]["correctness"]
+    code, _, err = verify("--tolerance", "1e-2")
+    assert (
+        code == 2 and one_line(err) == "kernlint verify: --tolerance needs FILE (kernlint verify FILE --tolerance ...)"
+    )

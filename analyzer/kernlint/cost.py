@@ -1409,6 +1409,38 @@ def narrow_fused_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, .
     return fuse_epilogue(narrowed, first, last) or narrowed
 
 
+# KL032's fix: the tile config of the Triton GEMM that takes over a torch fp32 GEMM (BLOCK_M, BLOCK_N, BLOCK_K,
+# num_warps, num_stages), the calibration's own TF32 probe config, and the arguments of its launch (A, B, C, M,
+# N, K and the six strides).
+TF32_GEMM_TILE = (128, 128, 32, 4, 3)
+TF32_GEMM_ARGUMENTS = 12
+
+
+def tf32_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
+    """A torch GEMM on fp32 operands that runs without TF32 (cuBLAS's fp32 kernels, on the CUDA cores) computed
+    instead by a Triton tl.dot kernel on TF32, tl.dot's default for fp32 tiles (KL032), at the calibration's
+    TF32 tile config: B read K-major where it is a parameter (an nn.Linear weight [N, K] as it is, another laid
+    out once at load time), as it lies otherwise (an activation [K, N]: the slower TF32 path)."""
+    found = [i for i in _on_lines(ops, first, last, {"gemm"}) if ops[i].path == "fp32"]
+    if not found:
+        return None
+    out = list(ops)
+    for i in found:
+        op = ops[i]
+        weight = len(op.inputs) >= 2 and op.inputs[1] == -1
+        out[i] = replace(
+            op,
+            kind="triton",
+            path="tf32",
+            dot_tile=TF32_GEMM_TILE,
+            dot_b_kmajor=weight,
+            arguments=TF32_GEMM_ARGUMENTS,
+            library=False,
+            note="tl.dot TF32 GEMM",  # a Triton launch's host cost, not the nn.Linear layer's
+        )
+    return tuple(out)
+
+
 def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:
     """A kernel's product moved onto the tensor cores of its operands' own
     type: written without tl.dot (KL020), a tl.dot at full fp32 precision
@@ -2314,6 +2346,7 @@ EFFECTS: dict[str, Effect] = {
     "online_passes": online_passes,
     "coalesce": coalesce,
     "kmajor_operands": kmajor_operands,
+    "tf32_gemm": tf32_gemm,
 }
 # Effects that choose among ways to fix by their time, given the estimate's calibration constants.
 CALIBRATED_EFFECTS = {"kmajor_operands": kmajor_operands}

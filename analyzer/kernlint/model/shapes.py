@@ -1975,6 +1975,13 @@ class _Evaluator:
             if fn is None or not all(isinstance(v, (int, float)) for v in values):
                 raise _Unknown(f"line {line}: math.{name}")
             return fn(*values)
+        if qualname == "triton.jit" and len(positional) == 1 and not keywords:
+            # `kernel = triton.jit(fn)` in the timed call: a new kernel object on every call, reloaded before it
+            # launches (KL017's form without the decorator), as a `@triton.jit` def in the body is.
+            self._record(
+                record, Op("jit", line, launches=False, site_line=line, note=self.model.code(positional[0].value))
+            )
+            return None
         if qualname.startswith("triton.") and name in ("cdiv", "next_power_of_2"):
             values = args()
             if not all(isinstance(v, int) for v in values):
@@ -4591,6 +4598,21 @@ def _pointwise_conv(out: Tensor, a: Tensor, w: Tensor) -> bool:
     )
 
 
+def _transposed_conv(out: Tensor, a: Tensor, w: Tensor) -> bool:
+    """Whether `w` is a transposed convolution's weight [C_in, C_out / groups, kernel..] between an input `a`
+    [B, C_in, ..] and an output `out` [B, C_out, ..] (nn.ConvTranspose's layout)."""
+    return (
+        out is not a
+        and w is not out
+        and w is not a
+        and len(w.shape) == len(a.shape) == len(out.shape) >= 3
+        and a.shape[0] == out.shape[0]
+        and w.shape[0] == a.shape[1]
+        and out.shape[1] % w.shape[1] == 0
+        and a.shape[1] * w.shape[1] % out.shape[1] == 0
+    )
+
+
 def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
     """(M, N) of the GEMM output `_product_work` finds among a launch's tensors (its rows, batch included,
     and its columns; a convolution's output pixels and its channels, as an implicit GEMM tiles them); () for
@@ -4615,6 +4637,10 @@ def _product_rows_columns(tensors: list[Tensor]) -> tuple[int, ...]:
                     continue
                 for w in tensors:
                     if _pointwise_conv(out, a, w) and flops == 2 * out.numel * w.shape[1]:
+                        return (out.numel // out.shape[1], out.shape[1])
+                    if _transposed_conv(out, a, w) and flops == 2 * out.numel * w.numel // out.shape[1]:
+                        # A transposed convolution's weight [C_in, C_out / groups, kernel..]: each output sums
+                        # C_in / groups channels over the taps, as `_product_work` counts it.
                         return (out.numel // out.shape[1], out.shape[1])
                     if w is out or w is a or len(w.shape) != len(a.shape) or w.shape[0] != out.shape[1]:
                         continue

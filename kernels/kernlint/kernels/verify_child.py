@@ -131,15 +131,16 @@ def _gemm_dims(torch, model, inputs, output) -> dict | None:
     return None
 
 
-def _compare(torch, ref_out, new_out) -> dict:
-    """KernelBench's check (torch.allclose(ref, new, atol=tol, rtol=tol), tol by the output dtype),
-    with the max absolute and relative error; NaN/Inf anywhere fails."""
+def _compare(torch, ref_out, new_out, tolerance: float | None = None) -> dict:
+    """KernelBench's check (torch.allclose(ref, new, atol=tol, rtol=tol), tol by the output dtype, or
+    `tolerance` for every output where given), with the max absolute and relative error; NaN/Inf anywhere
+    fails."""
     refs, news = _tensors(torch, ref_out), _tensors(torch, new_out)
     if len(refs) != len(news):
         return {"ok": False, "why": f"{len(news)} output tensors, expected {len(refs)}"}
     worst: dict = {"ok": True, "why": None, "max_abs_err": 0.0, "max_rel_err": 0.0, "tolerance": None}
     for r, n in zip(refs, news):
-        tol = TOLERANCES.get(str(r.dtype).removeprefix("torch."), DEFAULT_TOLERANCE)
+        tol = tolerance or TOLERANCES.get(str(r.dtype).removeprefix("torch."), DEFAULT_TOLERANCE)
         worst["tolerance"] = tol if worst["tolerance"] is None else min(worst["tolerance"], tol)
         if tuple(r.shape) != tuple(n.shape):
             return {**worst, "ok": False, "why": f"output shape {tuple(n.shape)}, expected {tuple(r.shape)}"}
@@ -252,7 +253,7 @@ def run(settings: dict) -> int:
                 if role == "reference":
                     torch.save({"inputs": inputs, "output": _cpu(torch, out)}, data_file)
                 else:
-                    checks.append(_compare(torch, saved["output"], out))
+                    checks.append(_compare(torch, saved["output"], out, settings.get("tolerance")))
                 if trial == 0:
                     result["memory"] = _memory(torch, model, inputs_dev, out)
                     if role == "reference":

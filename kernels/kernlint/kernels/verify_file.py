@@ -329,7 +329,7 @@ def _command_line(file, reference, params) -> str:
     for flag in ("interpret",):
         if params.get(flag):
             parts.append(f"--{flag}")
-    for name in ("trials", "timeout", "static", "record"):
+    for name in ("trials", "timeout", "tolerance", "static", "record"):
         if params.get(name) is not None:
             parts += [f"--{name}", str(params[name])]
     return shlex.join(parts)
@@ -345,6 +345,7 @@ def run_verify_file(
     static_file: str | None = None,
     record: str | None = None,
     output_format: str = "text",
+    tolerance: float | None = None,
     quiet: bool = False,
 ) -> tuple[int, dict]:
     for label, p in (("FILE", file), ("--reference", reference), ("--static", static_file)):
@@ -386,7 +387,13 @@ def run_verify_file(
 
     ref_path = reference or file
     with tempfile.TemporaryDirectory(prefix="kernlint-verify-") as workdir:
-        common = {"workdir": workdir, "interpret": interpret, "trials": trials, "time": not interpret}
+        common = {
+            "workdir": workdir,
+            "interpret": interpret,
+            "trials": trials,
+            "time": not interpret,
+            "tolerance": tolerance,
+        }
         _progress(quiet, f"kernlint verify: running Model from {ref_path} (timeout {timeout:g} s)")
         ref_result = _run_child(
             {**common, "role": "reference", "path": os.path.abspath(ref_path), "class_name": "Model"}, timeout
@@ -432,7 +439,14 @@ def run_verify_file(
         "command": _command_line(
             file,
             reference,
-            {"interpret": interpret, "trials": trials, "timeout": timeout, "static": static_file, "record": record},
+            {
+                "interpret": interpret,
+                "trials": trials,
+                "timeout": timeout,
+                "tolerance": tolerance,
+                "static": static_file,
+                "record": record,
+            },
         ),
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         "environment": env,
@@ -445,8 +459,12 @@ def run_verify_file(
             "correctness": (
                 "KernelBench's check: torch.allclose(ref, new, atol=tol, rtol=tol) on every trial, fresh "
                 "get_inputs() per trial (seeds drawn from seed 42), weights from seed 42 in both models; "
-                "tol by the reference output dtype: float32 1e-4, float16/bfloat16 1e-2, others 1e-4; "
-                "NaN/Inf in the output fail; dtypes are kept (KernelBench would cast every tensor to fp32)"
+                + (
+                    f"tol {tolerance:g} for every output (--tolerance); "
+                    if tolerance is not None
+                    else "tol by the reference output dtype: float32 1e-4, float16/bfloat16 1e-2, others 1e-4; "
+                )
+                + "NaN/Inf in the output fail; dtypes are kept (KernelBench would cast every tensor to fp32)"
             ),
             "error_metric": "max abs err = max |new - ref|; max rel err = max |new - ref| / max |ref|, over all trials",
             "timing": None if interpret else dict(timing.DESCRIPTIONS, repeats=timing.REPEATS),
@@ -688,6 +706,14 @@ Linting (`kernlint FILE`) never executes anything; only `verify FILE` does.
     default=None,
     help=f"Correctness trials with fresh random inputs (library default 3, FILE default {DEFAULT_TRIALS}).",
 )
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="TOL",
+    help="FILE: atol = rtol for every output instead of KernelBench's by dtype (fp32 1e-4): 1e-2 is KernelBench "
+    "v0/v0.1's check, which TF32 products pass.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def verify_command(
     file,
@@ -702,6 +728,7 @@ def verify_command(
     interpret,
     record,
     trials,
+    tolerance,
     quiet,
 ):
     from kernlint.kernels import verify as library
@@ -714,6 +741,7 @@ def verify_command(
                 ("--static", static_file),
                 ("--static-only", static_only),
                 ("--format json", output_format == "json"),
+                ("--tolerance", tolerance),
             ):
                 if value:
                     raise VerifyError(f"{flag} needs FILE (kernlint verify FILE {flag.split()[0]} ...)")
@@ -749,6 +777,7 @@ def verify_command(
             static_file=static_file,
             record=record,
             output_format=output_format,
+            tolerance=tolerance,
             quiet=quiet,
         )
     except (VerifyError, library.VerifyError) as error:
