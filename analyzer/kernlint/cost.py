@@ -1426,19 +1426,23 @@ def tf32_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | No
         return None
     out = list(ops)
     for i in found:
-        op = ops[i]
-        weight = len(op.inputs) >= 2 and op.inputs[1] == -1
-        out[i] = replace(
-            op,
-            kind="triton",
-            path="tf32",
-            dot_tile=TF32_GEMM_TILE,
-            dot_b_kmajor=weight,
-            arguments=TF32_GEMM_ARGUMENTS,
-            library=False,
-            note="tl.dot TF32 GEMM",  # a Triton launch's host cost, not the nn.Linear layer's
-        )
+        out[i] = on_tf32(ops[i])
     return tuple(out)
+
+
+def on_tf32(op: Op) -> Op:
+    """A torch fp32 GEMM as `tf32_gemm` computes it: a Triton tl.dot launch on TF32 at the calibration's tile."""
+    weight = len(op.inputs) >= 2 and op.inputs[1] == -1
+    return replace(
+        op,
+        kind="triton",
+        path="tf32",
+        dot_tile=TF32_GEMM_TILE,
+        dot_b_kmajor=weight,
+        arguments=TF32_GEMM_ARGUMENTS,
+        library=False,
+        note="tl.dot TF32 GEMM",  # a Triton launch's host cost, not the nn.Linear layer's
+    )
 
 
 def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | None:

@@ -4510,12 +4510,7 @@ def _product_work(tensors: list[Tensor]) -> tuple[int, int]:
                     if w.shape[-1] == a.shape[1] and out.shape[:2] == (a.shape[0], w.shape[0]):
                         # The weight laid out (C_out, kernel.., C_in), as an implicit-GEMM kernel reads it K-major.
                         return 2 * out.numel * w.shape[-1] * math.prod(w.shape[1:-1]), size
-                    if (
-                        w.shape[0] == a.shape[1]
-                        and out.shape[0] == a.shape[0]
-                        and out.shape[1] % w.shape[1] == 0
-                        and a.shape[1] * w.shape[1] % out.shape[1] == 0
-                    ):
+                    if _transposed_conv(out, a, w):
                         # A transposed convolution's weight [C_in, C_out / groups, kernel..] (nn.ConvTranspose's
                         # layout): each output sums C_in / groups channels over the kernel's taps.
                         per_group = a.shape[1] * w.shape[1] // out.shape[1]

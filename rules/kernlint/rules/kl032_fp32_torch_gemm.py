@@ -203,10 +203,7 @@ class Fp32TorchGemm(Rule):
         ]
         if not gemms:
             return
-        first, last = min(entry.ops[i].line for i in gemms), max(entry.ops[i].line for i in gemms)
-        fixed = cost.tf32_gemm(entry.ops, first, last)
-        if fixed is None:
-            return
+        fixed = tuple(cost.on_tf32(op) if i in gemms else op for i, op in enumerate(entry.ops))
         before, after = cost.entry_time(entry.ops, c).kernelbench, cost.entry_time(fixed, c).kernelbench
         if before < MIN_GAIN * after:
             return
