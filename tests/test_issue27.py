@@ -485,3 +485,28 @@ def test_narrow_and_select_are_views_and_the_row_scan_on_one_is_priced() -> None
     assert ops[0].bytes == 2 * 8192 * 8191 * 4  # the narrowed rows read and written once: no copy for the view
     found = [f for f in lint_source("problem.py", textwrap.dedent(EXCLUSIVE_SCAN)).findings if f.code == "KL029"]
     assert [(f.span.line, f.span.column) for f in found] == [(7, 16)]
+
+
+def test_estimate_accuracy_script_compares_a_corpus_with_its_timings(tmp_path: Path, capsys) -> None:
+    """scripts/estimate_accuracy.py sizes each timed file of a corpus and counts the estimates within 1.5x of
+    the measurement: here one file, timed at 1.2x and then at 3x its own estimate."""
+    import importlib.util
+
+    from kernlint import cost
+    from kernlint.model import build_model
+    from kernlint.source import parse
+
+    spec = importlib.util.spec_from_file_location("estimate_accuracy", ROOT / "scripts" / "estimate_accuracy.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    source = (ROOT / "fixtures/costmodel/kl003_decode_before.py").read_text()
+    (tmp_path / "decode.py").write_text(source)
+    entry = build_model("decode.py", source, parse(source)).entry_point
+    estimate = cost.entry_time(entry.ops, cost.calibration().constants).kernelbench
+    for factor, expected in ((1.2, "within 1.5x of the measurement: 1 of 1"), (3.0, "1.5x slower than estimated: 1")):
+        timings = tmp_path / f"times_{factor}.jsonl"
+        run = {"file": "x/decode.py", "status": "ok", "rel_err": 0.0, "new_us": factor * estimate, "ref_us": 1.0}
+        timings.write_text(json.dumps(run) + "\n")
+        assert script.main(["--corpus", str(tmp_path), "--timings", str(timings)]) == 0
+        assert expected in capsys.readouterr().out
