@@ -46,7 +46,9 @@ class Fp32TorchGemm(Rule):
     that holds for the reference `Model` too, so it gains nothing against it),
     on fp16, bf16 and int8 operands (and fp32 copies of them: KL016's
     finding, whose fix multiplies them in their own dtype), on convolutions (cuDNN runs fp32
-    convolutions on TF32 by default), on GEMMs already written with tl.dot, and
+    convolutions on TF32 by default), on GEMMs already written with tl.dot, on
+    GEMMs the result does not need (KL027's) or that a sum over their outputs
+    collapses to a GEMV (KL026's), and
     where the product's multiply-adds do not set its time (a GEMV, a product
     of a few rows: reading the weight does). At 16 rows the pair still
     measured 1.53x in a graph on an H200, from cuBLAS's fp32 kernel for so
