@@ -6,7 +6,7 @@ import libcst as cst
 from kernlint import cost
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel
-from kernlint.model.shapes import Op
+from kernlint.model.shapes import Op, dead_with, live_ops
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # The whole call must take this much longer with the file's fp32 torch GEMMs on cuBLAS's fp32 path than with
@@ -189,7 +189,9 @@ class Fp32TorchGemm(Rule):
             return
         c = calibration.constants
         # Work the result does not need (a GEMM feeding only a constant, or nothing): KL027's to delete.
-        dead = model.dead_node_ids
+        live = live_ops(entry.ops)
+        seeds = {i for i, op in enumerate(entry.ops) if op.value is not None or i not in live}
+        unneeded = dead_with(entry.ops, seeds, live) if seeds else set()
         # Products whose fp32 multiply-adds, not their bytes, set their time (a GEMV reads its weight at the same
         # rate on either path).
         gemms = [
@@ -199,7 +201,7 @@ class Fp32TorchGemm(Rule):
             and op.path == "fp32"
             and op.flops / c["flops_fp32"] > op.bytes / c["bw_stream"]
             and not _upcast(entry.ops, op)
-            and not (i < len(entry.nodes) and id(entry.nodes[i]) in dead)
+            and i not in unneeded
         ]
         if not gemms:
             return
