@@ -142,6 +142,19 @@ def test_fp16_ieee_tf32x3_and_a_few_rows_are_silent() -> None:
     assert launch_op(few).dot_b_off_kmajor and lint(few, "KL031") == []
 
 
+def test_a_product_whose_k_is_not_a_multiple_of_16_gains_nothing_from_k_major_operands() -> None:
+    # Measured on an H200: KernelBench's 8205 x 2949 x 5921 product ran its K-major fix at 1.0x (Triton loads
+    # tiles element by element along a K it cannot prove 16-aligned, in either layout).
+    ragged = GEMM.replace(
+        "torch.randn(4096, 4096), torch.randn(4096, 4096)", "torch.randn(4096, 4100), torch.randn(4100, 4096)"
+    )
+    assert launch_op(ragged).dot_b_off_kmajor and lint(ragged, "KL031") == []
+    aligned = GEMM.replace(
+        "torch.randn(4096, 4096), torch.randn(4096, 4096)", "torch.randn(4096, 4112), torch.randn(4112, 4096)"
+    )
+    assert [f.span.line for f in lint(aligned, "KL031")] == [28]
+
+
 def test_tf32x3_prices_a_read_m_major_as_k_major_and_plain_tf32_does_not() -> None:
     # bench/conv_layout_h200.md: A gathered M-major cost tf32x3 1.13x, plain TF32 3.7x.
     c = cost.calibration().constants

@@ -1064,6 +1064,7 @@ def kmajor_operands(
         and op.path == "tf32"
         and (op.dot_a_mmajor or op.dot_b_off_kmajor)
         and _names(op, first, last)
+        and not _k_unaligned(op)
     ]
     if not found:
         return None
@@ -1083,6 +1084,23 @@ def kmajor_operands(
         out[i] = best[0]
         copies.extend(best[1:])
     return tuple(out + copies)
+
+
+# Triton specializes an integer argument divisible by 16, and only then knows a mask along K (`offs_k < K - k *
+# BLOCK_K`) comes in aligned runs: a product whose K is not a multiple of 16 loads its tiles element by element
+# along K whatever their layout, so reading them K-major gains nothing. Measured on an H200
+# (checks/h200/fixed_plans_h200.jsonl): fixtures/fresh's cb02 (8205 x 2949 x 5921) ran its K-major fix at
+# 2,759 us against 2,712 (1.0x), with its rows' pitch padded to 16 elements too (3,056 us), where three files
+# of K 4,096-8,192 ran theirs 2.6-2.9x faster.
+KMAJOR_K_MULTIPLE = 16
+
+
+def _k_unaligned(op: Op) -> bool:
+    """The product's K (its flops over 2 M N), where the launch shows it, is not a multiple of 16."""
+    if len(op.dot_mn) != 2 or not all(op.dot_mn) or not op.flops:
+        return False
+    k, rest = divmod(op.flops, 2 * op.dot_mn[0] * op.dot_mn[1])
+    return not rest and k % KMAJOR_K_MULTIPLE != 0
 
 
 def _relaid(op: Op, a: bool, b: bool) -> tuple[Op, ...]:

@@ -577,34 +577,42 @@ class OffsetFacts(KernelFacts):
         return found
 
     @kernel_fact
-    def strided_lane_loads(self, kernel: Kernel) -> tuple[tuple[Address, tuple[cst.BaseExpression, ...]], ...]:
+    def strided_lane_loads(
+        self, kernel: Kernel
+    ) -> tuple[tuple[Address, tuple[cst.BaseExpression, ...], tuple[cst.Call, ...]], ...]:
         """The loads whose vector lanes all step by a stride: every term of the address that carries a
         `tl.arange` is multiplied by something (`base + offs * stride_d1`), none adds the lanes as they are.
-        With the multipliers (their values are the launch's). Adjacent lanes then read elements a stride
-        apart: a 32-byte sector for each where a coalesced load shares one among eight fp32 lanes."""
+        With the multipliers (their values are the launch's), and the `range(...)` of each loop whose
+        variable the address adds as it is (`w0 + kw` over `for kw in range(KS)`: a pool's window, whose
+        taps walk the elements between the lanes). Adjacent lanes read elements a stride apart: a 32-byte
+        sector for each where a coalesced load shares one among eight fp32 lanes."""
         index = self._kernel_index(kernel)
         found = []
         for address in self.addresses(kernel):
             if address.block_pointer or not self.is_tl(address.call.func, "load") or not address.call.args:
                 continue
-            multipliers = self._lane_multipliers(kernel, index, address.call.args[0].value)
-            if multipliers:
-                found.append((address, multipliers))
+            terms = self._lane_terms(kernel, index, address.call.args[0].value)
+            if terms and terms[0]:
+                found.append((address, *terms))
         return tuple(found)
 
-    def _lane_multipliers(
+    def _lane_terms(
         self, kernel: Kernel, index: _KernelIndex, address: cst.BaseExpression
-    ) -> tuple[cst.BaseExpression, ...] | None:
-        """The multipliers of an address's lane terms, or None when a lane term has none (coalesced) or the
-        address is not a plain sum of terms."""
+    ) -> tuple[tuple[cst.BaseExpression, ...], tuple[cst.Call, ...]] | None:
+        """The multipliers of an address's lane terms and the unit-step loops it adds as they are, or None
+        when a lane term has no multiplier (coalesced) or the address is not a plain sum of terms."""
         multipliers: list[cst.BaseExpression] = []
+        windows: list[cst.Call] = []
         stack: list[tuple[cst.BaseExpression, int]] = [(address, 0)]
         while stack:
             node, depth = stack.pop()
             if depth > 12:
                 return None
             if ARANGE not in self.offset_provenance(kernel, node):
-                continue  # a scalar offset: the base, a program's row
+                # A scalar offset: the base, a program's row, or a loop's step through a window.
+                if (window := self._unit_step_loop(index, node)) is not None:
+                    windows.append(window)
+                continue
             if type(node) is cst.Name:
                 bound = index.values.get(node.value)
                 if not bound or len(bound) > 1:
@@ -620,7 +628,28 @@ class OffsetFacts(KernelFacts):
                     multipliers.append(node.right if left else node.left)
                     continue
             return None  # the lanes added as they are (`offs`, `offs[None, :]`), or a form not read here
-        return tuple(multipliers)
+        return tuple(multipliers), tuple(windows)
+
+    def _unit_step_loop(self, index: _KernelIndex, node: cst.BaseExpression) -> cst.Call | None:
+        """The `range(...)` (or `tl.range`, `tl.static_range`) that `node`, a loop variable, steps through one
+        by one; None for anything else."""
+        if type(node) is not cst.Name:
+            return None
+        bound = index.values.get(node.value)
+        if not bound or len(bound) != 1 or type(call := bound[0]) is not cst.Call:
+            return None
+        if not (
+            (type(call.func) is cst.Name and call.func.value == "range")
+            or self.is_tl(call.func, "range")
+            or self.is_tl(call.func, "static_range")
+        ):
+            return None
+        args = positional(call)
+        if not 1 <= len(args) <= 3 or len(args) != len(call.args):
+            return None
+        if len(args) == 3 and not (type(args[2]) is cst.Integer and args[2].evaluated_value == 1):
+            return None
+        return call
 
     @kernel_fact
     def dot_operand_pointers(self, kernel: Kernel, which: int) -> tuple[str, ...]:

@@ -31,7 +31,10 @@ class UncoalescedLoad(Rule):
     It stays silent when one lane axis of a tile is contiguous (a GEMM's
     2-D tiles), when the launch makes the stride 1 or a few elements (a
     stride-2 pool's window, whose next tap reads the rest of each sector
-    from L1), when the strides are
+    from L1) or a loop adds consecutive offsets at least as many as the
+    stride (`w0 + kw` over `for kw in range(KS)`, a pool as wide as its
+    stride: over the window's taps the lanes read every element between
+    them, each sector from L1 after its first tap), when the strides are
     not known (a library's launcher, outside a KernelBench-style file), on
     one-element loads (KL019's) and on tensors under 4 MB.
 
@@ -106,6 +109,33 @@ class UncoalescedLoad(Rule):
                     H, W = x.shape
                     y = torch.empty(H // 2, W // 2, device=x.device)
                     pool2[(H // 2,)](x, y, W, W // 2, BLOCK=4096)
+                    return y
+            def get_inputs():
+                return [torch.randn(8192, 8192)]
+            def get_init_inputs():
+                return []
+            """
+        ),
+        # An 8x8 average pool of stride 8: the lanes are 8 elements (a sector) apart, and the window's taps (kw) read
+        # every element between them.
+        Valid(
+            """
+            import torch, triton
+            import triton.language as tl
+            @triton.jit
+            def pool8(x_ptr, y_ptr, W, OW, S, KS: tl.constexpr, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                ow = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+                acc = tl.zeros((BLOCK,), dtype=tl.float32)
+                for kh in range(KS):
+                    for kw in range(KS):
+                        acc += tl.load(x_ptr + (row * S + kh) * W + ow * S + kw, mask=ow < OW, other=0.0)
+                tl.store(y_ptr + row * OW + ow, acc / (KS * KS), mask=ow < OW)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    H, W = x.shape
+                    y = torch.empty(H // 8, W // 8, device=x.device)
+                    pool8[(H // 8, triton.cdiv(W // 8, 256))](x, y, W, W // 8, 8, KS=8, BLOCK=256)
                     return y
             def get_inputs():
                 return [torch.randn(8192, 8192)]
@@ -422,7 +452,7 @@ class UncoalescedLoad(Rule):
 def _report(model: FileModel, launch: Launch, op: Op) -> Report:
     kernel = launch.kernel
     loads = model.strided_lane_loads(kernel)
-    address, multipliers = loads[0]
+    address, multipliers, _ = loads[0]
     home = model.home_of(kernel)
     where = f"line {home.line_of(address.call)}: `{home.code(address.call.args[0].value)}`"
     stride = " and ".join(f"`{home.code(m)}`" for m in multipliers)
