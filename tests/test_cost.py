@@ -4487,3 +4487,77 @@ def test_a_transposed_convolutions_output_pixels_and_channels_are_its_product_ro
     w = Tensor((32, 64, 5), "float32")
     out = Tensor((32, 64, 1012), "float32")
     assert _product_rows_columns([out, x, w]) == (32 * 1012, 64)
+
+
+def test_a_stride_1_transposed_convolution_runs_at_the_direct_convolutions_rate() -> None:
+    """A stride-1 ConvTranspose2d is a direct convolution with its kernel flipped, and cuDNN runs it so: it is
+    priced at the conv2d probes' rate, not at the stride-2 transposed probes' (about 100 TFLOPS against 43 at
+    depth 576 on an H200); a stride-2 one keeps its family's."""
+    record = ROOT / "kernels/kernlint/kernels/measurements/checks/h200/calibration_h200.json"
+    h200 = cost.load_calibration(str(record))
+    assert h200 is not None
+    c = h200.constants
+    direct = cost._conv_rate(c, 576, "nn.Conv2d", (3, 3, 1, 1, 1, 1))
+    assert cost._conv_rate(c, 576, "nn.ConvTranspose2d", (3, 3, 1, 1, 1, 1)) == direct
+    strided = cost._conv_rate(c, 576, "nn.ConvTranspose2d", (3, 3, 2, 2, 1, 1))
+    assert strided == pytest.approx(c["flops_conv_transpose2d_k576"]) and strided < direct / 2
+
+
+FLASH_ATTENTION_FROM_QKV = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def flash(qkv_ptr, o_ptr, L, C, sm_scale, HEADS: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    b = tl.program_id(1) // HEADS
+    h = tl.program_id(1) % HEADS
+    rows = pid_m * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    d = tl.arange(0, D)
+    base = qkv_ptr + b * L * 3 * C + h * D
+    q = tl.load(base + rows[:, None] * 3 * C + d[None, :], mask=rows[:, None] < L, other=0.0)
+    q = q * sm_scale
+    m_i = tl.full((BM,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BM,), dtype=tl.float32)
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for start in range(0, L, BN):
+        n = start + cols
+        k = tl.load(base + C + n[:, None] * 3 * C + d[None, :], mask=n[:, None] < L, other=0.0)
+        v = tl.load(base + 2 * C + n[:, None] * 3 * C + d[None, :], mask=n[:, None] < L, other=0.0)
+        s = tl.dot(q, tl.trans(k))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tl.dot(p, v)
+        m_i = m_new
+    tl.store(o_ptr + b * L * C + rows[:, None] * C + h * D + d[None, :], acc / l_i[:, None], mask=rows[:, None] < L)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, qkv):
+        B, L, C3 = qkv.shape
+        C = C3 // 3
+        o = torch.empty((B, L, C), device=qkv.device)
+        flash[(triton.cdiv(L, 64), B * 4)](qkv, o, L, C, 0.125, HEADS=4, D=C // 4, BM=64, BN=64)
+        return o
+
+
+def get_inputs():
+    return [torch.randn(2, 4096, 3 * 256)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_flash_attention_kernels_two_products_are_counted_each_at_its_own_tile() -> None:
+    """Q K^T (64 x 64 over the head dim) and P V (64 x head dim over 64), P computed and q rescaled in place:
+    every program's query rows against every key, twice: 4 B H L^2 D flops, where no shape of the launch's
+    tensors names the product."""
+    (launch,) = [op for op in entry(FLASH_ATTENTION_FROM_QKV).ops if op.kind == "triton"]
+    assert (launch.path, launch.flops) == ("tf32", 4 * 2 * 4 * 4096 * 4096 * 64)

@@ -817,12 +817,19 @@ def _conv_rate(c: dict[str, float], depth: int, module: str = "", window: tuple[
     reading every shape by the smaller of the two puts 12 of 16 shapes
     within 1.5x, against 8 read by depth and 10 by channels."""
     family = CONV_FAMILIES.get(module)
+    dims = len(window) // 3
+    if family and family.startswith("conv_transpose") and dims and all(s == 1 for s in window[dims : 2 * dims]):
+        # A transposed convolution of stride 1 is a direct one (its kernel flipped, padded by k - 1 - p), and
+        # cuDNN runs it so; the transposed probes are of stride 2, whose zero-inserted input it avoids with
+        # other kernels. On an H200 (checks/h200/fresh*_h200.jsonl) KernelBench level 2's stride-1 3x3
+        # ConvTranspose2d of 64 to 128 channels at 512 x 512 (fresh's ce10, cf13, ...) ran at about 100 TFLOPS,
+        # the conv2d_k576 probe's rate, where the stride-2 conv_transpose2d_k576 probe runs at 43.
+        family = "conv3d" if family == "conv_transpose3d" else None
     points = _numbered(c, f"flops_{family}_k") if family else []
     points = points or _numbered(c, "flops_conv_k")
     if not points:
         return None
     rate = _interpolated(points, depth)
-    dims = len(window) // 3
     if dims:
         taps = math.prod(window[:dims])
         probe_taps = 3 ** (3 if family in ("conv3d", "conv_transpose3d") else 2)

@@ -363,6 +363,16 @@ class _KernelIndex:
 _DOT_ROLES = {(0, 0): "M", (0, 1): "K", (1, 0): "K", (1, 1): "N"}
 
 
+def _scales_itself(value: cst.BaseExpression, name: str) -> bool:
+    """`value` multiplies or divides the name by something (`q * sm_scale`): a binding `q = q * ...` keeps the
+    tile's shape."""
+    return (
+        type(value) is cst.BinaryOperation
+        and type(value.operator) in (cst.Multiply, cst.Divide)
+        and any(type(side) is cst.Name and side.value == name for side in (value.left, value.right))
+    )
+
+
 class OffsetFacts(KernelFacts):
     """How a kernel's pointer offsets are built, and the values of its
     constexpr expressions."""
@@ -487,6 +497,38 @@ class OffsetFacts(KernelFacts):
         return found
 
     @kernel_fact
+    def dot_tiles(
+        self, kernel: Kernel
+    ) -> tuple[tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression], ...] | None:
+        """Each `tl.dot`'s own (M, N, K) tile sizes, for kernels whose products differ (attention: Q K^T is
+        BLOCK_M x BLOCK_N over the head dim, P V is BLOCK_M x HEAD_DIM over BLOCK_N), read from the operands'
+        loads as `dot_tile` reads them. A product whose A is computed (P, from the scores) shows no M: it takes
+        the rows every other product shows, where they agree (a program's block of query rows). None unless
+        every product's three are known."""
+        found: list[dict[str, cst.BaseExpression]] = []
+        for call in kernel.function.calls:
+            if not self.is_tl(call.func, "dot"):
+                continue
+            operands = positional(call)[:2]
+            if len(operands) != 2:
+                return None
+            sizes: dict[str, cst.BaseExpression] = {}
+            for position, operand in enumerate(operands):
+                for dimension in self.tile_ranges(kernel, operand) or ():
+                    role = _DOT_ROLES.get((position, dimension.axis)) if dimension.axis is not None else None
+                    if role is not None:
+                        sizes.setdefault(role, dimension.size)
+            found.append(sizes)
+        rows = {self.code(sizes["M"]): sizes["M"] for sizes in found if "M" in sizes}
+        if len(rows) == 1:
+            (only,) = rows.values()
+            for sizes in found:
+                sizes.setdefault("M", only)
+        if not found or any(len(sizes) != 3 for sizes in found):
+            return None
+        return tuple((sizes["M"], sizes["N"], sizes["K"]) for sizes in found)
+
+    @kernel_fact
     def tile_ranges(self, kernel: Kernel, node: cst.BaseExpression) -> tuple[TileRange, ...] | None:
         """The dimensions of a tile value: followed through names and
         conversions to its `tl.load`, then through the address to the
@@ -515,6 +557,8 @@ class OffsetFacts(KernelFacts):
                     # `if EVEN_K: a = tl.load(p) else: a = tl.load(p, mask=...)`: every branch must be a load.
                     found: list[TileRange] = []
                     for value in values:
+                        if _scales_itself(value, node.value):
+                            continue  # `q = q * sm_scale`: the same tile, scaled
                         ranges = self._tile_ranges(kernel, value, depth)
                         if ranges is None:
                             return None

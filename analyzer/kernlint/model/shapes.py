@@ -3721,9 +3721,17 @@ class _Evaluator:
         if programs <= 0 or kernel.autotune is not None or not isinstance(model, KernelTileFacts):
             return 0
         tile, _ = self._dot_configs(kernel, node, values)
-        if len(tile) < 3:
-            return 0
         given = self._launch_values(kernel, node, values)
+        # One tile for every product, or each product's own (attention's two products differ).
+        tiles: list[tuple[int, ...]] = []
+        if len(tile) < 3:
+            for sizes in (model.dot_tiles(kernel) if isinstance(model, OffsetFacts) else None) or ():
+                numbers = [self._kernel_number(kernel, size, given) for size in sizes]
+                if any(number is None for number in numbers):
+                    return 0
+                tiles.append(tuple(n for n in numbers if n is not None))
+            if not tiles:
+                return 0
         loop_of = {id(dot): loop.loop.node for loop in model.dot_loops(kernel) for dot in loop.dots}
         # The loops around each dot beyond its own (an implicit-GEMM convolution's `tl.static_range` over the
         # kernel's taps around its loop over input channels): each runs the inner loop once per trip.
@@ -3733,9 +3741,8 @@ class _Evaluator:
                 if isinstance(inner, cst.Call):
                     outer.setdefault(id(inner), []).append(enclosing.node)
         total = 0.0
-        for call in kernel.function.calls:
-            if not model.is_tl(call.func, "dot"):
-                continue
+        dots = [call for call in kernel.function.calls if model.is_tl(call.func, "dot")]
+        for i, call in enumerate(dots):
             loop = loop_of.get(id(call))
             trips: float | int | None = 1 if loop is None else _range_trips(loop, given)
             if trips is None and loop is not None:
@@ -3747,7 +3754,8 @@ class _Evaluator:
                 trips = None if count is None else trips * count
             if trips is None:
                 return 0
-            total += 2 * tile[0] * tile[1] * tile[2] * trips
+            m, n, k = tiles[i][:3] if tiles else tile[:3]
+            total += 2 * m * n * k * trips
         return round(programs * total)
 
     def _mean_trips(self, kernel, loop: cst.For, given: dict[str, int], axes: tuple[int, ...]) -> float | None:
