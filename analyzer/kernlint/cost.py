@@ -1673,12 +1673,15 @@ def fuse_into_kernel(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ..
             extra += op.out_bytes  # one more read of a tensor the size of the kernel's output
         elif op.kind == "reduction" and not chain and op.inputs and op.inputs[0] in launches:
             # A sum or mean of the kernel's output (or a loss picking one entry per row of it, with its
-            # targets), done in the kernel (partials per program): the full-size output is neither written nor
-            # read back; the loss's other tensors are read by the kernel.
+            # targets, or a pool of its windows), done in the kernel (partials per program): the full-size
+            # output is neither written nor read back, the reduced one is written; the loss's other tensors are
+            # read by the kernel.
             chain.add(i)
             written = [ops[s].out_bytes for s in ops[op.inputs[0]].inputs if 0 <= s < i and ops[s].kind == "alloc"]
             extra -= max(written, default=op.in_bytes[0] if op.in_bytes else 0)
             extra += sum(size for s, size in zip(op.inputs[1:], op.in_bytes[1:]) if s not in launches)
+            if written:  # the reduced tensor written instead of the full one (an in-place kernel keeps its write)
+                extra += op.out_bytes
     merged = _merge_into_producer(ops, mergeable)
     if not chain:
         return merged if merged is not None or not (statistics or any(prologues.values())) else ops

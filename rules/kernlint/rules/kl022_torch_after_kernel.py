@@ -59,7 +59,15 @@ class TorchAfterKernel(Rule):
     `F.nll_loss` picking one entry per row of a row kernel's output (a
     log-softmax written whole for it): the kernel can reduce its block in
     registers and write partials, and the full tensor is never written nor
-    read back. Its estimate drops both.
+    read back. Its estimate drops both. Likewise a pooling layer or function
+    (`self.pool(y)` with `nn.AvgPool2d`, `F.max_pool2d(y, 2)`) that is the
+    only reader of such an output: each program can compute a block of the
+    pooled output from its windows (KernelBench level 2's conv, activation,
+    pool chains with the pool left in torch); its estimate writes the pooled
+    tensor instead of the full one. On an H200, fresh2's dh10 fixed so (its
+    conv bias moved into the same kernel, as the plan says) measured 1.68x,
+    where the finding estimates 1.64x
+    (`checks/h200/fixed_plans_h200.jsonl`).
 
     And in a KernelBench-style forward: a Triton launch handed a torch
     reduction's result together with the tensor it reduced (`mx =
@@ -144,6 +152,28 @@ class TorchAfterKernel(Rule):
     fix_effect = "fuse_into_kernel"
 
     VALID = [
+        # The activation's full output is returned beside its pooled one: it must be written anyway.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, tl.where(x > 0, x, 0.01 * x), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    act[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y, torch.nn.functional.max_pool2d(y, 2)
+            def get_inputs():
+                return [torch.randn(64, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """
+        ),
         # The activation is inside the kernel; the output is returned as is.
         Valid(
             """
@@ -521,6 +551,33 @@ class TorchAfterKernel(Rule):
         ),
     ]
     INVALID = [
+        # An elementwise tail in Triton, the average pool after it left in torch: the full-size activation is
+        # written only for the pool to read it back.
+        Invalid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def act(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, tl.where(x > 0, x, 0.01 * x), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.pool = torch.nn.AvgPool2d(2)
+                def forward(self, x):
+                    y = torch.empty_like(x)
+                    act[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return self.pool(y)
+            def get_inputs():
+                return [torch.randn(64, 64, 256, 256)]
+            def get_init_inputs():
+                return []
+            """,
+            line=16,
+        ),
         # A cross-entropy split in two kernels of one program per row: the row max, then the exp-sum that
         # reads the row again and the max (one number per program).
         Invalid(
@@ -1134,10 +1191,13 @@ class TorchAfterKernel(Rule):
                     continue
                 epilogue = model.epilogue(launch.node, function, name=output)
                 if not epilogue.ops:
-                    # A loss that picks one entry per row (`F.nll_loss(log_probs, target)`) is not elementwise,
-                    # but it too reduces the output in a pass the kernel could do.
+                    # A loss that picks one entry per row (`F.nll_loss(log_probs, target)`) or a pooling layer
+                    # (`self.pool(y)`) is not elementwise, but it too reduces the output in a pass the kernel could
+                    # do.
                     chained = model.epilogue(launch.node, function, name=output, chain=True)
-                    if chained.ops[:1] and _picking_loss(chained.ops[0]):
+                    if chained.ops[:1] and (
+                        _picking_loss(chained.ops[0]) or _pooling(model, function, chained.nodes[0])
+                    ):
                         epilogue = chained
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             yield from _kernel_chains(model, function)
@@ -1169,11 +1229,12 @@ def _report(
     if not epilogue.full_size_ops:
         if (
             epilogue.kinds[:1] == ("reduction",)
-            and _additive(epilogue.ops[0])
+            and (_additive(epilogue.ops[0]) or _pooling(model, function, epilogue.nodes[0]))
             and _full_size_reduction(model, function, epilogue.nodes[0])
             and (output is None or _read_once_after(model, function, output, node))
         ):
-            yield _reduction_report(model, function, node, spelled, output, epilogue.ops[0])
+            pool = _pooling(model, function, epilogue.nodes[0])
+            yield _reduction_report(model, function, node, spelled, output, epilogue.ops[0], pool)
         return
     # The ops over the whole tensor: those before a reduction shrinks it.
     full = []
@@ -1228,6 +1289,25 @@ def _additive(op: str) -> bool:
     return name in ("sum", "mean") or _picking_loss(op)
 
 
+# Pooling layers and functions: a window reduction the kernel can do on the values it computes.
+POOL_MODULES = frozenset(
+    f"torch.nn.{kind}Pool{dims}d" for kind in ("Max", "Avg", "AdaptiveAvg", "AdaptiveMax") for dims in (1, 2, 3)
+)
+POOL_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{kind}_pool{dims}d"
+    for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
+    for dims in (1, 2, 3)
+)
+
+
+def _pooling(model: FileModel, function: FunctionInfo, node: cst.CSTNode) -> bool:
+    """`node` calls a pooling layer of the model (`self.pool(y)`, `self.pool = nn.MaxPool2d(2)`) or a pooling
+    function (`F.avg_pool2d(y, 2)`)."""
+    if not isinstance(node, cst.Call):
+        return False
+    return model.called_module(node, function) in POOL_MODULES or model.qualname(node.func) in POOL_FUNCTIONS
+
+
 def _picking_loss(op: str) -> bool:
     """`F.nll_loss(logp, target)`: the mean of one entry per row, the target's."""
     return op.split("(")[0].rstrip(".").rsplit(".", 1)[-1] == "nll_loss"
@@ -1245,7 +1325,8 @@ def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cs
         if len(op.inputs) > 1 and op.note != "nll_loss":  # a loss's targets beside the kernel's output
             continue
         producer = ops[op.inputs[0]]
-        size = op.in_bytes[0]
+        # (A pooling layer's op records its traffic whole: what it reads is that less what it writes.)
+        size = op.in_bytes[0] if op.in_bytes else op.bytes - op.out_bytes
         if op.note == "nll_loss":
             # It reads one entry per row of what the kernel wrote: the size written is its allocation's.
             allocated = [ops[s] for s in producer.inputs if 0 <= s < len(ops)]
@@ -1256,13 +1337,27 @@ def _full_size_reduction(model: FileModel, function: FunctionInfo, reduction: cs
 
 
 def _reduction_report(
-    model: FileModel, function: FunctionInfo, node: cst.CSTNode, spelled: str, output: str | None, reduction: str
+    model: FileModel,
+    function: FunctionInfo,
+    node: cst.CSTNode,
+    spelled: str,
+    output: str | None,
+    reduction: str,
+    pool: bool = False,
 ) -> Report:
     what = "output" if output is None else f"output `{output}`"
     message = (
         f"The {what} of {spelled} in `{function.qualname}` is written to memory whole only for `{reduction}` to "
         "read it back and reduce it: a full write and a full read of a tensor nothing else needs"
     )
+    if pool:
+        plan = (
+            f"Pool inside the kernel of {spelled}: give each program a block of the pooled output, load each "
+            "output's window of inputs, apply the kernel's elementwise work to them in registers and reduce "
+            f"them (max, or the mean) before its single `tl.store`; drop `{reduction}` and the full-size output."
+            + _conv_bias_clause(model, function, node)
+        )
+        return Report(node=node, message=message, plan=plan)
     if _picking_loss(reduction):
         summed = (
             "each program loads its rows' targets, keeps the value at the target (`-logp` there, by `tl.where` on "
