@@ -39,7 +39,9 @@ def test_seed_plan_autotunes_with_the_kernels_own_names() -> None:
     assert 'key=["M", "N", "K"]' in plan
     assert 'triton.Config({"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}, num_warps=4, num_stages=4)' in plan
     assert 'triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=8, num_stages=3)' in plan
-    assert plan.count("triton.Config(") == 4
+    # The launch's own config first, then the set's four.
+    assert plan.count("triton.Config(") == 5
+    assert 'configs=[triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=3), ' in plan
     assert "`@triton.jit` of `int8_matmul_rowwise_dequant_kernel`" in plan
     assert "remove `BLOCK_M=`, `BLOCK_N=`, `BLOCK_K=`, `num_warps=`, `num_stages=` from the launch at line 122" in plan
     assert "the grid `grid` already reads the block sizes from META" in plan
@@ -130,3 +132,66 @@ def test_project_autotuners_dimensions_and_dtype_tables() -> None:
     assert [(f.span.line, f.span.column) for f in found] == [(17, 5), (18, 5)]
     assert "BLOCK=64" in found[0].message and "(per dtype)" in found[1].message
     assert "CUDA graph" in found[0].plan
+
+
+CONV = """
+import torch
+import triton
+import triton.language as tl
+@triton.jit
+def conv(x_ptr, w_ptr, y_ptr, C_in, L, C_out, BLOCK_CO: tl.constexpr, BLOCK_L: tl.constexpr, BLOCK_CI: tl.constexpr):
+    co = tl.program_id(1) * BLOCK_CO + tl.arange(0, BLOCK_CO)
+    pos = tl.program_id(0) * BLOCK_L + tl.arange(0, BLOCK_L)
+    acc = tl.zeros((BLOCK_CO, BLOCK_L), dtype=tl.float32)
+    for ci0 in range(0, C_in, BLOCK_CI):
+        ci = ci0 + tl.arange(0, BLOCK_CI)
+        w = tl.load(w_ptr + co[:, None] * C_in + ci[None, :], mask=ci[None, :] < C_in, other=0.0)
+        x = tl.load(x_ptr + ci[:, None] * L + pos[None, :], mask=ci[:, None] < C_in, other=0.0)
+        acc += tl.dot(w, x)
+    tl.store(y_ptr + co[:, None] * L + pos[None, :], acc)
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(128, CHANNELS))
+    def forward(self, x):
+        C_in, L = x.shape
+        y = torch.empty(128, L, device=x.device)
+        conv[(L // 128, 2)](x, self.w, y, C_in, L, 128, BLOCK_CO=64, BLOCK_L=128, BLOCK_CI=16)
+        return y
+def get_inputs():
+    return [torch.randn(CHANNELS, 1 << 20)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_convolutions_plan_maps_its_tile_names_by_the_products_roles_and_keeps_its_own_config() -> None:
+    """BLOCK_CO, BLOCK_L, BLOCK_CI size the tl.dot's M, N and K (the weight [CO, CI] is A): the plan's configs
+    give each its role's size, the launch's own config first, and the key names the kernel's sizes."""
+    (found,) = kl003(CONV.replace("CHANNELS", "64"))
+    assert (
+        'configs=[triton.Config({"BLOCK_CO": 64, "BLOCK_L": 128, "BLOCK_CI": 16}, num_warps=4, num_stages=3), '
+        'triton.Config({"BLOCK_CO": 16, "BLOCK_L": 64, "BLOCK_CI": 128}, num_warps=4, num_stages=4)'
+    ) in found.plan
+    assert 'key=["C_in", "L", "C_out"]' in found.plan
+
+
+def test_a_k_tile_deeper_than_the_channels_it_walks_is_priced_with_its_masked_zeros() -> None:
+    """16 input channels under the plan's BLOCK_K of 32 to 128 multiply zeros past the 16th: priced so, no
+    config of the set beats the launch's own (measured on an H200: fresh3's eg02 ran 2.2x slower autotuned
+    over them without its own); priced as if the channels filled the deeper tiles, they would."""
+    from dataclasses import replace
+
+    from kernlint import cost
+    from kernlint.model import build_model
+    from kernlint.source import parse
+
+    source = textwrap.dedent(CONV.replace("CHANNELS", "16"))
+    (op,) = [op for op in build_model("k.py", source, parse(source)).entry_point.ops if op.kind == "triton"]
+    assert (op.dot_tile[:3], op.dot_k_extent) == ((64, 128, 16), 16)
+    c = cost.calibration().constants
+    (tuned,) = cost.autotune((op,), op.line, op.line)
+    assert cost.gpu_us(tuned, c) == cost.gpu_us(op, c)  # its own config stays the best
+    (unpadded,) = cost.autotune((replace(op, dot_k_extent=0),), op.line, op.line)
+    assert cost.gpu_us(unpadded, c) < cost.gpu_us(op, c)
+    assert kl003(source)[0].expected_speedup["for_this_file"]["graph"] == 1.0

@@ -715,7 +715,18 @@ def _with_tile(op: Op, config: tuple[int, ...]) -> Op:
     gathered = op.dot_gather_bytes
     if any(gathered) and len(op.dot_tile) >= 2:
         gathered = (gathered[0] * op.dot_tile[1] // config[1], gathered[1] * op.dot_tile[0] // config[0])
-    return replace(op, dot_tile=config, dot_configs=(), programs=programs, dot_gather_bytes=gathered)
+    flops = op.flops
+    if op.dot_k_extent and len(op.dot_tile) >= 3 and len(config) >= 3:
+        # A K tile deeper than what its loop walks multiplies masked zeros: 16 input channels per tap under
+        # BLOCK_K 32 compute twice the product. Measured on an H200 (checks/h200/fixed_plans_h200.jsonl):
+        # fresh3's eg02 (16 channels) autotuned over configs of BLOCK_K 32-128 ran 2.2x slower than at its own 16.
+        flops = flops * _k_padding(op.dot_k_extent, config[2]) // _k_padding(op.dot_k_extent, op.dot_tile[2])
+    return replace(op, dot_tile=config, dot_configs=(), programs=programs, dot_gather_bytes=gathered, flops=flops)
+
+
+def _k_padding(extent: int, block: int) -> int:
+    """The depth a K loop over `extent` in steps of `block` multiplies: whole tiles."""
+    return math.ceil(extent / block) * block
 
 
 def _size(op: Op) -> int:
@@ -1506,7 +1517,9 @@ def autotune(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | Non
         return None
     out = list(ops)
     for i in found:
-        out[i] = replace(ops[i], dot_configs=AUTOTUNE_CONFIGS, autotuned=True)
+        # The plan's set holds the launch's own config too: autotuning never picks worse than what it replaces.
+        own = () if ops[i].dot_tile in AUTOTUNE_CONFIGS else (ops[i].dot_tile,)
+        out[i] = replace(ops[i], dot_configs=(*own, *AUTOTUNE_CONFIGS), autotuned=True)
     return tuple(out)
 
 

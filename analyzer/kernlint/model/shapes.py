@@ -323,6 +323,9 @@ class Op:
     dot_tile: tuple[int, ...] = ()
     dot_configs: tuple[tuple[int, ...], ...] = ()
     dot_mn: tuple[int, ...] = ()
+    # ... and the extent its K loop walks in BLOCK_K steps (`for ic0 in range(0, C_in, BLOCK_IC)`: a convolution's
+    # input channels per tap), where the launch shows it: a deeper tile multiplies masked zeros past it.
+    dot_k_extent: int = 0
     # Triton launches of a tl.dot kernel: its B operand is read K-major (a weight [N, K] read transposed, as
     # kernels read an nn.Linear weight), where the launch shows the strides; TF32 runs several times faster so.
     dot_b_kmajor: bool = False
@@ -3403,6 +3406,7 @@ class _Evaluator:
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
+        dot_k_extent = 0
         dot_b_kmajor = dot_a_mmajor = dot_b_off_kmajor = False
         dot_relayout_bytes = (0, 0)
         dot_gather_bytes = (0, 0)
@@ -3453,6 +3457,7 @@ class _Evaluator:
                     elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             if flops:
                 dot_tile, dot_configs = self._dot_configs(kernel, node, values)
+                dot_k_extent = self._dot_k_extent(kernel, node, values)
                 (a_m, a_k), (b_k, b_n) = (self._operand_steps(kernel, node, values, which) for which in (0, 1))
                 # B K-major: unit stride along K, another along N; A M-major: unit along M, another along K; B off
                 # K-major: a known stride other than 1 along K, a known one along N (B [K, N] read as it lies, or
@@ -3560,6 +3565,7 @@ class _Evaluator:
                 dot_tile=dot_tile,
                 dot_configs=dot_configs,
                 dot_mn=dot_mn,
+                dot_k_extent=dot_k_extent,
                 dot_b_kmajor=dot_b_kmajor,
                 dot_a_mmajor=dot_a_mmajor,
                 dot_b_off_kmajor=dot_b_off_kmajor,
@@ -3709,6 +3715,31 @@ class _Evaluator:
             configs = tuple(c for c in (config_of(dict(cfg)) for cfg in kernel.autotune.configs or ()) if c)
             return (), configs
         return config_of({}), ()
+
+    def _dot_k_extent(self, kernel, node: cst.Call, values: dict[int, object]) -> int:
+        """The extent of the loop around the kernel's tl.dot that steps by its K tile (`range(0, C_in, BLOCK_IC)`:
+        stop less start at the launch's values), where every product has one such loop and they agree; 0
+        otherwise."""
+        model = self.model
+        if not isinstance(model, OffsetFacts) or not isinstance(model, KernelTileFacts):
+            return 0
+        sizes = model.dot_tile(kernel)
+        loops = model.dot_loops(kernel)
+        if sizes is None or not loops:
+            return 0
+        given = self._launch_values(kernel, node, values)
+        found = set()
+        for loop in loops:
+            call = loop.loop.node.iter
+            if not isinstance(call, cst.Call) or len(call.args) != 3 or any(a.keyword for a in call.args):
+                return 0
+            if model.code(call.args[2].value) != model.code(sizes[2]):
+                return 0
+            start, stop = (self._kernel_number(kernel, a.value, given) for a in call.args[:2])
+            if start is None or stop is None or stop <= start:
+                return 0
+            found.add(stop - start)
+        return found.pop() if len(found) == 1 else 0
 
     def _tile_flops(
         self, kernel, node: cst.Call, values: dict[int, object], programs: int, axes: tuple[int, ...] = ()

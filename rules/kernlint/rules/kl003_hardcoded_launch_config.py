@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
-from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DIMENSION, PADDED
+from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS, DIMENSION, PADDED
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
@@ -47,6 +47,19 @@ class HardcodedLaunchConfig(Rule):
     when the tiles come from a table keyed only on the dtype, and when the
     tiles are fixed but `num_warps`/`num_stages` are branched on a shape.
     `GROUP_M`-style swizzle constexprs never make a finding on their own.
+
+    Its plan autotunes over the launch's own config and four others, from
+    skinny to square, each tile size given by its role in the product (read
+    from the tl.dot's operand tiles: a convolution's `w [BLOCK_OC, BLOCK_IC]
+    @ x [BLOCK_IC, BLOCK_P]` names M, K and N), keyed on the kernel's size
+    arguments. Its estimate prices each config at the file's shapes, a K
+    tile deeper than what its loop walks (16 input channels per tap under
+    BLOCK_K 32) with the masked zeros it multiplies. On an H200, nine GEMM
+    files nobody here wrote, fixed so, measured 0.95-1.52x where it estimated
+    1.00-1.64x (all but one on the right side of 1.2x); fresh3's eg02, whose
+    16 channels per tap the set's deeper tiles waste, ran 2.2x slower
+    autotuned without its own config, which the set now keeps
+    (`checks/h200/fixed_plans_h200.jsonl`).
 
     ## Example
     ```python
@@ -449,7 +462,12 @@ class HardcodedLaunchConfig(Rule):
             f"@triton.autotune, so every problem size runs the same tiles"
         )
         keys = _size_keys(model, kernel)
-        configs = ", ".join(_config_text(tiles, dict(fixed), tile) for tile in CONFIGS)
+        roles = _roles(model, kernel, tiles)
+        texts = [_config_text(tiles, roles, dict(fixed), tile) for tile in CONFIGS]
+        # The launch's own config stays in the set, so the autotuner never picks worse than it (a deeper K tile
+        # than a convolution's channels per tap multiplies masked zeros: measured 2.2x slower without it).
+        own = _own_config_text(tiles, dict(fixed))
+        configs = ", ".join(([own] if own and own not in texts else []) + texts)
         given = [name for name, _ in fixed if name in launch.arguments or name in launch.options]
         remove = (
             f"remove {', '.join(f'`{name}=`' for name in given)} from the launch at line {model.line_of(launch.node)}"
@@ -475,17 +493,47 @@ def _role(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _config_text(tiles: tuple[str, ...], fixed: dict[str, object], tile: tuple[dict[str, int], int, int]) -> str:
+def _roles(model: FileModel, kernel: Kernel, tiles: tuple[str, ...]) -> dict[str, str | None]:
+    """Each tile constexpr's role in the product: read from the tl.dot's operand tiles where they are sized by
+    the constexprs themselves (a convolution's `w [BLOCK_OC, BLOCK_IC] @ x [BLOCK_IC, BLOCK_P]`: M, K and N),
+    else from the name (BLOCK_M, TILE_N, BK)."""
+    roles: dict[str, str | None] = {name: _role(name) for name in tiles}
+    sizes = model.dot_tile(kernel)
+    if sizes is not None:
+        named = {size.value: role for size, role in zip(sizes, "MNK") if isinstance(size, cst.Name)}
+        if len(set(named.values())) == 3 and all(name in tiles for name in named):
+            roles.update(named)
+    return roles
+
+
+def _config_text(
+    tiles: tuple[str, ...],
+    roles: dict[str, str | None],
+    fixed: dict[str, object],
+    tile: tuple[dict[str, int], int, int],
+) -> str:
     sizes, warps, stages = tile
     entries = []
     for name in tiles:
-        role = _role(name)
+        role = roles.get(name)
         value: object = sizes.get(role or "") if role != "GROUP" else 8
         if value is None:
             value = fixed.get(name)
         if value is not None:
             entries.append(f'"{name}": {value!r}')
     return f"triton.Config({{{', '.join(entries)}}}, num_warps={warps}, num_stages={stages})"
+
+
+def _own_config_text(tiles: tuple[str, ...], fixed: dict[str, object]) -> str | None:
+    """The launch's fixed config as a `triton.Config`, where every tile size is a number (Triton's defaults
+    for the options it does not name); None otherwise."""
+    values = [fixed.get(name) for name in tiles]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    warps = fixed.get("num_warps", DEFAULT_NUM_WARPS)
+    stages = fixed.get("num_stages", DEFAULT_NUM_STAGES)
+    entries = ", ".join(f'"{name}": {value!r}' for name, value in zip(tiles, values))
+    return f"triton.Config({{{entries}}}, num_warps={warps}, num_stages={stages})"
 
 
 def _defined_in(model: FileModel, kernel: Kernel) -> str:
@@ -496,6 +544,17 @@ def _defined_in(model: FileModel, kernel: Kernel) -> str:
 def _size_keys(model: FileModel, kernel: Kernel) -> str:
     """The kernel's problem-size parameters, as an autotune key."""
     names = [p.name for p in kernel.params if not p.constexpr and SIZE_NAME.match(p.name)]
+    if not names:
+        # No M/N/K: the kernel's other integer arguments (a convolution's channels and sides), not its pointers
+        # or strides.
+        names = [
+            p.name
+            for p in kernel.params
+            if not p.constexpr
+            and not p.name.endswith("_ptr")
+            and not p.name.lower().startswith("stride_")
+            and p.name not in ("x", "y", "out")
+        ]
     return "[" + ", ".join(f'"{n}"' for n in (names or ["M", "N", "K"])) + "]"
 
 
