@@ -250,3 +250,19 @@ def test_a_norm_after_the_kernel_costs_one_more_read_when_fused() -> None:
     assert fixed[launch].bytes == ep.ops[launch].bytes + norm.out_bytes
     found = lint(source, "KL022")
     assert [f.span.line for f in found] == [17] and "statistics" in found[0].plan
+
+
+def test_kl022_puts_a_group_norm_whose_groups_fit_the_gemm_tile_in_its_epilogue() -> None:
+    """A program per 64-column group of a row, after a GEMM of 128-column tiles: the norm belongs in the GEMM's
+    epilogue (Operator Fusion, the launches merged in the estimate); groups of a whole 4,096-column row do not
+    fit a tile."""
+    from kernlint.findings import Category
+    from kernlint.rules.kl022_torch_after_kernel import TorchAfterKernel
+
+    invalid = next(e.code for e in TorchAfterKernel.INVALID if "def group_norm" in e.code)
+    (found,) = lint(invalid, "KL022")
+    assert found.span.line == 32 and found.category is Category.OPERATOR_FUSION
+    assert "groups of 64 adjacent columns" in found.message and "128-column tiles" in found.message
+    claim = found.expected_speedup["for_this_file"]
+    assert claim["status"] == "estimated" and claim["graph"] > 1.2
+    assert lint(invalid.replace("GROUP=64", "GROUP=4096").replace("4096 // 64", "4096 // 4096"), "KL022") == []
