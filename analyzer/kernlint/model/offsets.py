@@ -849,9 +849,47 @@ def _axis_strides(
     one's multiplier (None: none, a unit stride). Names are followed to their first value (a pointer that a
     loop advances keeps its layout); None where an axis shows up twice."""
     terms = _axis_terms(address, values, follow_scaled_names=False)
-    if terms is None or any(len(found) > 1 for found in terms.values()):
+    if terms is None:
         return None
-    return {axis: found[0][1] for axis, found in terms.items()}
+    strides: dict[int, cst.BaseExpression | None] = {}
+    for axis, found in terms.items():
+        if len(found) == 1:
+            strides[axis] = found[0][1]
+            continue
+        # A flat index split into a row and a column (`oh = p // OW`, `ow = p % OW`, added as `ih * W + iw`):
+        # the lanes run along the column, a unit stride, breaking at each row's end (a convolution's pixels).
+        unit = [vector for vector, factor in found if factor is None]
+        if len(unit) != 1 or not _mentions_modulo(unit[0], values):
+            return None
+        strides[axis] = None
+    return strides
+
+
+def _holds_broadcast(node: cst.BaseExpression, depth: int = 0) -> bool:
+    """`node` holds a broadcast vector (`x[:, None]`) inside its sums and products."""
+    if depth > 8:
+        return False
+    if type(node) is cst.Subscript:
+        return _broadcast_axis(node) is not None
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract, cst.Multiply):
+        return _holds_broadcast(node.left, depth + 1) or _holds_broadcast(node.right, depth + 1)
+    return False
+
+
+def _mentions_modulo(node: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]], depth: int = 0) -> bool:
+    """`node` is computed from a `%` (through names bound once): a column of a flat index."""
+    if depth > 8:
+        return False
+    if type(node) is cst.Name:
+        bound = values.get(node.value)
+        return bound is not None and len(bound) == 1 and _mentions_modulo(bound[0], values, depth + 1)
+    if type(node) is cst.BinaryOperation:
+        if type(node.operator) is cst.Modulo:
+            return True
+        return _mentions_modulo(node.left, values, depth + 1) or _mentions_modulo(node.right, values, depth + 1)
+    if type(node) is cst.Subscript:
+        return _mentions_modulo(node.value, values, depth + 1)
+    return False
 
 
 def _axis_terms(
@@ -894,6 +932,16 @@ def _axis_terms(
                             (cst.BinaryOperation(term, cst.Multiply(), outer), factor, depth + 1)
                             for term in (inner.left, inner.right)
                         )
+                    break
+                if (
+                    not follow_scaled_names
+                    and type(inner) is cst.BinaryOperation
+                    and type(inner.operator) is cst.Multiply
+                    and _holds_broadcast(inner)
+                ):
+                    # A sum scaled twice (`((n * C + c[:, None]) * H + h[None, :]) * W`): its factors multiplied.
+                    combined = cst.BinaryOperation(inner.right, cst.Multiply(), outer)
+                    stack.append((cst.BinaryOperation(inner.left, cst.Multiply(), combined), factor, depth + 1))
                     break
             continue
         if type(node) is cst.Call and _uncast(node) is not node:

@@ -3467,9 +3467,12 @@ class _Evaluator:
                 if not dot_a_mmajor and a_k in (None, 1):
                     dot_a_mmajor = self._gathered_m_major(kernel, node, values)
                 dot_b_off_kmajor = b_k is not None and b_k != 1 and b_n is not None
-                dot_relayout_bytes = self._relayout_bytes(kernel, node, values, dot_a_mmajor, dot_b_off_kmajor)
                 dot_gather_bytes = self._gather_bytes(
                     kernel, node, values, flops // share, dot_tile, ((a_m, a_k), (b_k, b_n))
+                )
+                # A gathered with no unit stride is off K-major too: a per-call tensor so is copied by KL031's fix.
+                dot_relayout_bytes = self._relayout_bytes(
+                    kernel, node, values, dot_a_mmajor or bool(dot_gather_bytes[0]), dot_b_off_kmajor
                 )
             path = self._dot_path(kernel, elem) if flops else ""
             if path == "tf32" and isinstance(self.model, KernelFacts) and self._tf32x3(kernel):

@@ -30,6 +30,17 @@ class Tf32OperandLayout(Rule):
     measured rate of such loads. The strides are read at the launch's values, and the finding is
     made only where the kernel's estimate at the file's shapes, with both
     operands K-major and the copies that takes, is at least 1.2x faster.
+    An NCHW convolution's pixels indexed by a flat index split into a row
+    and a column (`((n * C + ic[:, None]) * H + ih[None, :]) * W +
+    iw[None, :]`, `iw` from `p % W`) run along the row: B read so is off
+    K-major, and a weight read [C_out, C_in] per tap (A with no unit stride)
+    is too. On an H200, fresh3's eg02 (such a kernel, 0.15x of cuDNN) fixed
+    as the plan says, the input copied channels-last and the weight
+    permuted to (C_out, kh, kw, C_in), measured 5.21x
+    (`checks/h200/fixed_plans_h200.jsonl`); the finding estimates 3.55x.
+    It gains nothing where the product's K is not a multiple of 16: Triton
+    then loads the tiles element by element along K in either layout
+    (fresh's cb02, 8205 x 2949 x 5921: 0.99x measured).
 
     It stays silent when both operands are read K-major (A `[M, K]`
     row-major; B out of a weight `[N, K]`, as kernels read an nn.Linear
@@ -586,7 +597,7 @@ class Tf32OperandLayout(Rule):
                 op.kind != "triton"
                 or op.path != "tf32"
                 or op.dot_passes != 1
-                or not (op.dot_a_mmajor or op.dot_b_off_kmajor)
+                or not (op.dot_a_mmajor or op.dot_gather_bytes[0] or op.dot_b_off_kmajor)
                 or op.site_line in seen
             ):
                 continue
@@ -613,13 +624,14 @@ def _kl002s(ops: tuple[Op, ...], op: Op) -> bool:
 
 def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], before: float, after: float) -> Report:
     kernel = launch.kernel
+    a_off = op.dot_a_mmajor or bool(op.dot_gather_bytes[0])
     off = [
-        *(["A with its unit stride along M"] if op.dot_a_mmajor else []),
+        *(["A with its unit stride along M"] if op.dot_a_mmajor else ["A"] if a_off else []),
         *(["B with a stride along K other than 1"] if op.dot_b_off_kmajor else []),
     ]
     # Which operands the fix reads K-major: where copying an activation costs more than its layout saves, only
     # the other (a weight laid out once).
-    relay_a = op.dot_a_mmajor and not fixed[0].dot_a_mmajor
+    relay_a = a_off and not (fixed[0].dot_a_mmajor or fixed[0].dot_gather_bytes[0])
     relay_b = op.dot_b_off_kmajor and not fixed[0].dot_b_off_kmajor
     copied = sum(o.bytes // 2 for o in fixed[1:])
     which = "both operands" if relay_a and relay_b else "A" if relay_a else "B"
@@ -652,7 +664,7 @@ def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], bef
             "channels-last (`x.permute(0, 2, 3, 1).contiguous()`) and gathered with the channels as the unit-stride "
             "axis of A's tile (`pixel[:, None] * C + ci[None, :]`), the weight laid out (C_out, kh, kw, C_in) once"
         )
-    kept = "A" if op.dot_a_mmajor and not relay_a else "B" if op.dot_b_off_kmajor and not relay_b else ""
+    kept = "A" if a_off and not relay_a else "B" if op.dot_b_off_kmajor and not relay_b else ""
     if kept:
         steps.append(f"keep {kept} as it is: copying it K-major on every call costs more than its layout saves")
     plan = (
