@@ -1080,7 +1080,7 @@ def kmajor_operands(
         for i, op in enumerate(ops)
         if op.kind == "triton"
         and op.path == "tf32"
-        and (_a_off_kmajor(op) or op.dot_b_off_kmajor)
+        and (op.a_off_kmajor or op.dot_b_off_kmajor)
         and _names(op, first, last)
         and not _k_unaligned(op)
     ]
@@ -1094,7 +1094,7 @@ def kmajor_operands(
         op = ops[i]
         variants = [
             _relaid(op, a, b)
-            for a in ((False, True) if _a_off_kmajor(op) else (False,))
+            for a in ((False, True) if op.a_off_kmajor else (False,))
             for b in ((False, True) if op.dot_b_off_kmajor else (False,))
             if a or b
         ]
@@ -1111,12 +1111,6 @@ def kmajor_operands(
 # 2,759 us against 2,712 (1.0x), with its rows' pitch padded to 16 elements too (3,056 us), where three files
 # of K 4,096-8,192 ran theirs 2.6-2.9x faster.
 KMAJOR_K_MULTIPLE = 16
-
-
-def _a_off_kmajor(op: Op) -> bool:
-    """A TF32 tl.dot's A is read off K-major: with its unit stride along M (NCHW pixels), or with no unit stride
-    on either axis (a convolution weight (C_out, C_in, kh, kw) read tap by tap as [C_out, C_in])."""
-    return op.dot_a_mmajor or bool(op.dot_gather_bytes[0])
 
 
 def _k_unaligned(op: Op) -> bool:

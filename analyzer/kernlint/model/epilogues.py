@@ -317,6 +317,11 @@ CHAIN_NORM_MODULES = frozenset(
 CHAIN_POOL_MODULES = frozenset(
     f"torch.nn.{kind}Pool{dims}d" for kind in ("Max", "Avg", "AdaptiveAvg", "AdaptiveMax") for dims in (1, 2, 3)
 )
+CHAIN_POOL_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{kind}_pool{dims}d"
+    for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
+    for dims in (1, 2, 3)
+)
 
 
 # Methods that move or re-cast a module and return it.
@@ -663,6 +668,15 @@ class EpilogueFacts(HostFlowFacts):
         if isinstance(node.operator, cst.Divide):
             return _constant_like(node.right)
         return _constant_like(node.left) or _constant_like(node.right)
+
+    def is_pool(self, node: cst.CSTNode, function: FunctionInfo) -> bool:
+        """`node` calls a pooling layer of the model (`self.pool(y)`, `self.pool = nn.MaxPool2d(2)`) or a
+        pooling function (`F.avg_pool2d(y, 2)`)."""
+        if not isinstance(node, cst.Call):
+            return False
+        return (
+            self._self_module(node, function) in CHAIN_POOL_MODULES or self.qualname(node.func) in CHAIN_POOL_FUNCTIONS
+        )
 
     def called_module(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """The qualified class of the nn module `call` calls (`self.gru(x)`

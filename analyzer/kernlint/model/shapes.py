@@ -386,6 +386,12 @@ class Op:
     per_program_reads: tuple[int, ...] = ()
 
     @property
+    def a_off_kmajor(self) -> bool:
+        """A tl.dot's A is read off K-major: with its unit stride along M (NCHW pixels), or with no unit stride on
+        either axis (a convolution weight (C_out, C_in, kh, kw) read tap by tap as [C_out, C_in])."""
+        return self.dot_a_mmajor or bool(self.dot_gather_bytes[0])
+
+    @property
     def product(self) -> bool:
         """A torch GEMM, or a Triton launch whose tensors say it computes one on the tensor cores (tl.dot)."""
         return self.kind == "gemm" or (self.kind == "triton" and self.flops > 0 and self.path not in ("", "fma"))
@@ -3738,10 +3744,10 @@ class _Evaluator:
                 return 0
             if model.code(call.args[2].value) != model.code(sizes[2]):
                 return 0
-            start, stop = (self._kernel_number(kernel, a.value, given) for a in call.args[:2])
-            if start is None or stop is None or stop <= start:
+            extent = self._loop_extent(kernel, call, given)
+            if not extent or extent <= 0:
                 return 0
-            found.add(stop - start)
+            found.add(extent)
         return found.pop() if len(found) == 1 else 0
 
     def _tile_flops(

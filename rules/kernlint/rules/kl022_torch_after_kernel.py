@@ -1289,9 +1289,7 @@ class TorchAfterKernel(Rule):
                     # (`self.pool(y)`) is not elementwise, but it too reduces the output in a pass the kernel could
                     # do.
                     chained = model.epilogue(launch.node, function, name=output, chain=True)
-                    if chained.ops[:1] and (
-                        _picking_loss(chained.ops[0]) or _pooling(model, function, chained.nodes[0])
-                    ):
+                    if chained.ops[:1] and (_picking_loss(chained.ops[0]) or model.is_pool(chained.nodes[0], function)):
                         epilogue = chained
                 yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
             yield from _kernel_chains(model, function)
@@ -1323,11 +1321,11 @@ def _report(
     if not epilogue.full_size_ops:
         if (
             epilogue.kinds[:1] == ("reduction",)
-            and (_additive(epilogue.ops[0]) or _pooling(model, function, epilogue.nodes[0]))
+            and (_additive(epilogue.ops[0]) or model.is_pool(epilogue.nodes[0], function))
             and _full_size_reduction(model, function, epilogue.nodes[0])
             and (output is None or _read_once_after(model, function, output, node))
         ):
-            pool = _pooling(model, function, epilogue.nodes[0])
+            pool = model.is_pool(epilogue.nodes[0], function)
             yield _reduction_report(model, function, node, spelled, output, epilogue.ops[0], pool)
         return
     # The ops over the whole tensor: those before a reduction shrinks it.
@@ -1381,25 +1379,6 @@ def _additive(op: str) -> bool:
     partial results per program add up."""
     name = op.split("(")[0].rstrip(".").rsplit(".", 1)[-1]
     return name in ("sum", "mean") or _picking_loss(op)
-
-
-# Pooling layers and functions: a window reduction the kernel can do on the values it computes.
-POOL_MODULES = frozenset(
-    f"torch.nn.{kind}Pool{dims}d" for kind in ("Max", "Avg", "AdaptiveAvg", "AdaptiveMax") for dims in (1, 2, 3)
-)
-POOL_FUNCTIONS = frozenset(
-    f"torch.nn.functional.{kind}_pool{dims}d"
-    for kind in ("max", "avg", "adaptive_avg", "adaptive_max")
-    for dims in (1, 2, 3)
-)
-
-
-def _pooling(model: FileModel, function: FunctionInfo, node: cst.CSTNode) -> bool:
-    """`node` calls a pooling layer of the model (`self.pool(y)`, `self.pool = nn.MaxPool2d(2)`) or a pooling
-    function (`F.avg_pool2d(y, 2)`)."""
-    if not isinstance(node, cst.Call):
-        return False
-    return model.called_module(node, function) in POOL_MODULES or model.qualname(node.func) in POOL_FUNCTIONS
 
 
 def _picking_loss(op: str) -> bool:

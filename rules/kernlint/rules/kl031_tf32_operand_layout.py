@@ -597,7 +597,7 @@ class Tf32OperandLayout(Rule):
                 op.kind != "triton"
                 or op.path != "tf32"
                 or op.dot_passes != 1
-                or not (op.dot_a_mmajor or op.dot_gather_bytes[0] or op.dot_b_off_kmajor)
+                or not (op.a_off_kmajor or op.dot_b_off_kmajor)
                 or op.site_line in seen
             ):
                 continue
@@ -624,14 +624,14 @@ def _kl002s(ops: tuple[Op, ...], op: Op) -> bool:
 
 def _report(model: FileModel, launch: Launch, op: Op, fixed: tuple[Op, ...], before: float, after: float) -> Report:
     kernel = launch.kernel
-    a_off = op.dot_a_mmajor or bool(op.dot_gather_bytes[0])
+    a_off = op.a_off_kmajor
     off = [
         *(["A with its unit stride along M"] if op.dot_a_mmajor else ["A"] if a_off else []),
         *(["B with a stride along K other than 1"] if op.dot_b_off_kmajor else []),
     ]
     # Which operands the fix reads K-major: where copying an activation costs more than its layout saves, only
     # the other (a weight laid out once).
-    relay_a = a_off and not (fixed[0].dot_a_mmajor or fixed[0].dot_gather_bytes[0])
+    relay_a = a_off and not fixed[0].a_off_kmajor
     relay_b = op.dot_b_off_kmajor and not fixed[0].dot_b_off_kmajor
     copied = sum(o.bytes // 2 for o in fixed[1:])
     which = "both operands" if relay_a and relay_b else "A" if relay_a else "B"
