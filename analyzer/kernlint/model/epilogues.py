@@ -691,20 +691,8 @@ class EpilogueFacts(HostFlowFacts):
         if not self._conv_has_bias(call, function):
             return None
 
-        def same(value: cst.BaseExpression | None) -> bool:
-            # The conv's output, or that output made contiguous (a no-op on it).
-            while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
-                value = value.func.value  # type: ignore[attr-defined]
-            return value is call
-
-        target = next((name for name, value, _ in function.assignments if same(value)), None)
-        if target is None:
-            return None
-
         def reads_it(node: cst.Call) -> bool:
-            return any(isinstance(a.value, cst.Name) and a.value.value == target for a in node.args) and same(
-                self.assigned_value(function, target, before=node, strict=True)
-            )
+            return any(self._holds_output(function, a.value, node, call) for a in node.args)
 
         for launch in self.launches:
             if launch.caller is function and reads_it(launch.node):
@@ -728,23 +716,29 @@ class EpilogueFacts(HostFlowFacts):
         ):
             return []
 
-        def holds(name: str, before: cst.CSTNode, depth: int = 0) -> bool:
-            # The name holds the conv's output there: assigned it, or a contiguous() of a name that did.
-            value = self.assigned_value(function, name, before=before, strict=True)
-            while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
-                value = value.func.value  # type: ignore[attr-defined]
-                if isinstance(value, cst.Name) and depth < 4:
-                    return holds(value.value, value, depth + 1)
-            return value is call
-
         found = []
         for launch in self.launches:
             if launch.caller is not function:
                 continue
             for param, argument in launch.arguments.items():
-                if isinstance(argument, cst.Name) and holds(argument.value, launch.node):
+                if self._holds_output(function, argument, launch.node, call):
                     found.append((launch, param))
         return found
+
+    def _holds_output(
+        self, function: FunctionInfo, value: cst.BaseExpression, before: cst.CSTNode, call: cst.CSTNode, depth: int = 0
+    ) -> bool:
+        """`value`, an argument at `before`, is the output of `call`: the call itself, a name assigned it, or
+        either made contiguous (a no-op on it), in one statement or another (`x = self.conv(x)`, then
+        `x = x.contiguous()`)."""
+        while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
+            value = value.func.value  # type: ignore[attr-defined]
+        if value is call:
+            return True
+        if not isinstance(value, cst.Name) or depth > 4:
+            return False
+        held = self.assigned_value(function, value.value, before=before, strict=True)
+        return held is not None and self._holds_output(function, held, value, call, depth + 1)
 
     def conv_call_kind(self, call: cst.Call, function: FunctionInfo) -> str | None:
         """ "Conv2d", "ConvTranspose3d", ... for a call of a convolution module built in `__init__`, or of

@@ -39,7 +39,8 @@ class UnfusedEpilogue(Rule):
     over the whole output after cuDNN's kernel. Where a conv with a bias
     (a module built without `bias=False`, or `F.conv*d` given a bias that is
     not None nor the function's argument) hands its output to a Triton
-    kernel, launched there or by a helper of the file, it reports the bias:
+    kernel, launched there or by a helper of the file (the output made
+    contiguous or not, in the same statement or a later one), it reports the bias:
     that kernel can add it to the values it loads.
 
     It stays silent on ops that are not elementwise (softmax, another
@@ -346,6 +347,33 @@ class UnfusedEpilogue(Rule):
                     return mish(x)
             """,
             line=20,
+            column=13,
+        ),
+        # The same output made contiguous in a statement of its own before the launch (a no-op on it), the way
+        # generated files write it.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def mish_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                x = tl.load(x_ptr + offs, mask=offs < n)
+                tl.store(y_ptr + offs, x * tl.sigmoid(x), mask=offs < n)
+            class ModelNew(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(16, 32, 3)
+                def forward(self, x):
+                    x = self.conv(x)
+                    x = x.contiguous()
+                    y = torch.empty_like(x)
+                    mish_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+                    return y
+            """,
+            line=16,
             column=13,
         ),
         # A conv whose tail opens with a pooling layer (KernelBench level 2's conv + pool + activation problems;
