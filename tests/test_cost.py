@@ -1384,7 +1384,7 @@ def test_a_convolution_whose_output_a_triton_kernel_pools_first_folds_the_window
     assert launch.inputs[0] == 1  # the kernel reads the GEMV's result, renumbered past the inserted pass
 
 
-def test_a_wide_kernel_over_few_input_channels_runs_at_its_channels_probe_rate_not_its_depths() -> None:
+def test_a_wide_kernel_over_few_input_channels_and_a_dense_1x1_run_at_their_channels_probe_rate() -> None:
     c = cost.calibration().constants
     points = [(depth, rate) for depth, rate in cost._numbered(c, "flops_conv_k")]
     # A 3x3 conv: its depth and its channels read the same probe.
@@ -1392,8 +1392,12 @@ def test_a_wide_kernel_over_few_input_channels_runs_at_its_channels_probe_rate_n
     # A 6x6 stride-4 conv over 8 channels (KL026's folded pool): the 8-channel reading, well below its depth's.
     wide = cost._conv_rate(c, 8 * 36, "nn.Conv2d", (6, 6, 4, 4, 1, 1))
     assert wide == cost._interpolated(points, 8 * 9) < cost._interpolated(points, 8 * 36)
-    # A 1x1 conv: its depth's reading, the smaller one.
-    assert cost._conv_rate(c, 64, "nn.Conv2d", (1, 1, 1, 1, 1, 1)) == cost._interpolated(points, 64)
+    # A dense 1x1 conv is a GEMM over its channels: the probe of its 64 input channels (depth 576), not the
+    # slower probe of depth 64 (a 3x3 kernel over 7 channels).
+    by_channels = cost._interpolated(points, 64 * 9)
+    assert cost._conv_rate(c, 64, "nn.Conv2d", (1, 1, 1, 1, 1, 1)) == by_channels > cost._interpolated(points, 64)
+    # A grouped one (ShuffleNet's) keeps its depth's reading, the smaller one.
+    assert cost._conv_rate(c, 64, "nn.Conv2d", (1, 1, 1, 1, 1, 1), 3) == cost._interpolated(points, 64)
 
 
 LINEAR_THEN_TRITON_POOL = """\

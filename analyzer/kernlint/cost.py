@@ -594,7 +594,9 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # A convolution at the measured cuDNN rate for its depth. The probes are fp32 (TF32); an fp16
             # convolution of the same depth is held to that rate too (no fp16 probe yet): a small-K conv is
             # bound by cuDNN's data movement, not by the tensor cores' peak, which fp16 does not change.
-            throughput = min(throughput, _conv_rate(c, op.reduction, op.note, op.conv_window) or throughput)
+            throughput = min(
+                throughput, _conv_rate(c, op.reduction, op.note, op.conv_window, op.conv_groups) or throughput
+            )
         if op.kind == "attention":
             # The fused kernel's measured rate (fp16 SDPA) at best, and no faster than its GEMMs'
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
@@ -812,7 +814,9 @@ CONV_FAMILIES = {
 }
 
 
-def _conv_rate(c: dict[str, float], depth: int, module: str = "", window: tuple[int, ...] = ()) -> float | None:
+def _conv_rate(
+    c: dict[str, float], depth: int, module: str = "", window: tuple[int, ...] = (), groups: int = 1
+) -> float | None:
     """A cuDNN fp32 convolution's rate at GEMM depth `depth`, interpolated
     in log K between the calibration's probes of its family (a 3-D or a
     transposed convolution, where the record has them; else the 2-D conv
@@ -845,7 +849,17 @@ def _conv_rate(c: dict[str, float], depth: int, module: str = "", window: tuple[
         taps = math.prod(window[:dims])
         probe_taps = 3 ** (3 if family in ("conv3d", "conv_transpose3d") else 2)
         channels = depth // taps
-        rate = min(rate, _interpolated([(k // probe_taps, v) for k, v in points], channels))
+        by_channels = _interpolated([(k // probe_taps, v) for k, v in points], channels)
+        if taps == 1 and groups == 1:
+            # A dense 1x1 convolution is a GEMM over its channels: the probe of its input channels is its analog,
+            # not the probe of its depth (a 3x3 kernel over a ninth of the channels, slow for its few channels
+            # per tap). On an H200, fresh2's 64 -> 128 pointwise conv over 16 x 1024^2 ran in 3,590 us
+            # (checks/h200/fresh2_h200.jsonl, df05: 3.6 TB/s, bound by its bytes), which its depth's reading
+            # put at 10,000 us; bench/conv_rate_h200.md's two 1x1 rows are within 1.25x either way. A grouped
+            # one (ShuffleNet's, 3 groups) keeps its depth's reading: read by its channels, four of the five
+            # ShuffleNet units of checks/h200/fresh*_h200.jsonl would be priced 1.4-1.8x under their measurement.
+            return by_channels
+        rate = min(rate, by_channels)
     return rate
 
 

@@ -377,6 +377,8 @@ class Op:
     # A convolution module's window: its kernel size along each spatial dimension, then its stride along each,
     # then its dilation: what an average pool folded into it widens (KL026's fix).
     conv_window: tuple[int, ...] = ()
+    # A convolution module's groups (cuDNN runs a grouped convolution group by group, on fewer channels each).
+    conv_groups: int = 1
     # Triton launches whose kernel adds up the loads of one tensor before any other use of them
     # (SummedLoadFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
     # 0 where the sum is over a block or a runtime loop, -1 for a window whose taps are not known).
@@ -2529,6 +2531,7 @@ class _Evaluator:
             note=f"nn.{module.kind}",
             kernel=f"depthwise_conv{dims}d" if depthwise else "",
             conv_window=(*kernel, *stride, *dilation),
+            conv_groups=groups,
         )
         return replace(result, origin=self._record(record, op))
 
