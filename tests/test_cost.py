@@ -335,8 +335,10 @@ def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> 
         "graph": no_graph | {"kl004_skinnyk", "kl029_dwsmall", "kl027_clamp"} | added,
     }, missed
     # kl003_decode, wrong on the H100 whose record lacks the per-program tl.dot probes, is right here; the
-    # verdict that stays wrong is kl004_convbn's (host time: 0.67x KernelBench measured).
-    assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl004_convbn"]
+    # verdicts that are wrong: kl004_convbn's (host time: 0.67x KernelBench measured), and kl004_convbiask's,
+    # on the bar: 1.198x measured (median; 1.201x mean), 1.29x estimated with the bias's pass at the broadcast
+    # probe's rate (1.17x at the streaming rate, which put eight of ten fresh files' KL004 fixes under).
+    assert [r["name"] for r in rows if not costmodel.verdict_agrees(r)] == ["kl004_convbiask", "kl004_convbn"]
 
 
 def test_a_file_that_is_not_a_calibration_record_loads_as_none(tmp_path: Path) -> None:

@@ -202,9 +202,10 @@ def derive_constants(record: dict) -> dict[str, float]:
         if name.startswith("conv2d_k"):
             # A convolution's rate at its GEMM depth K (`_conv_rate` interpolates between them). The probes'
             # nn.Conv2d has a bias, which PyTorch adds in a pass of its own over the output after cuDNN's
-            # convolution: that pass (read and write the output at the streaming rate) is not the conv's.
+            # convolution: that pass (read and write the output at the broadcast probe's rate, what `gpu_us`
+            # prices it at) is not the conv's.
             flops, depth = float(p[name]["flops"]), int(p[name]["reduction"])
-            bias_pass = 2 * (4 * flops / (2 * depth)) / constants["bw_stream"]
+            bias_pass = 2 * (4 * flops / (2 * depth)) / constants.get("bw_broadcast_4byte", constants["bw_stream"])
             conv_only = best(name) - bias_pass
             constants[f"flops_conv_k{depth}"] = (
                 flops / conv_only if conv_only > 0.2 * best(name) else rate(name, "flops")
@@ -602,8 +603,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             # own path: fp32 operands do not reach the fp16 tensor-core rate by being fused.
             throughput = min(c["flops_attention"], throughput)
         compute = op.flops / throughput
-    # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution.
-    bias = 2 * op.out_bytes / c["bw_stream"] if op.conv_bias else 0.0
+    # A conv's bias: a pass of its own over the output (read, add, write) after cuDNN's convolution, an add of a
+    # [C, 1, 1] operand broadcast over it: at the broadcast probe's rate. Of ten files of checks/h200's
+    # fresh_bias and fixed_plans runs fixed as KL004's plan says, eight saved 1.43-1.75x what the streaming
+    # rate gives for the pass (the H200's broadcast probe runs at 1/1.56 of it), ea09 0.82x, eh10 4.6x.
+    bias = 2 * op.out_bytes / c.get(f"bw_broadcast_{_size(op)}byte", c["bw_stream"]) if op.conv_bias else 0.0
     # An out-of-place masked_fill: the clone ATen makes first is a copy pass (profiled on an H200: a
     # device-to-device copy beside the fill's own kernel).
     clone = 2 * op.out_bytes / c["bw_stream"] if op.cloned else 0.0
