@@ -4568,3 +4568,47 @@ def test_a_flash_attention_kernels_two_products_are_counted_each_at_its_own_tile
     tensors names the product."""
     (launch,) = [op for op in entry(FLASH_ATTENTION_FROM_QKV).ops if op.kind == "triton"]
     assert (launch.path, launch.flops) == ("tf32", 4 * 2 * 4 * 4096 * 4096 * 64)
+
+
+BLOCKS_WITH_CONTINUE_AND_BREAK = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(
+            nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16)),
+            nn.AvgPool2d(2),
+            nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32)),
+            nn.Sequential(nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64)),
+        )
+
+    def forward(self, x):
+        for i, block in enumerate(self.blocks):
+            if isinstance(block, nn.AvgPool2d):
+                x = F.avg_pool2d(x, block.kernel_size)
+                continue
+            if i == 3:
+                break
+            mods = list(block)
+            x = mods[1](mods[0](x))
+            mean = x.mean(dim=(0, 2, 3))
+            block[1].running_mean.lerp_(mean, 0.1)
+        return x
+
+
+def get_inputs():
+    return [torch.randn(4, 8, 32, 32)]
+"""
+
+
+def test_continue_and_break_end_a_step_and_the_loop_over_a_sequentials_blocks() -> None:
+    """`continue` skips the rest of its step (the pool is not also run as a conv block) and `break` ends the
+    loop (the last block never runs); `list(block)` is the block's layers; `lerp_` is an elementwise op."""
+    e = entry(BLOCKS_WITH_CONTINUE_AND_BREAK)
+    assert not e.unknown, e.unknown
+    assert [op.note for op in e.ops if op.kind == "gemm"] == ["nn.Conv2d", "nn.Conv2d"]
+    assert e.outputs[0][1] == (4, 32, 16, 16)

@@ -26,7 +26,7 @@ import ast
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -764,6 +764,14 @@ class _Unknown(Exception):
     pass
 
 
+class _LoopExit(Exception):
+    """A `break` or `continue` the table ran: the loop that runs the body step by step ends the step (or the loop)."""
+
+    def __init__(self, statement: cst.Break | cst.Continue) -> None:
+        super().__init__(type(statement).__name__.lower())
+        self.breaks = isinstance(statement, cst.Break)
+
+
 class ShapeFacts(AttentionFacts):
     # -- static shapes ------------------------------------------------------
 
@@ -1171,6 +1179,8 @@ class _Evaluator:
                         finally:
                             self._stack.pop()
                         self._assign(small.target, result, scope)
+                    elif isinstance(small, (cst.Break, cst.Continue)):
+                        raise _LoopExit(small)
                     elif isinstance(small, cst.Expr):
                         self._eval(small.value, scope, record)
                     elif isinstance(small, cst.Assert):
@@ -1283,10 +1293,30 @@ class _Evaluator:
                 raise _Unknown(f"line {self._line(node)}: a while loop whose test is not static")
             if not test:
                 return None
-            result = self._run_body(node.body.body, scope, record)
+            try:
+                result = self._run_body(node.body.body, scope, record)
+            except _LoopExit as exit:
+                if exit.breaks:
+                    return None
+                continue
             if result is not None:
                 return result
         raise _Unknown(f"line {self._line(node)}: a while loop of more than {WHILE_LIMIT} steps")
+
+    def _run_steps(self, node: cst.For, items, scope: dict, record: bool) -> object | None:
+        """The loop's body run once per item, bound to its target, honouring `continue` and `break`; what a
+        `return` in it returns."""
+        for item in items:
+            self._assign(node.target, item, scope)
+            try:
+                result = self._run_body(node.body.body, scope, record)
+            except _LoopExit as exit:
+                if exit.breaks:
+                    return None
+                continue
+            if result is not None:
+                return result
+        return None
 
     def _run_for(self, node: cst.For, scope: dict, record: bool) -> object | None:
         """Runs a loop's body as the table can: item by item where its items are known and few (or a
@@ -1297,10 +1327,7 @@ class _Evaluator:
         if not record:
             # __init__ (nothing timed): run the body once per item, bound, so the layers it builds have sizes.
             if isinstance(items, (list, tuple)) and len(items) <= LOOP_LIMIT:
-                for item in items:
-                    self._assign(node.target, item, scope)
-                    self._run_body(node.body.body, scope, record)
-                return None
+                return self._run_steps(node, items, scope, record)
         elif (
             # `for layer in self.layers: x = layer(x)`: each step a module of its own, run in turn (not a data loop).
             isinstance(items, list)
@@ -1320,22 +1347,14 @@ class _Evaluator:
             and 0 < len(items) <= HOST_UNROLL
             and all(_carries_name(item) for item in items)
         ):
-            for item in items:
-                self._assign(node.target, item, scope)
-                self._run_body(node.body.body, scope, record)
-            return None
+            return self._run_steps(node, items, scope, record)
         count = self._trip_count(node.iter, scope)
         if count is not None and count <= HOST_SEARCH and _searches(node):
             # `for b in range(min(cap, n), 0, -1): if n % b == 0: return b`: a helper searching for a size,
             # plain arithmetic and a return: run step by step, so the size it returns is known.
             assert isinstance(node.iter, cst.Call)
             bounds = [self._eval(a.value, scope, record=False) for a in node.iter.args]
-            for item in range(*(int(b) for b in bounds if isinstance(b, int))):
-                self._assign(node.target, item, scope)
-                result = self._run_body(node.body.body, scope, record)
-                if result is not None:
-                    return result
-            return None
+            return self._run_steps(node, range(*(int(b) for b in bounds if isinstance(b, int))), scope, record)
         if count is None:
             raise _Unknown(f"line {self._line(node)}: a loop whose trip count is not static")
         if count == 0:
@@ -1355,7 +1374,12 @@ class _Evaluator:
                 for element in node.target.elements:
                     if isinstance(element.value, cst.Name):
                         scope[element.value.value] = None
-            self._run_body(node.body.body, scope, record)
+            try:
+                self._run_body(node.body.body, scope, record)
+            except _LoopExit as exit:
+                # Run once for all its steps, the body cannot say which steps skip its rest or end the loop.
+                why = f"line {self._line(node)}: a loop whose steps {exit} at steps the table cannot know"
+                raise _Unknown(why) from None
         except _Unknown:
             if not (indexed and count <= HOST_UNROLL and isinstance(items, (list, tuple)) and len(items) == count):
                 raise
@@ -1367,10 +1391,7 @@ class _Evaluator:
             self.loop = outer
             self.loop_indices.pop()
             indexed = False
-            for item in items:
-                self._assign(node.target, item, scope)
-                self._run_body(node.body.body, scope, record)
-            return None
+            return self._run_steps(node, items, scope, record)
         finally:
             self.loop = outer
             if indexed:
@@ -1884,7 +1905,10 @@ class _Evaluator:
             if func.value == "range":
                 return list(range(*values))
             if func.value in ("list", "tuple"):
-                return list(values[0]) if values else []
+                items = _layers_of(values[0]) if values else []  # `list(self.features)`: its layers
+                if not isinstance(items, Iterable):
+                    raise _Unknown(f"line {line}: {func.value}() of a value that is not a sequence")
+                return list(items)
             if func.value == "len":
                 return len(values[0]) if not isinstance(values[0], Tensor) else values[0].shape[0]
             if func.value in ("int", "float", "bool") and len(values) == 1 and isinstance(values[0], Tensor):
@@ -2984,6 +3008,7 @@ class _Evaluator:
             method in UNARY
             or method in BINARY
             or method in ("masked_fill", "clamp_", "add_", "mul_", "div_", "sub_", "relu_", "pow", "fill_", "zero_")
+            or method in ("lerp", "lerp_")
         ):
             keywords = bool(node.args) and any(a.keyword is not None for a in node.args)
             out = self._elementwise([base, *values], node, record, fn=method, parametrized=keywords)
