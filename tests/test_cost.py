@@ -4612,3 +4612,38 @@ def test_continue_and_break_end_a_step_and_the_loop_over_a_sequentials_blocks() 
     assert not e.unknown, e.unknown
     assert [op.note for op in e.ops if op.kind == "gemm"] == ["nn.Conv2d", "nn.Conv2d"]
     assert e.outputs[0][1] == (4, 32, 16, 16)
+
+
+HOST_IDIOMS = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self, pool=2):
+        super().__init__()
+        self.pool = pool if isinstance(pool, (tuple, list)) else (pool,) * 2
+        self.conv = nn.Conv2d(8, 16, 3)
+
+    def forward(self, x, y):
+        x = self.conv(x)
+        uniform = len(set(self.conv.stride)) == 1 and isinstance(self.pool[0], int)
+        last = x.ndim - 1
+        shape = torch.broadcast_shapes(x.shape, y.shape)
+        if uniform and last == 3:
+            return x.expand(shape) + y
+        return x
+
+
+def get_inputs():
+    return [torch.randn(4, 8, 34, 34), torch.randn(1, 16, 1, 32)]
+"""
+
+
+def test_sizes_computed_with_isinstance_set_ndim_and_broadcast_shapes_are_static() -> None:
+    """Host idioms of generated files: `isinstance` of a size against builtin types, `set()` of sizes, `.ndim`
+    and `torch.broadcast_shapes` are evaluated, so the file stays sized and the branch is decided."""
+    e = entry(HOST_IDIOMS)
+    assert not e.unknown, e.unknown
+    assert e.outputs[0][1] == (4, 16, 32, 32)
+    assert [op.kind for op in e.ops] == ["gemm", "view", "elementwise"]

@@ -1756,6 +1756,8 @@ class _Evaluator:
         if isinstance(base, Tensor):
             if attr == "shape":
                 return list(base.shape)
+            if attr == "ndim":
+                return len(base.shape)
             if attr == "T" or attr == "mT":
                 self._view(node, record, f".{attr}")
                 return _transposed(base, -2, -1)
@@ -1894,6 +1896,7 @@ class _Evaluator:
             "zip",
             "round",
             "bool",
+            "set",
         ):
             values: list[Any] = [_layers_of(v) for v in args()]
             if func.value == "enumerate" and len(values) == 1 and isinstance(values[0], (list, tuple)):
@@ -1929,12 +1932,21 @@ class _Evaluator:
                 "abs": abs,
                 "round": round,
                 "bool": bool,
+                "set": set,  # `len(set(conv.stride)) == 1`: sizes compared on the host
             }[func.value]
             return builtin(*values)
         if isinstance(func, cst.Name) and func.value == "dict" and not positional:
             # `dict(c_fc=nn.Linear(...), act=...)`: the layers of an nn.ModuleDict, by name.
             return {name: kw(name) for name in keywords}
         if isinstance(func, cst.Name) and func.value == "isinstance" and len(positional) == 2:
+            builtin_kinds = _builtin_types(positional[1].value)
+            if builtin_kinds is not None:
+                # `isinstance(k, int)`, `isinstance(k, (tuple, list))` of a size: Python's answer for a static
+                # value (the table holds tuples as lists, so the two are one kind here).
+                value = self._eval(positional[0].value, scope, False)
+                if value is None or not isinstance(value, (int, float, str, list, tuple, dict)):
+                    raise _Unknown(f"line {self._line(node)}: isinstance of a value that is not static")
+                return isinstance(value, builtin_kinds)
             # `isinstance(m, nn.Linear)` of a module built in __init__ (a layer of an nn.Sequential).
             value, kind = (self._eval(a.value, scope, False) for a in positional)
             kinds = kind if isinstance(kind, (list, tuple)) else [kind]
@@ -2180,6 +2192,12 @@ class _Evaluator:
             values = args()
             if len(values) >= 2 and isinstance(values[0], Tensor) and isinstance(values[1], Tensor):
                 return self._conv(_functional_conv(name, values, kw), values[0], node, record)
+        if name == "broadcast_shapes":
+            # `torch.broadcast_shapes(a.shape, b.shape)`: host arithmetic on sizes, no kernel.
+            values = args()
+            if not all(isinstance(v, (list, tuple)) and all(isinstance(d, int) for d in v) for v in values):
+                raise _Unknown(f"line {line}: torch.broadcast_shapes of sizes that are not static")
+            return list(_broadcast([tuple(v) for v in values]))
         dtype = kw("dtype")
         if "out" in keywords or kw("inplace", False) is True:
             self._effect(f"line {line}: torch.{name} writes a tensor in place")
@@ -4524,6 +4542,26 @@ def _moved(value: object, method: str, values: list, kw) -> object:
     if isinstance(value, _Module):
         return _moved_module(value, method, values, kw)
     return value
+
+
+BUILTIN_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (float,),
+    "bool": (bool,),
+    "str": (str,),
+    "dict": (dict,),
+    "list": (list, tuple),
+    "tuple": (list, tuple),
+}
+
+
+def _builtin_types(node: cst.BaseExpression) -> tuple[type, ...] | None:
+    """The Python types an isinstance's second argument names when it names builtins only (`int`,
+    `(tuple, list)`); None otherwise."""
+    names = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+    if not names or not all(isinstance(n, cst.Name) and n.value in BUILTIN_TYPES for n in names):
+        return None
+    return tuple(t for n in names for t in BUILTIN_TYPES[n.value])  # type: ignore[attr-defined]
 
 
 def _layers_of(value: object) -> object:
