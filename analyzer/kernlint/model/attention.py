@@ -20,7 +20,7 @@ from kernlint.model.host_values import (
     SOFTMAX_MODULE,
     HostValueFacts,
 )
-from kernlint.model.syntax import VIEW_ATTRIBUTES, call_name, keyword, positional
+from kernlint.model.syntax import VIEW_ATTRIBUTES, call_name, keyword, positional, walk
 
 # Dropout modules between the softmax and `@ v` (minGPT's `self.attn_dropout`).
 DROPOUT_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d"})
@@ -107,6 +107,10 @@ class AttentionFacts(HostValueFacts):
         if helper is None or helper.node is None or helper.class_name or helper.decorators:
             return False
         if "softmax" not in name.lower():
+            return False
+        # It returns the probabilities: a helper that launches into a buffer its caller passes (and returns
+        # nothing) is not the `probs = softmax(scores)` of the chain.
+        if not any(isinstance(n, cst.Return) and n.value is not None for n in walk(helper.node)):
             return False
         return any(
             isinstance(call.func, cst.Subscript)

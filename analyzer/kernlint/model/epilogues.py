@@ -333,6 +333,13 @@ ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
 
 
+def _uncopied(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`y.contiguous()` as `y` (a no-op on a contiguous tensor)."""
+    while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
+        value = value.func.value  # type: ignore[attr-defined]
+    return value
+
+
 def _returned_name(value: cst.BaseExpression) -> str | None:
     """The tensor a return statement hands back: `out`, or a view of it
     (`out.view(shape)`, `out.reshape(...)`), which moves no data."""
@@ -705,6 +712,35 @@ class EpilogueFacts(HostFlowFacts):
                 helper = self.kernel_wrapper_method(other, function)
             if helper is not None and reads_it(other):
                 return other, f"`{helper}` (launches a Triton kernel)"
+            launched = self._launch_in_helper(other, function, call)
+            if launched is not None:
+                return other, f"`{launched.kernel.name}` (launched by `{launched.caller.name}`)"
+        return None
+
+    def _launch_in_helper(self, other: cst.Call, function: FunctionInfo, call: cst.CSTNode) -> Launch | None:
+        """A launch in a function of the file that `other` calls (`_launch(y, out, n)`, returning nothing or
+        not) whose argument is the parameter `other` hands the output of `call`."""
+        if not isinstance(other.func, cst.Name):
+            return None
+        helper = self.function(other.func.value)
+        if helper is None or helper.node is None or helper.class_name is not None or helper.decorators:
+            return None
+        params = [p.name.value for p in helper.node.params.params]
+        handed = {
+            params[i]
+            for i, a in enumerate(positional(other))
+            if i < len(params) and self._holds_output(function, a, other, call)
+        }
+        handed |= {
+            a.keyword.value
+            for a in other.args
+            if a.keyword is not None and self._holds_output(function, a.value, other, call)
+        }
+        for launch in self.launches:
+            if launch.caller is helper and any(
+                isinstance(value := _uncopied(a.value), cst.Name) and value.value in handed for a in launch.node.args
+            ):
+                return launch
         return None
 
     def product_output_launches(self, call: cst.CSTNode, function: FunctionInfo) -> list[tuple[Launch, str]]:
@@ -813,6 +849,18 @@ class EpilogueFacts(HostFlowFacts):
             if not isinstance(value, cst.Name):
                 continue
             assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
+            # `out = out.contiguous()` after the allocation: the same buffer (a no-op on it).
+            for _ in range(4):
+                if not (
+                    isinstance(assigned, cst.Call)
+                    and call_name(assigned) == "contiguous"
+                    and not assigned.args
+                    and isinstance(assigned.func, cst.Attribute)
+                    and isinstance(assigned.func.value, cst.Name)
+                    and assigned.func.value.value == value.value
+                ):
+                    break
+                assigned = self.assigned_value(function, value.value, before=assigned, strict=True)
             if isinstance(assigned, cst.Call) and (self.qualname(assigned.func) or "") in (
                 "torch.empty",
                 "torch.empty_like",

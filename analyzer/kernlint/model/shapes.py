@@ -3407,6 +3407,10 @@ class _Evaluator:
                     configs = launched.autotune.configs if launched is not None and launched.autotune else None
                     grids = [self._call_lambda(grid, node, scope, c) for c in configs or [{}]]
                     programs = max(_programs(g) for g in grids)
+                    if len(grids) == 1 and programs:
+                        # One grid, its sizes read from the launch's own arguments (`meta["BLOCK_M"]`).
+                        only = grids[0]
+                        axes = tuple(int(d) for d in (only if isinstance(only, (list, tuple)) else (only,)))
                 else:
                     programs = _programs(grid)
                     if programs:

@@ -910,8 +910,15 @@ class CollapsibleGemm(Rule):
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Subscript):
             return []
         launches = [x for x in model.launches if x.node is call]
-        # A weight among the tensors (not a tile size read from the module: `BLOCK_M=self.BLOCK_M`).
-        if not launches or not any(self_attribute_root(a.value) for a in call.args if a.keyword is None):
+        # A weight among the tensors, positional or by keyword (not a tile size read from the module:
+        # `BLOCK_M=self.BLOCK_M`, a constexpr parameter).
+        if not launches:
+            return []
+        constexprs = {p.name for p in launches[0].kernel.params if p.constexpr}
+        if not any(
+            self_attribute_root(argument) and param not in constexprs
+            for param, argument in launches[0].arguments.items()
+        ):
             return []
         output = model.launch_output(launches[0])
         if output is None or not _stores_linear_tile(model.home_of(launches[0].kernel), launches[0].kernel):
