@@ -195,3 +195,20 @@ def test_a_k_tile_deeper_than_the_channels_it_walks_is_priced_with_its_masked_ze
     (unpadded,) = cost.autotune((replace(op, dot_k_extent=0),), op.line, op.line)
     assert cost.gpu_us(unpadded, c) < cost.gpu_us(op, c)
     assert kl003(source)[0].expected_speedup["for_this_file"]["graph"] == 1.0
+
+
+def test_tile_sizes_a_helper_receives_from_its_callers_constants_are_fixed() -> None:
+    """The launch in a helper whose tile parameters the file's one caller sets from constants: the config is
+    as fixed as if the launch spelled them (the helper is no tuner)."""
+    found = kl003(
+        KERNEL
+        + """
+def _launch(a, b, c, M, N, K, BM, BN):
+    mm[(triton.cdiv(M, BM), triton.cdiv(N, BN))](a, b, c, M, N, K, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=32)
+def matmul(a, b, c):
+    BLOCK_M = 128
+    _launch(a, b, c, a.shape[0], b.shape[1], a.shape[1], BLOCK_M, 64)
+"""
+    )
+    assert [(f.span.line, f.span.column) for f in found] == [(11, 5)]
+    assert "BLOCK_M=128, BLOCK_N=64, BLOCK_K=32" in found[0].message

@@ -119,3 +119,33 @@ def test_silent_without_a_full_size_elementwise_op() -> None:
                 return a, b, c * 3.0, self.fc(x).half()
         """
     )
+
+
+def test_a_conv_bias_is_reported_where_a_helper_launches_the_next_kernel_into_the_callers_buffer() -> None:
+    """The launch moved into a module function that returns nothing: the conv's output reaches the kernel
+    through the helper's parameter, and the message names both."""
+    found = kl004(
+        """
+        import torch
+        import torch.nn as nn
+        import triton
+        import triton.language as tl
+        @triton.jit
+        def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)
+        def _launch(src, dst, n):
+            relu_kernel[(triton.cdiv(n, 1024),)](src.contiguous(), dst, n, BLOCK=1024)
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(16, 32, 3)
+            def forward(self, x):
+                y = self.conv(x)
+                out = torch.empty_like(y)
+                _launch(y, out, y.numel())
+                return out
+        """
+    )
+    assert [(f.span.line, f.span.column) for f in found] == [(17, 13)]
+    assert "the next kernel, `relu_kernel` (launched by `_launch`), reads that output again" in found[0].message

@@ -90,8 +90,63 @@ class TuningFacts(HostFacts):
             if len(values) == 1:
                 return self.argument_origin(scope, values[0], depth + 1)
             if not values and node.value in scope.params:
-                return DIMENSION if node.value.upper() in ("M", "N", "K", "D", "H") else CHOSEN
+                if node.value.upper() in ("M", "N", "K", "D", "H"):
+                    return DIMENSION
+                return self._origin_at_call_sites(scope, node.value, depth) or CHOSEN
         return CHOSEN
+
+    def _origin_at_call_sites(self, helper: FunctionInfo, param: str, depth: int) -> str | None:
+        """A helper's parameter (`def _launch(a, out, BLOCK_M): kernel[grid](..., BLOCK_M=BLOCK_M)`) as every
+        call of the helper in this file sets it (`_launch(a, out, BLOCK_M)` after `BLOCK_M = 128`, or its
+        default where a call leaves it out): their one origin, or None where the file never calls the helper
+        by name or its calls differ (what a caller outside the file passes is its choice)."""
+        given = self._call_site_arguments(helper, param)
+        origins = {self.argument_origin(scope, value, depth + 1) for scope, value in given or ()}
+        return origins.pop() if len(origins) == 1 else None
+
+    def constant_at_call_sites(self, scope: FunctionInfo, node: cst.BaseExpression) -> object | None:
+        """`node`'s constant value, or, for a parameter of the helper `scope`, the one constant every call of
+        the helper in this file passes it; None otherwise."""
+        value = self.constant_value(node, scope)
+        if value is not None or not isinstance(node, cst.Name) or node.value not in scope.params:
+            return value
+        given = self._call_site_arguments(scope, node.value)
+        values = {repr(self.constant_value(v, s)) for s, v in given or ()}
+        if not given or len(values) != 1:
+            return None
+        return self.constant_value(given[0][1], given[0][0])
+
+    def _call_site_arguments(
+        self, helper: FunctionInfo, param: str
+    ) -> list[tuple[FunctionInfo, cst.BaseExpression]] | None:
+        """What each call of the module function `helper` in this file binds `param` to, with the scope that
+        expression is read in (the caller's, or the helper's for its default); None where a call binds it in a
+        way not followed (*args) or the file never calls the helper by name."""
+        if helper.node is None or helper.class_name is not None:
+            return None
+        params = list(helper.node.params.params)
+        index = next((i for i, p in enumerate(params) if p.name.value == param), None)
+        if index is None:
+            return None
+        found: list[tuple[FunctionInfo, cst.BaseExpression]] = []
+        for caller in self.functions:
+            for call in caller.calls:
+                if not (isinstance(call.func, cst.Name) and call.func.value == helper.name) or caller is helper:
+                    continue
+                if any(a.star for a in call.args):
+                    return None
+                given = [a.value for a in call.args if a.keyword is None]
+                named = keyword(call, param)
+                default = params[index].default
+                if index < len(given):
+                    found.append((caller, given[index]))
+                elif named is not None:
+                    found.append((caller, named))
+                elif default is not None:
+                    found.append((helper, default))
+                else:
+                    return None
+        return found or None
 
     def _rounds_up_a_dimension(self, scope: FunctionInfo, call: cst.Call, depth: int) -> bool:
         """`triton.next_power_of_2(h)` of a problem dimension, or `max(16,

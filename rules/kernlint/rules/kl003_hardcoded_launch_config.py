@@ -440,7 +440,7 @@ class HardcodedLaunchConfig(Rule):
                     return None  # picked per problem: a branch, a table, a function, BLOCK_N spanning N
                 if origin in (DIMENSION, PADDED):
                     continue  # a problem size itself (`D=d`, a head count padded for tl.dot), not a choice
-                value = model.constant_value(argument, launch.caller)
+                value = model.constant_at_call_sites(launch.caller, argument)
                 if value is None:
                     value = f"{model.code(argument)} (per dtype)"
             fixed.append((name, value))
