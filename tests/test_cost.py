@@ -3170,10 +3170,11 @@ def test_movedim_is_a_permutation_whose_contiguous_copy_is_sized() -> None:
     assert [(op.out_bytes, op.note) for op in copies] == [(8 * 64 * 32 * 16 * 4, ".contiguous()")]
 
 
-def test_a_launch_writing_its_callers_buffer_through_a_helper_is_not_dead_work() -> None:
+def test_a_launch_writing_its_callers_buffer_through_a_helper_is_the_callers_value_and_not_dead_work() -> None:
     """A helper's parameter aliases the caller's tensor (`run(x, out)` launching into `out`): the caller's
-    name is not rebound to the launch, so the launch keeps its side effect and KL027 stays silent; a buffer
-    forward allocates and never reads is dead (KL027's INVALID example)."""
+    name is rebound to the launch as the helper's is, so forward returns the launch's output (no side effect
+    left unfollowed) and KL027 stays silent; a buffer forward allocates and never reads is dead (KL027's
+    INVALID example)."""
     source = textwrap.dedent(
         """
         import torch
@@ -3201,7 +3202,9 @@ def test_a_launch_writing_its_callers_buffer_through_a_helper_is_not_dead_work()
             return []
         """
     )
-    assert entry(source).side_effects
+    point = entry(source)
+    assert not point.side_effects, point.side_effects
+    assert [op.kind for op in point.ops if op.returned] == ["triton"]
     assert not [f for f in lint_source("k.py", source).findings if f.code == "KL027"]
 
 

@@ -951,6 +951,10 @@ class _Evaluator:
         self._supers: list[dict[str, cst.FunctionDef]] = []
         # The first op of the function body being run (forward's, or an inlined helper's).
         self._body_start = 0
+        # Per inlined helper, innermost last: its caller's scope, which of its parameters are names of the
+        # caller's (`_launch(y, out, n)`: src -> y, dst -> out), and the caller's first op. A launch in the helper
+        # that fills `dst` fills the caller's `out`.
+        self._aliases: list[tuple[dict, dict[str, str], int]] = []
         # torch's fp32 matmuls run as TF32: the file switches it on (`_turns_on_tf32`).
         self.tf32_matmul = False
         self._layers = 0  # inside the layers of a container module (nn.Sequential, a loop over a ModuleList)
@@ -2113,7 +2117,13 @@ class _Evaluator:
         if self._depth >= INLINE_DEPTH:
             raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
         values, keywords = self._call_values(node, scope, record)
-        return self._inline_values(function, values, keywords, node, record, skip_self, enclosing)
+        params = [p.name.value for p in function.params.params]
+        if skip_self and params and params[0] == "self":
+            params = params[1:]
+        given = [a.value for a in node.args if a.keyword is None]
+        aliases = {params[i]: v.value for i, v in enumerate(given[: len(params)]) if isinstance(v, cst.Name)}
+        aliases |= {a.keyword.value: a.value.value for a in node.args if a.keyword and isinstance(a.value, cst.Name)}
+        return self._inline_values(function, values, keywords, node, record, skip_self, enclosing, (scope, aliases))
 
     def _instantiate(self, cls: _Class, node: cst.Call, scope: dict) -> _Module:
         """`Bottleneck(64, 256)`: its __init__ run on an instance of its own
@@ -2156,12 +2166,21 @@ class _Evaluator:
         raise _Unknown(f"line {self._line(node)}: `super().{name}(...)`")
 
     def _inline_values(
-        self, function: cst.FunctionDef, values: list, keywords: dict, node, record, skip_self, enclosing=None
+        self,
+        function: cst.FunctionDef,
+        values: list,
+        keywords: dict,
+        node,
+        record,
+        skip_self,
+        enclosing=None,
+        caller: tuple[dict, dict[str, str]] | None = None,
     ):
         inner = {**(enclosing or {}), **self._bind_params(function, values, skip_self=skip_self)}
         inner.update(keywords)
         outer_line, outer_recording = self._call_line, self._recording
         outer_node, outer_start = self._call_node, self._body_start
+        self._aliases.append((*(caller or ({}, {})), outer_start))
         self._body_start = len(self.ops)
         self._depth += 1
         self._call_line = outer_line or self._line(node)
@@ -2169,6 +2188,7 @@ class _Evaluator:
         try:
             return self._run_body(function.body.body, inner, record)
         finally:
+            self._aliases.pop()
             self._depth -= 1
             self._call_line = outer_line
             self._call_node = outer_node
@@ -3660,6 +3680,7 @@ class _Evaluator:
                         rebound = replace(tensor, origin=index, value=filled, same=None, exact=False)
                         for held in [held for held, other in scope.items() if other is tensor]:
                             scope[held] = rebound  # the name passed and any other name for the same tensor
+                        self._rebind_in_callers(scope, tensor, rebound)
                         if filled is not None and constant is not None and not explained:
                             explained = True
                             why = (
@@ -3690,10 +3711,12 @@ class _Evaluator:
                 return False
             name = arg.value.value
             tensor = scope.get(name)
-            # Allocated in this function's own body (a helper's parameter aliases its caller's tensor, which
-            # the rebinding below does not reach), and no other name holds a view of it (`o_bh = o.view()`
+            # Allocated in this function's own body, or in a caller's that handed it to this helper by name
+            # (the rebinding below reaches it there), and no other name holds a view of it (`o_bh = o.view()`
             # written, `o` read). Another name for the tensor itself (`init = out`) is rebound with it.
-            if not (isinstance(tensor, Tensor) and self._body_start <= tensor.origin < len(self.ops)):
+            if not (
+                isinstance(tensor, Tensor) and tensor.origin < len(self.ops) and self._allocated_here(name, tensor)
+            ):
                 return False
             if self.ops[tensor.origin].kind != "alloc":
                 return False
@@ -3704,6 +3727,31 @@ class _Evaluator:
                 return False
             buffers += 1
         return buffers > 0
+
+    def _allocated_here(self, name: str, tensor: Tensor) -> bool:
+        """`tensor`, held by `name`, was made in the body being run, or in a caller's body that handed it down
+        through the helpers' parameters by name."""
+        start, names = self._body_start, [name]
+        for caller_scope, aliases, caller_start in reversed(self._aliases):
+            if start <= tensor.origin:
+                return True
+            names = [aliases[n] for n in names if n in aliases and caller_scope.get(aliases[n]) is tensor]
+            if not names:
+                return False
+            start = caller_start
+        return start <= tensor.origin
+
+    def _rebind_in_callers(self, scope: dict, tensor: Tensor, rebound: Tensor) -> None:
+        """The names of the callers' scopes that handed `tensor` to this helper (and its callers') by name now
+        hold what a launch here wrote into it."""
+        names = [held for held, other in scope.items() if other is rebound]
+        for caller_scope, aliases, _ in reversed(self._aliases):
+            names = [aliases[n] for n in names if n in aliases and caller_scope.get(aliases[n]) is tensor]
+            if not names:
+                return
+            for held in [held for held, other in caller_scope.items() if other is tensor]:
+                caller_scope[held] = rebound
+            names = [held for held, other in caller_scope.items() if other is rebound]
 
     def _write_only_inputs(self, kernel, node: cst.Call, values: dict[int, object]) -> tuple[int, ...]:
         """The origins of the launch's tensors bound to pointers the kernel stores to and never loads."""
