@@ -4650,3 +4650,45 @@ def test_sizes_computed_with_isinstance_set_ndim_and_broadcast_shapes_are_static
     assert not e.unknown, e.unknown
     assert e.outputs[0][1] == (4, 16, 32, 32)
     assert [op.kind for op in e.ops] == ["gemm", "view", "elementwise"]
+
+
+HELPER_WITH_A_MODULES_NUMBER = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def leaky(x_ptr, y_ptr, n, slope, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, tl.where(v >= 0, v, v * slope), mask=offs < n)
+
+
+def _launch(x, out, n, slope):
+    leaky[(triton.cdiv(n, 1024),)](x, out, n, float(slope), BLOCK=1024)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.LeakyReLU(0.1)
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        _launch(x, out, x.numel(), self.act.negative_slope)
+        return out
+
+
+def get_inputs():
+    return [torch.randn(1024, 1024)]
+"""
+
+
+def test_a_helper_handed_a_modules_number_the_table_lacks_is_still_sized() -> None:
+    """`self.act.negative_slope` handed to a helper of the file: a number the kernel takes, unknown to the
+    table, passed as unknown (its float() a host number) instead of leaving the whole file unsized."""
+    e = entry(HELPER_WITH_A_MODULES_NUMBER)
+    assert not e.unknown, e.unknown
+    assert [(op.kind, op.bytes) for op in e.ops if op.kind == "triton"] == [("triton", 2 * 1024 * 1024 * 4)]

@@ -1925,9 +1925,9 @@ class _Evaluator:
                 self._record(record, Op("sync", line, inputs=(values[0].origin,), note=f"{func.value}()"))
                 return _HostNumber()
             if func.value in ("int", "float", "min", "max", "abs", "round") and any(
-                isinstance(v, _HostNumber) for v in values
+                isinstance(v, _HostNumber) or v is None for v in values
             ):
-                return _HostNumber()
+                return _HostNumber()  # a number whose value the table does not have (None: an unknown attribute)
             builtin: Any = {
                 "int": int,
                 "float": float,
@@ -2097,11 +2097,27 @@ class _Evaluator:
                 return None
         raise _Unknown(f"line {line}: call to `{qualname or self.model.code(func)}`")
 
-    def _call_values(self, node: cst.Call, scope: dict, record: bool) -> tuple[list, dict[str, object]]:
+    def _call_values(
+        self, node: cst.Call, scope: dict, record: bool, attributes_may_be_unknown: bool = False
+    ) -> tuple[list, dict[str, object]]:
+        """The call's arguments' values. With `attributes_may_be_unknown` (a helper of the file called), an
+        attribute of a module the table has no value for (`self.act.negative_slope`, a number the kernel
+        takes) is passed as unknown, None, as a loop index is: reading it does no work, and a size computed
+        from it in the helper is still unknown there."""
         if any(a.star for a in node.args):
             raise _Unknown(f"line {self._line(node)}: a call with *args or **kwargs")
-        values = [self._eval(a.value, scope, record) for a in node.args if a.keyword is None]
-        keywords = {a.keyword.value: self._eval(a.value, scope, record) for a in node.args if a.keyword is not None}
+
+        def value(expression: cst.BaseExpression) -> object:
+            if (
+                attributes_may_be_unknown
+                and isinstance(expression, cst.Attribute)
+                and isinstance(self._eval_or_none(expression.value, scope, record=False), _Module)
+            ):
+                return self._eval_or_none(expression, scope, record)
+            return self._eval(expression, scope, record)
+
+        values = [value(a.value) for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: value(a.value) for a in node.args if a.keyword is not None}
         return values, keywords
 
     def _inline(
@@ -2116,7 +2132,7 @@ class _Evaluator:
         """A helper's result, its ops recorded on the calling line of forward (a closure sees `enclosing`)."""
         if self._depth >= INLINE_DEPTH:
             raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
-        values, keywords = self._call_values(node, scope, record)
+        values, keywords = self._call_values(node, scope, record, attributes_may_be_unknown=True)
         params = [p.name.value for p in function.params.params]
         if skip_self and params and params[0] == "self":
             params = params[1:]
