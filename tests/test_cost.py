@@ -4692,3 +4692,16 @@ def test_a_helper_handed_a_modules_number_the_table_lacks_is_still_sized() -> No
     e = entry(HELPER_WITH_A_MODULES_NUMBER)
     assert not e.unknown, e.unknown
     assert [(op.kind, op.bytes) for op in e.ops if op.kind == "triton"] == [("triton", 2 * 1024 * 1024 * 4)]
+
+
+def test_self_handed_to_a_helper_of_the_file_is_the_module_with_its_layers() -> None:
+    """`_launch(self, x, out)`: the helper reads `m.act.negative_slope` and the shapes through the module
+    handed to it, so the file stays sized (it was "`self` has no static value")."""
+    source = HELPER_WITH_A_MODULES_NUMBER.replace(
+        "def _launch(x, out, n, slope):\n    leaky[(triton.cdiv(n, 1024),)](x, out, n, float(slope), BLOCK=1024)",
+        "def _launch(m, x, out):\n    leaky[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), m.act.negative_slope, BLOCK=1024)",
+    ).replace("_launch(x, out, x.numel(), self.act.negative_slope)", "_launch(self, x, out)")
+    assert "_launch(self, x, out)" in source and "def _launch(m, x, out)" in source
+    e = entry(source)
+    assert not e.unknown, e.unknown
+    assert [(op.kind, op.bytes) for op in e.ops if op.kind == "triton"] == [("triton", 2 * 1024 * 1024 * 4)]

@@ -940,6 +940,9 @@ class _Evaluator:
         self.loop_indices: list[tuple[str, int]] = []
         self.from_index: dict[str, frozenset[str]] = {}
         self.self_attrs: dict[str, object] = {}
+        # The class whose method is being run (the entry class, or a module class of the file in its own
+        # forward): `self` handed on as a value (`_launch(self, x)`) is that module.
+        self._self_class: _Class | None = None
         self._recording = False
         # Module-level helpers and the model's methods forward may call: read
         # through, their ops placed on forward's calling line.
@@ -1015,6 +1018,7 @@ class _Evaluator:
         model_class = classes.get("ModelNew") or classes.get("Model")
         if model_class is None or "get_inputs" not in functions:
             return None  # not a KernelBench file: nothing else is read
+        self._self_class = _Class(model_class, {})
         for name, node in classes.items():
             if node is not model_class:
                 self.constants[name] = _Class(node, {})
@@ -1546,6 +1550,10 @@ class _Evaluator:
                 return scope[node.value]
             if node.value in ("True", "False", "None"):
                 return {"True": True, "False": False, "None": None}[node.value]
+            if node.value == "self" and self._self_class is not None:
+                # `self` handed to a helper of the file (`_launch(self, x)`): the module, its attributes as
+                # __init__ set them (`m.gemm.weight` in the helper reads this instance's).
+                return _Module("user", {"class": self._self_class, "self": self.self_attrs})
             raise _Unknown(f"`{node.value}` has no static value")
         if isinstance(node, cst.SimpleString):
             return node.evaluated_value
@@ -2108,12 +2116,11 @@ class _Evaluator:
             raise _Unknown(f"line {self._line(node)}: a call with *args or **kwargs")
 
         def value(expression: cst.BaseExpression) -> object:
-            if (
-                attributes_may_be_unknown
-                and isinstance(expression, cst.Attribute)
-                and isinstance(self._eval_or_none(expression.value, scope, record=False), _Module)
-            ):
-                return self._eval_or_none(expression, scope, record)
+            if attributes_may_be_unknown and isinstance(expression, cst.Attribute):
+                # A torch layer's (`self.act`), not the model's own: `self.weight_int8` unset keeps its reason.
+                owner = self._eval_or_none(expression.value, scope, record=False)
+                if isinstance(owner, _Module) and owner.kind != "user":
+                    return self._eval_or_none(expression, scope, record)
             return self._eval(expression, scope, record)
 
         values = [value(a.value) for a in node.args if a.keyword is None]
@@ -2155,15 +2162,16 @@ class _Evaluator:
 
     def _as_instance(self, cls: _Class, instance: dict, method, values, keywords, node, record: bool):
         """`method` of `cls` run with `self` the instance whose attributes are `instance`."""
-        outer = self.self_attrs, self.methods, self._layers, self._supers
+        outer = self.self_attrs, self.methods, self._layers, self._supers, self._self_class
         self.self_attrs = instance
+        self._self_class = cls
         self.methods = {name: f for name, f in cls.methods.items() if name not in ("forward", "__init__")}
         self._layers = 0  # its forward's ops are spelled there (KL004 reads them in the class)
         self._supers = []  # its super().__init__() is nn.Module's
         try:
             return self._inline_values(method, values, keywords, node, record, skip_self=True)
         finally:
-            self.self_attrs, self.methods, self._layers, self._supers = outer
+            self.self_attrs, self.methods, self._layers, self._supers, self._self_class = outer
 
     def _super_call(self, name: str, node: cst.Call, scope: dict, record: bool) -> object:
         """`super().name(...)` in the entry class: the nearest base of the file that defines `name`, run on the
