@@ -767,8 +767,7 @@ class EpilogueFacts(HostFlowFacts):
         """`value`, an argument at `before`, is the output of `call`: the call itself, a name assigned it, or
         either made contiguous (a no-op on it), in one statement or another (`x = self.conv(x)`, then
         `x = x.contiguous()`)."""
-        while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
-            value = value.func.value  # type: ignore[attr-defined]
+        value = _uncopied(value)
         if value is call:
             return True
         if not isinstance(value, cst.Name) or depth > 4:
@@ -851,14 +850,8 @@ class EpilogueFacts(HostFlowFacts):
             assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
             # `out = out.contiguous()` after the allocation: the same buffer (a no-op on it).
             for _ in range(4):
-                if not (
-                    isinstance(assigned, cst.Call)
-                    and call_name(assigned) == "contiguous"
-                    and not assigned.args
-                    and isinstance(assigned.func, cst.Attribute)
-                    and isinstance(assigned.func.value, cst.Name)
-                    and assigned.func.value.value == value.value
-                ):
+                inner = _uncopied(assigned) if assigned is not None else None
+                if not (isinstance(inner, cst.Name) and inner is not assigned and inner.value == value.value):
                     break
                 assigned = self.assigned_value(function, value.value, before=assigned, strict=True)
             if isinstance(assigned, cst.Call) and (self.qualname(assigned.func) or "") in (

@@ -1143,10 +1143,7 @@ class _Evaluator:
 
     def _bind_params(self, function: cst.FunctionDef, args: list, skip_self: bool) -> dict[str, object]:
         scope: dict[str, object] = dict(self.constants)
-        params = list(function.params.params)
-        if skip_self and params and params[0].name.value == "self":
-            params = params[1:]
-        for i, param in enumerate(params):
+        for i, param in enumerate(_params(function, skip_self)):
             if i < len(args):
                 scope[param.name.value] = args[i]
             elif param.default is not None:
@@ -2140,9 +2137,7 @@ class _Evaluator:
         if self._depth >= INLINE_DEPTH:
             raise _Unknown(f"line {self._line(node)}: helpers nested deeper than {INLINE_DEPTH}")
         values, keywords = self._call_values(node, scope, record, attributes_may_be_unknown=True)
-        params = [p.name.value for p in function.params.params]
-        if skip_self and params and params[0] == "self":
-            params = params[1:]
+        params = [p.name.value for p in _params(function, skip_self)]
         given = [a.value for a in node.args if a.keyword is None]
         aliases = {params[i]: v.value for i, v in enumerate(given[: len(params)]) if isinstance(v, cst.Name)}
         aliases |= {a.keyword.value: a.value.value for a in node.args if a.keyword and isinstance(a.value, cst.Name)}
@@ -4618,6 +4613,12 @@ def _moved(value: object, method: str, values: list, kw) -> object:
     if isinstance(value, _Module):
         return _moved_module(value, method, values, kw)
     return value
+
+
+def _params(function: cst.FunctionDef, skip_self: bool) -> list[cst.Param]:
+    """A function's positional parameters as a call binds them: without `self` for a method called on one."""
+    params = list(function.params.params)
+    return params[1:] if skip_self and params and params[0].name.value == "self" else params
 
 
 BUILTIN_TYPES: dict[str, tuple[type, ...]] = {

@@ -13,7 +13,7 @@ import libcst as cst
 from kernlint.model.base import kernel_fact
 from kernlint.model.facts import TRITON_AUTOTUNE, FunctionInfo, Kernel
 from kernlint.model.host import HostFacts
-from kernlint.model.syntax import call_name, keyword, walk
+from kernlint.model.syntax import call_name, keyword, positional, walk
 
 SHAPE_CALLS = frozenset({"size", "dim", "numel", "stride"})
 
@@ -129,23 +129,22 @@ class TuningFacts(HostFacts):
         if index is None:
             return None
         found: list[tuple[FunctionInfo, cst.BaseExpression]] = []
-        for caller in self.functions:
-            for call in caller.calls:
-                if not (isinstance(call.func, cst.Name) and call.func.value == helper.name) or caller is helper:
-                    continue
-                if any(a.star for a in call.args):
-                    return None
-                given = [a.value for a in call.args if a.keyword is None]
-                named = keyword(call, param)
-                default = params[index].default
-                if index < len(given):
-                    found.append((caller, given[index]))
-                elif named is not None:
-                    found.append((caller, named))
-                elif default is not None:
-                    found.append((helper, default))
-                else:
-                    return None
+        for call, caller in self.callers(helper):
+            if caller is helper or caller is self.top:
+                continue  # its own recursion; a module-level call (a script's, at sizes of its own)
+            if any(a.star for a in call.args):
+                return None
+            given = positional(call)
+            named = keyword(call, param)
+            default = params[index].default
+            if index < len(given):
+                found.append((caller, given[index]))
+            elif named is not None:
+                found.append((caller, named))
+            elif default is not None:
+                found.append((helper, default))
+            else:
+                return None
         return found or None
 
     def _rounds_up_a_dimension(self, scope: FunctionInfo, call: cst.Call, depth: int) -> bool:

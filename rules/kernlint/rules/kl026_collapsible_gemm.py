@@ -914,7 +914,7 @@ class CollapsibleGemm(Rule):
         # `BLOCK_M=self.BLOCK_M`, a constexpr parameter).
         if not launches:
             return []
-        constexprs = {p.name for p in launches[0].kernel.params if p.constexpr}
+        constexprs = launches[0].kernel.constexprs
         if not any(
             self_attribute_root(argument) and param not in constexprs
             for param, argument in launches[0].arguments.items()
