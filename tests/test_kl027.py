@@ -387,3 +387,51 @@ def test_a_clamp_to_a_range_is_not_a_constant() -> None:
     half = [f for f in findings(evaluation) if f.code == "KL027"]
     assert [f.span.line for f in half] == [27]
     assert "is the number 0.5 everywhere whatever its input holds" in half[0].message
+
+
+ROW_TILE = """
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def sub_mean_gelu(x_ptr, y_ptr, M, C, BLOCK_M: tl.constexpr, BLOCK_C: tl.constexpr):
+        rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.arange(0, BLOCK_C)
+        mask = (rows[:, None] < M) & (cols[None, :] < C)
+        x = tl.load(x_ptr + rows[:, None] * C + cols[None, :], mask=mask, other=0.0)
+        v = x - (tl.sum(x, axis=1) / C)[:, None]
+        tl.store(y_ptr + rows[:, None] * C + cols[None, :], 0.5 * v * (1.0 + tl.erf(v * 0.7071067811865476)), mask=mask)
+
+    class ModelNew(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gemm = torch.nn.Linear(8192, 8192)
+
+        def forward(self, x):
+            r = REDUCED
+            M, C = r.shape
+            y = torch.empty_like(r)
+            sub_mean_gelu[(triton.cdiv(M, 128),)](r, y, M, C, BLOCK_M=128, BLOCK_C=triton.next_power_of_2(C))
+            return y
+
+    def get_inputs():
+        return [torch.rand(1024, 8192)]
+
+    def get_init_inputs():
+        return []
+"""
+
+
+def test_a_row_mean_over_a_one_column_tile_is_the_row_itself() -> None:
+    # At C = 1 the launch's tile is [128, 1]: the sum over axis 1 is each row's one value, so the kernel
+    # stores GELU(0) everywhere (KernelBench's gemm-max-subtract-GELU written in Triton).
+    rowmax = "torch.max(self.gemm(x), dim=1, keepdim=True).values"
+    found = [f for f in findings(ROW_TILE.replace("REDUCED", rowmax)) if f.code == "KL027"]
+    assert len(found) == 1
+    assert "`sub_mean_gelu` stores only values computed from `x - (tl.sum(x, axis=1) / C)[:, None]`" in found[0].message
+    assert found[0].message.endswith("and `forward` returns all zeros of shape [1024, 1]")
+    # Four columns (the max of each of four column blocks): a real mean, no constant.
+    source = ROW_TILE.replace("REDUCED", "torch.amax(self.gemm(x).view(-1, 4, 2048), dim=2)")
+    assert model(source).dead_work == ()
+    assert "KL027" not in [f.code for f in findings(source)]

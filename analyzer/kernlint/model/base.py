@@ -214,6 +214,73 @@ class ModelBase:
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         return [launch for launch in self.launches if launch.kernel is kernel]
 
+    def launches_in(self, function: FunctionInfo) -> list[Launch]:
+        """The launches `function` makes, in source order: its own, and, standing at the call, those of
+        each helper it calls (a function of the file, or a method as `self.m(...)`) that launches into the
+        tensors it is handed and returns nothing or one of them (`out = torch.empty_like(x)`, then
+        `_launch(x, out, n)`).
+        A generated file moves its launches into such helpers as often as not; a rule that follows the
+        tensor a launch writes through the calling function reads both spellings the same way. One level
+        of helpers: their own helpers' launches are not lifted."""
+        found = self._launches_in.get(id(function))
+        if found is None:
+            own = [(self.line_of(x.node), x) for x in self.launches if x.caller is function]
+            lifted = [(self.line_of(call), x) for call in function.calls for x in self._helper_launches(call, function)]
+            found = self._launches_in[id(function)] = [x for _, x in sorted(own + lifted, key=lambda item: item[0])]
+        return found
+
+    @cached_property
+    def _launches_in(self) -> dict[int, list[Launch]]:
+        return {}
+
+    def _helper_launches(self, call: cst.Call, function: FunctionInfo) -> list[Launch]:
+        """The launches of the helper `call` calls, seen from `call` (launches_in)."""
+        helper = self.resolve_callee(call, self.class_of(function))
+        if (
+            helper is None
+            or helper is function
+            or helper.node is None
+            or helper.decorators
+            # A helper returning a tensor of its own is a wrapper, whose value rules follow; one returning
+            # the buffer it was handed (`return out`) is still a launch into the caller's tensor.
+            or any(
+                r.value is not None and not (isinstance(r.value, cst.Name) and r.value.value in helper.params)
+                for r in helper.returns
+            )
+            or any(a.star for a in call.args)
+        ):
+            return []
+        inner = [x for x in self.launches if x.caller is helper]
+        if not inner:
+            return []
+        params = list(helper.params)
+        if helper.class_name is not None and isinstance(call.func, cst.Attribute):
+            params = params[1:]  # `self.m(...)`: `self` is bound by the attribute
+        handed: dict[str, cst.BaseExpression] = {}
+        for index, argument in enumerate(a for a in call.args if a.keyword is None):
+            if index < len(params):
+                handed[params[index]] = argument.value
+        for argument in call.args:
+            if argument.keyword is not None:
+                handed[argument.keyword.value] = argument.value
+
+        def through(value: cst.BaseExpression) -> cst.BaseExpression:
+            return handed.get(value.value, value) if isinstance(value, cst.Name) else value
+
+        return [
+            Launch(
+                call,
+                x.kernel,
+                through(x.grid),
+                function,
+                {param: through(value) for param, value in x.arguments.items()},
+                x.options,
+                x.has_star_args,
+                helper_launch=x,
+            )
+            for x in inner
+        ]
+
     def launch_at_site(self, line: int, kernel_name: str) -> Launch | None:
         """The launch of `kernel_name` written at `line`: where an entry point's
         Triton op (its `site_line`, its kernel in `note`) was launched."""

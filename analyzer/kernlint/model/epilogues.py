@@ -753,9 +753,7 @@ class EpilogueFacts(HostFlowFacts):
             return []
 
         found = []
-        for launch in self.launches:
-            if launch.caller is not function:
-                continue
+        for launch in self.launches_in(function):
             for param, argument in launch.arguments.items():
                 if self._holds_output(function, argument, launch.node, call):
                     found.append((launch, param))
@@ -843,8 +841,10 @@ class EpilogueFacts(HostFlowFacts):
         """The name of the tensor a launch writes: an argument allocated in
         the launching function (`out = torch.empty(...)`) before the launch."""
         function = launch.caller
-        for argument in launch.node.args:
-            value = argument.value
+        handed = [a.value for a in launch.node.args]
+        if launch.helper_launch is not None:  # the caller's tensors that reach the kernel through the helper
+            handed = [v for v in launch.arguments.values() if any(v is a for a in handed)]
+        for value in handed:
             if not isinstance(value, cst.Name):
                 continue
             assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)

@@ -136,7 +136,12 @@ class ConstexprValues:
 @dataclass(frozen=True, eq=False, repr=False)
 class Launch:
     """`kernel[grid](args...)`: each argument bound to the kernel parameter it
-    reaches; keywords that are not parameters (num_warps, ...) are options."""
+    reaches; keywords that are not parameters (num_warps, ...) are options.
+
+    A launch seen from the function that calls the helper making it
+    (`FileModel.launches_in`) has `helper_launch`, the launch in the helper;
+    its `node` is the call of the helper, and its arguments are the caller's
+    expressions where the helper passes a parameter through."""
 
     node: cst.Call
     kernel: Kernel
@@ -145,6 +150,7 @@ class Launch:
     arguments: dict[str, cst.BaseExpression]
     options: dict[str, cst.BaseExpression]
     has_star_args: bool
+    helper_launch: Launch | None = None
 
 
 @dataclass(frozen=True, eq=False, repr=False)

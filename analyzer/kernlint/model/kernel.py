@@ -321,6 +321,8 @@ class _ConstantFolder:
         self.model = model
         self.scalars = scalars  # the numbers a launch hands the kernel's scalar parameters
         self.names: dict[str, _Folded] = {}
+        # The expression a straight-line name was bound to, for the extents of its tile (`_shape`).
+        self.bound: dict[str, cst.BaseExpression] = {}
 
     def run(self, statements: Sequence[cst.BaseStatement]) -> list[_Folded] | None:
         """Fold `statements` in order: the values of the stores among them, or None where a store sits where
@@ -362,6 +364,7 @@ class _ConstantFolder:
         if test.value is not None:
             return self.run(bodies[0] if test.value else bodies[1])
         before = dict(self.names)
+        self.bound = {}  # tiles bound on either side are not known after the `if` (rarely needed: forget all)
         results: list[dict[str, _Folded]] = []
         for body in bodies:
             self.names = dict(before)
@@ -385,16 +388,26 @@ class _ConstantFolder:
         if isinstance(small, cst.Assign):
             value = self.fold(small.value)
             for target in small.targets:
-                self._bind(target.target, value, small)
+                self._bind(target.target, value, small, small.value)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            self._bind(small.target, self.fold(small.value), small)
+            self._bind(small.target, self.fold(small.value), small, small.value)
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
             folded = self._binary(small.operator, self.fold(small.target), self.fold(small.value), small)
             self._bind(small.target, folded, small)
 
-    def _bind(self, target: cst.BaseExpression, value: _Folded, node: cst.CSTNode) -> None:
+    def _bind(
+        self,
+        target: cst.BaseExpression,
+        value: _Folded,
+        node: cst.CSTNode,
+        expression: cst.BaseExpression | None = None,
+    ) -> None:
+        for name in names_in(target):
+            self.bound.pop(name.value, None)
         if isinstance(target, cst.Name):
             self.names[target.value] = value
+            if expression is not None:
+                self.bound[target.value] = expression
         else:
             for name in names_in(target):
                 self.names[name.value] = _Folded(None, ("bound", id(node), name.value))
@@ -412,6 +425,7 @@ class _ConstantFolder:
             for target in targets:
                 for name in names_in(target):
                     self.names[name.value] = _Folded(None, ("bound", id(node), name.value))
+                    self.bound.pop(name.value, None)
 
     def fold(self, node: cst.BaseExpression) -> _Folded:
         if isinstance(node, cst.Name):
@@ -511,10 +525,101 @@ class _ConstantFolder:
             return _Folded(None, ("node", id(call)), lower=lower, upper=upper)
         if name == "where" and len(args) == 3 and args[1].value is not None and args[1].value == args[2].value:
             return _Folded(args[1].value, cancelled=args[1].cancelled or args[2].cancelled)
+        if name in _REDUCTIONS and call.args and call.args[0].keyword is None:
+            # A sum, max or min over an axis of one element (a [BLOCK_M, 1] tile: BLOCK_C = 1 at this launch)
+            # is its input's values: `x - tl.sum(x, axis=1)[:, None] / C` at C = 1 is a value minus itself.
+            reduced = call.args[0].value
+            axis = keyword(call, "axis") or (positional(call)[1] if len(positional(call)) > 1 else None)
+            shape = self._shape(reduced)
+            at = self.fold(axis).value if axis is not None else None
+            if shape is not None and (
+                (axis is None and all(extent == 1 for extent in shape))
+                or (at is not None and -len(shape) <= at < len(shape) and shape[int(at)] == 1)
+            ):
+                return self.fold(reduced)
         return _Folded(None, ("node", id(call)))
+
+    def _shape(self, node: cst.BaseExpression, depth: int = 0) -> tuple[int | None, ...] | None:
+        """The extents of a straight-line tile expression (None for one not known): `tl.arange(0, B)` is
+        [B], `a[:, None]` adds an axis of one, operators broadcast, a load has its pointer's shape, a
+        reduction drops its axis; a scalar is []."""
+        if depth > 24:
+            return None
+        if isinstance(node, cst.Name):
+            if node.value in self.bound:
+                return self._shape(self.bound[node.value], depth + 1)
+            # A name the body bound where it is not followed (a loop, a branch) is unknown; any other is a
+            # parameter or a module constant: a pointer or a number, one value for the whole tile.
+            return None if node.value in self.names else ()
+        if literal_value(node) is not None:
+            return ()
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)):
+            if isinstance(node, cst.Comparison):
+                parts = [node.left, *(c.comparator for c in node.comparisons)]
+            else:
+                parts = [node.left, node.right]
+            shapes = [self._shape(part, depth + 1) for part in parts]
+            return _broadcast(shapes)
+        if isinstance(node, cst.UnaryOperation):
+            return self._shape(node.expression, depth + 1)
+        if isinstance(node, cst.Subscript):
+            inner = self._shape(node.value, depth + 1)
+            if inner is None:
+                return None
+            out: list[int | None] = []
+            axes = iter(inner)
+            for element in node.slice:
+                index = element.slice
+                if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
+                    out.append(1)
+                elif isinstance(index, cst.Slice) and index.lower is None and index.upper is None:
+                    out.append(next(axes, None))
+                else:
+                    return None
+            out.extend(axes)
+            return tuple(out)
+        if isinstance(node, cst.Call):
+            qualname = self.model.qualname(node.func) or ""
+            name = qualname.rsplit(".", 1)[-1] if qualname.startswith(TL) else ""
+            args = positional(node)
+            if name == "arange" and len(args) == 2:
+                start, end = self.fold(args[0]).value, self.fold(args[1]).value
+                return (int(end - start),) if start is not None and end is not None else (None,)
+            if name == "load" and args:
+                return self._shape(args[0], depth + 1)
+            if name in ("program_id", "num_programs", "cdiv"):
+                return ()
+            if name in _UNARY or name in ("maximum", "minimum", "where"):
+                return _broadcast([self._shape(arg, depth + 1) for arg in args]) if args else None
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+                return self._shape(node.func.value, depth + 1)
+        return None
 
     def _is_tl_module(self, node: cst.BaseExpression) -> bool:
         return (self.model.qualname(node) or "").startswith(TL)
+
+
+def _broadcast(shapes: list[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:
+    """numpy's broadcast of tile extents; an unknown extent stays unknown unless the other side's is more than one."""
+    known = [shape for shape in shapes if shape is not None]
+    if len(known) != len(shapes):
+        return None
+    rank = max((len(shape) for shape in known), default=0)
+    padded = [(1,) * (rank - len(shape)) + shape for shape in known]
+    out: list[int | None] = []
+    for axis in range(rank):
+        extents = {shape[axis] for shape in padded} - {1}
+        sized = {extent for extent in extents if extent is not None}
+        if not extents:
+            out.append(1)
+        elif len(extents) == 1 or len(sized) == 1:
+            out.append(sized.pop() if sized else None)
+        else:
+            out.append(None)
+    return tuple(out)
+
+
+_REDUCTIONS = ("sum", "max", "min")
 
 
 def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:

@@ -20,7 +20,9 @@ class TorchAfterKernel(Rule):
     a scale or bias (`F.gelu(y)`, `y * s`, `torch.sigmoid(y) + y`), a group
     or batch norm. It follows the tensor the launch writes (an argument
     allocated with `torch.empty*` just before it) in the launching
-    function, and the value of a helper (a function of the file, or a
+    function, or in the function that hands it to a helper launching into
+    it (`_launch(x, out, n)`, the helper returning nothing or `out`), and
+    the value of a helper (a function of the file, or a
     method of the model called as `self.m(...)`) that launches the kernel
     and returns that tensor or a view of it, where the model's forward (or
     an autograd Function's forward/backward) calls it. Its estimate drops
@@ -1276,7 +1278,7 @@ class TorchAfterKernel(Rule):
             # The last launch that writes a tensor: an earlier one's output is overwritten before it is read.
             writers: dict[str, Launch] = {}
             # model.launches are in source order (the collecting walk's).
-            for launch in (x for x in model.launches if x.caller is function):
+            for launch in model.launches_in(function):
                 output = model.launch_output(launch)
                 if output is not None:
                     writers[output] = launch
@@ -1291,7 +1293,10 @@ class TorchAfterKernel(Rule):
                     chained = model.epilogue(launch.node, function, name=output, chain=True)
                     if chained.ops[:1] and (_picking_loss(chained.ops[0]) or model.is_pool(chained.nodes[0], function)):
                         epilogue = chained
-                yield from _report(model, function, launch.node, f"`{launch.kernel.name}`", output, epilogue)
+                spelled = f"`{launch.kernel.name}`"
+                if launch.helper_launch is not None:
+                    spelled += f" (launched by `{launch.helper_launch.caller.name}`)"
+                yield from _report(model, function, launch.node, spelled, output, epilogue)
             yield from _kernel_chains(model, function)
             yield from _statistics_before(model, function)
             yield from _joined_outputs(model, function)

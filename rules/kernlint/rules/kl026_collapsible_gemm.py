@@ -45,7 +45,10 @@ class CollapsibleGemm(Rule):
     holds where the sum is written in Triton: a convolution's output handed
     to a kernel that adds up its loads before anything else (`acc +=
     tl.load(y + ...)` over a window's `tl.static_range` loops, or over a
-    plane or a depth) and only then applies its sigmoid or softmax.
+    plane or a depth) and only then applies its sigmoid or softmax. A
+    launch written in a helper that the forward hands its tensors
+    (`_launch_gemm(x, self.weight, y)`, the helper returning nothing or
+    `y`) counts as the forward's own.
 
     It stays silent when a nonlinearity (`torch.sigmoid`, `F.gelu`), a
     max or a logsumexp comes before the reduction, when the product is
@@ -907,9 +910,10 @@ class CollapsibleGemm(Rule):
         """For a launch of a tl.dot GEMM kernel by a module parameter that stores its tile through linear ops
         into a buffer allocated here: the later launches in `function` handed that buffer (not rebound
         between), with the parameter that receives it."""
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Subscript):
+        if not isinstance(call, cst.Call):
             return []
-        launches = [x for x in model.launches if x.node is call]
+        # The launch itself, or a helper's launch into the caller's buffer (FileModel.launches_in).
+        launches = [x for x in model.launches_in(function) if x.node is call]
         # A weight among the tensors, positional or by keyword (not a tile size read from the module:
         # `BLOCK_M=self.BLOCK_M`, a constexpr parameter).
         if not launches:
@@ -928,8 +932,8 @@ class CollapsibleGemm(Rule):
         if isinstance(shape, (cst.Tuple, cst.List)) and len(shape.elements) != 2:
             return []  # split-K partial products ([S, M, N]) summed by the next kernel: the GEMM's own reduction
         found = []
-        for later in model.launches:
-            if later.caller is not function or later.node is call or model.line_of(later.node) <= model.line_of(call):
+        for later in model.launches_in(function):
+            if later.node is call or model.line_of(later.node) <= model.line_of(call):
                 continue
             for param, argument in later.arguments.items():
                 if isinstance(argument, cst.Name) and argument.value == output:

@@ -24,7 +24,8 @@ class DeadOrConstantResult(Rule):
 
     A Triton kernel's output is such a constant when the data it loads
     cancels before every store (`y = v - mean` where `mean` is `v`, then a
-    GELU of it: zeros) or is clamped to one number (`tl.minimum(v, lo)`,
+    GELU of it: zeros; a row's `tl.sum`, `tl.max` or `tl.min` over a tile
+    axis the launch makes one element wide, `BLOCK_C = 1`, is `v`) or is clamped to one number (`tl.minimum(v, lo)`,
     then a clamp to [lo, hi]: `lo` everywhere, and dropout keeps zeros
     zero), read from the kernel's straight-line statements with the numbers
     the launch passes and the `if` branches they decide.
