@@ -50,4 +50,6 @@ AWAITING_GPU_MEASUREMENT: dict[str, str] = {
     "KL031": "kl031_tf32_operand_layout",
     # Measured on an H200 (measurements/checks/h200/pairs/pair_kl032_h200.json).
     "KL032": "kl032_fp32_torch_gemm",
+    # Written without a GPU; to be measured on an H200 as a check, then on the H100 (measure_h100.sh awaiting).
+    "KL033": "kl033_multipass_norm",
 }

@@ -15,6 +15,8 @@
 #         library29                    (the pair of KL029, PyTorch's max pool vs. an index-free Triton pool)
 #         layout31                     (the pair of KL031, measured on an H200 only so far: a TF32 GEMM reading B
 #                                       row-major vs. a K-major copy; then take it off tests' AWAITING_GPU_MEASUREMENT)
+#         awaiting                     (the pairs of KL032 and KL033, measured on an H200 only so far; then take
+#                                       them off tests' AWAITING_GPU_MEASUREMENT)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
 #                                       timings broke a target; eager2 the other pairs whose launch
 #                                       path changed, and seed_all_fixes)
@@ -44,6 +46,7 @@ case "$1" in
   host28) verify host28 --pair kl028_host_bound_forward ;;
   library29) verify library29 --pair kl029_slow_library_kernel ;;
   layout31) verify layout31 --pair kl031_tf32_operand_layout ;;
+  awaiting) verify awaiting --pair kl032_fp32_torch_gemm --pair kl033_multipass_norm ;;
   eager1) verify eager1 --pair kl001_upcast_before_dot --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path \
     --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile ;;
   eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle \
