@@ -3032,6 +3032,78 @@ def test_a_model_new_deriving_from_the_files_model_runs_its_bases_init_and_forwa
     assert not extended.unknown and [op.kind for op in extended.ops] == ["gemm", "elementwise", "elementwise"]
 
 
+LAYERS_FROM_THE_REFERENCE = """
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.fc = nn.Linear(features, features)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    class BlockNew(Block):
+        def forward(self, x):
+            return torch.relu(self.fc(x)) * 2.0
+
+    class Model(nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.head = nn.Linear(features, features)
+            self.blocks = self._make_blocks(Block, features)
+
+        def _make_blocks(self, block, features):
+            return nn.Sequential(block(features), block(features))
+
+        def forward(self, x):
+            return self.blocks(self.head(x))
+
+    class ModelNew(nn.Module):
+        def __init__(self, features):
+            INIT
+
+        _make_blocks = Model._make_blocks
+
+        def forward(self, x):
+            return self.blocks(self.head(x))
+
+    def get_inputs():
+        return [torch.randn(64, 1024)]
+
+    def get_init_inputs():
+        return [1024]
+    """
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        # The reference's builder method taken into ModelNew's body; a subclass keeping its base's __init__.
+        "super().__init__()\n            self.head = nn.Linear(features, features)\n"
+        "            self.blocks = self._make_blocks(BlockNew, features)",
+        # nn.Module.__init__ called directly, then the same.
+        "nn.Module.__init__(self)\n            self.head = nn.Linear(features, features)\n"
+        "            self.blocks = self._make_blocks(BlockNew, features)",
+        # The reference built, its layers taken one by one.
+        "super().__init__()\n            ref = Model(features)\n"
+        "            for name, mod in ref.named_children():\n                setattr(self, name, mod)",
+    ],
+)
+def test_a_model_new_built_from_its_references_layers_and_builders_is_sized(init: str) -> None:
+    """Generated files build ModelNew from the reference's parts: `_make_layer = Model._make_layer`, a
+    `class BlockNew(Block)` that only overrides forward, `nn.Module.__init__(self)`, or the reference's layers
+    copied with setattr. Each left the whole file unsized."""
+    found = entry(textwrap.dedent(LAYERS_FROM_THE_REFERENCE.replace("INIT", init)))
+    assert not found.unknown
+    assert [op.kind for op in found.ops if op.kind == "gemm"] == ["gemm"] * 3
+    assert all(op.flops == 2 * 64 * 1024 * 1024 for op in found.ops if op.kind == "gemm")
+    elementwise = [op for op in found.ops if op.kind == "elementwise"]
+    # BlockNew's forward (a ReLU, then the scale) where ModelNew builds BlockNew; Block's ReLU in the reference's.
+    assert len(elementwise) == (2 if "ref = Model" in init else 4)
+
+
 def test_a_view_as_another_dtype_and_a_helper_defined_in_forward_keep_the_file_sized() -> None:
     """`mask.view(torch.uint8)` reads the same bytes as another dtype (no kernel), and `def out_dim(L):` in
     forward reads forward's own names (a closure): both were 'shapes not static'."""

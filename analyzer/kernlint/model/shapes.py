@@ -908,6 +908,28 @@ def _methods_of(node: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     return {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
 
 
+def _borrowed_methods(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[str, cst.FunctionDef]:
+    """Methods the class body takes from another class of the file (`_make_layer = Model._make_layer`: a ModelNew
+    that reuses its reference's builder)."""
+    found: dict[str, cst.FunctionDef] = {}
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Attribute)
+                and isinstance(small.value.value, cst.Name)
+            ):
+                owner = classes.get(small.value.value.value)
+                method = _methods_of(owner).get(small.value.attr.value) if owner is not None else None
+                if method is not None and owner is not node:
+                    found[small.targets[0].target.value] = method
+    return found
+
+
 def _local_bases(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.ClassDef]:
     """The classes of the file `node` derives from, nearest first, along each class's first base."""
     bases: list[cst.ClassDef] = []
@@ -1021,7 +1043,9 @@ class _Evaluator:
         self._self_class = _Class(model_class, {})
         for name, node in classes.items():
             if node is not model_class:
-                self.constants[name] = _Class(node, {})
+                self.constants[name] = _Class(
+                    node, {}, tuple(_local_bases(node, classes)), _borrowed_methods(node, classes)
+                )
         for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -1029,7 +1053,11 @@ class _Evaluator:
                         self._bind_module_assign(small)
         for name, node in classes.items():
             if node is not model_class:
-                self.constants[name] = _Class(node, self._class_constants(node))
+                class_bases = tuple(_local_bases(node, classes))
+                constants: dict = {}
+                for base in (*reversed(class_bases), node):
+                    constants.update(self._class_constants(base))
+                self.constants[name] = _Class(node, constants, class_bases, _borrowed_methods(node, classes))
         sources = ["module constants"] if self.constants else []
         inputs = self._returned_list(functions["get_inputs"])
         init_args = self._returned_list(functions["get_init_inputs"]) if "get_init_inputs" in functions else []
@@ -1044,6 +1072,7 @@ class _Evaluator:
         # Methods a base defines and the class does not (a ModelNew that swaps Model's layers in __init__ and
         # keeps its forward) are the class's.
         methods = {name: f for found in reversed(self._supers) for name, f in found.items()}
+        methods.update(_borrowed_methods(model_class, classes))
         methods.update(_methods_of(model_class))
         for base in reversed(bases):
             self.self_attrs.update(self._class_constants(base))
@@ -1982,6 +2011,14 @@ class _Evaluator:
                 if len(positional) == 3:
                     return self._eval(positional[2].value, scope, record)
             raise _Unknown(f"line {self._line(node)}: getattr of a name that is not static")
+        if isinstance(func, cst.Name) and func.value == "setattr" and len(positional) == 3:
+            # `for name, mod in ref.named_children(): setattr(self, name, mod)`: a ModelNew taking its reference's
+            # layers.
+            owner, attr = positional[0].value, self._eval(positional[1].value, scope, record=False)
+            if isinstance(owner, cst.Name) and owner.value == "self" and isinstance(attr, str):
+                self.self_attrs[attr] = self._eval(positional[2].value, scope, record)
+                return None
+            raise _Unknown(f"line {self._line(node)}: setattr of a name that is not static")
         if isinstance(func, cst.Name) and func.value == "hasattr" and len(positional) == 2:
             owner, attr = positional[0].value, self._eval(positional[1].value, scope, record=False)
             if isinstance(owner, cst.Name) and owner.value == "self" and isinstance(attr, str):
@@ -2093,8 +2130,18 @@ class _Evaluator:
                 if func.attr.value == "extend" and len(values) == 1 and isinstance(values[0], (list, tuple)):
                     base.extend(values[0])
                     return None
+            if (
+                isinstance(base, _Module)
+                and base.kind == "user"
+                and func.attr.value == "named_children"
+                and not node.args
+            ):
+                # A module of the file's own class: its submodules in the order its __init__ set them.
+                return [(name, value) for name, value in base.attrs["self"].items() if isinstance(value, _Module)]
             if isinstance(base, list) and func.attr.value == "copy" and not node.args:
                 return list(base)  # `out_shape = shape.copy()`, then `out_shape[dim] = 1`
+        if qualname == "torch.nn.Module.__init__":
+            return None  # `nn.Module.__init__(self)`: a ModelNew skipping its base's __init__; no work, no layers
             if isinstance(base, (list, tuple)) and func.attr.value in ("append", "extend"):
                 if not record:
                     raise _Unknown(f"line {line}: a list the table does not follow")
@@ -2162,7 +2209,11 @@ class _Evaluator:
         self._self_class = cls
         self.methods = {name: f for name, f in cls.methods.items() if name not in ("forward", "__init__")}
         self._layers = 0  # its forward's ops are spelled there (KL004 reads them in the class)
-        self._supers = []  # its super().__init__() is nn.Module's
+        # `super()` in `method` reaches the file's bases after the class that defines it (`class BlockNew(Block)`
+        # runs Block's __init__, whose own super() is nn.Module's: no work).
+        owners = (cls.node, *cls.bases)
+        defined = next((i for i, owner in enumerate(owners) if method in _methods_of(owner).values()), 0)
+        self._supers = [_methods_of(base) for base in owners[defined + 1 :]]
         try:
             return self._inline_values(method, values, keywords, node, record, skip_self=True)
         finally:
@@ -4579,10 +4630,18 @@ class _Class:
 
     node: cst.ClassDef
     constants: dict
+    # The classes of the file it derives from, nearest first (`class BlockNew(Block)` keeps Block's __init__).
+    bases: tuple[cst.ClassDef, ...] = ()
+    borrowed: dict = field(default_factory=dict)  # `_make_layer = Model._make_layer` in its body
 
     @property
     def methods(self) -> dict[str, cst.FunctionDef]:
-        return {s.name.value: s for s in self.node.body.body if isinstance(s, cst.FunctionDef)}
+        """Its own methods, those it inherits from the file's classes it derives from, and those its body
+        takes from another class of the file."""
+        found = {name: f for base in reversed(self.bases) for name, f in _methods_of(base).items()}
+        found.update(self.borrowed)
+        found.update(_methods_of(self.node))
+        return found
 
 
 def _no_keywords(name: str, default: object = None) -> object:

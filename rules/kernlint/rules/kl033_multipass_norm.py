@@ -425,7 +425,7 @@ class MultipassNorm(Rule):
         pool's, not a statistic's)."""
         return (
             len(loops) >= PASSES
-            and model.loop_uses(loops[-1], "store")
+            and bool(model.loop_uses(loops[-1], "store"))
             and not any(model.loop_uses(loop, *MAX_CALLS) for loop in loops)
         )
 
