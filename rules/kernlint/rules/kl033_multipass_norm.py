@@ -7,8 +7,9 @@ from kernlint.model import FileModel, Kernel
 from kernlint.model.kernel_loops import KernelLoop, RowPasses
 from kernlint.registry import Invalid, Report, Rule, Valid
 
-# A softmax's max pass: KL008's finding, not this one.
-MAX_CALLS = ("max", "maximum", "math.max")
+# A pass that takes a row's maximum is a softmax's (KL008's) or a pool's, not a statistic's; an elementwise
+# `tl.maximum` (a ReLU after the normalization) is neither.
+MAX_CALLS = ("max", "math.max")
 EXP_CALLS = ("exp", "exp2", "math.exp", "math.exp2")
 SUM_CALLS = ("sum", "math.sum")
 PASSES = 3
@@ -324,7 +325,7 @@ class MultipassNorm(Rule):
             """,
             line=10,
         ),
-        # A training-mode batch norm: one program per channel walks its N * HW values three times.
+        # A training-mode batch norm and its ReLU: one program per channel walks its N * HW values three times.
         Invalid(
             """
             import triton
@@ -349,7 +350,8 @@ class MultipassNorm(Rule):
                 for start in range(0, total, BLOCK):
                     i = start + cols
                     x = tl.load(x_ptr + (i // HW) * C * HW + c * HW + i % HW, mask=i < total, other=0.0)
-                    tl.store(y_ptr + (i // HW) * C * HW + c * HW + i % HW, (x - mean) * rstd, mask=i < total)
+                    y = tl.maximum((x - mean) * rstd, 0.0)
+                    tl.store(y_ptr + (i // HW) * C * HW + c * HW + i % HW, y, mask=i < total)
             """,
             line=11,
         ),
@@ -421,8 +423,7 @@ class MultipassNorm(Rule):
 
     @staticmethod
     def _normalizes(model: FileModel, loops: tuple[KernelLoop, ...]) -> bool:
-        """Three or more passes, the last one storing, none taking a maximum (a max pass is a softmax's or a
-        pool's, not a statistic's)."""
+        """Three or more passes, the last one storing, none taking a row's maximum."""
         return (
             len(loops) >= PASSES
             and bool(model.loop_uses(loops[-1], "store"))
