@@ -13,7 +13,7 @@ verdict (worth optimizing, and the category where yes).
 
     python scripts/robustness.py [--jobs N] [--keep DIR] [--only NAME] [CORPUS ...]
 
-CORPUS defaults to fixtures/fresh, fresh2, fresh3 and fresh4. It prints a table
+CORPUS defaults to fixtures/fresh, fresh2, fresh3, fresh4 and fresh5. It prints a table
 (per mutation: files it applied to, files whose codes or verdict changed, and
 the codes lost and gained over all files), then one line per changed file
 (mutation, file, codes lost and gained, verdict before -> after), then any
@@ -38,7 +38,7 @@ import libcst as cst
 from kernlint.runner import run
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPORA = tuple(os.path.join(REPO, "fixtures", name) for name in ("fresh", "fresh2", "fresh3", "fresh4"))
+CORPORA = tuple(os.path.join(REPO, "fixtures", name) for name in ("fresh", "fresh2", "fresh3", "fresh4", "fresh5"))
 
 # ---- small syntax helpers ---------------------------------------------------
 
