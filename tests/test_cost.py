@@ -4777,3 +4777,61 @@ def test_self_handed_to_a_helper_of_the_file_is_the_module_with_its_layers() -> 
     e = entry(source)
     assert not e.unknown, e.unknown
     assert [(op.kind, op.bytes) for op in e.ops if op.kind == "triton"] == [("triton", 2 * 1024 * 1024 * 4)]
+
+
+def test_a_convolution_fused_with_a_reduction_over_its_channels_is_priced_from_its_tiles_and_loops() -> None:
+    """A direct convolution written as multiply-adds whose output the kernel reduces over the channels before
+    storing ([N, 1, H, W]): the launch's tensors name no product, so the flops come from the accumulated tile
+    ([C_PAD, BLOCK_S]) once per trip of the loops around it (C_IN input channels, 3 x 3 taps), per program."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def conv_min(x_ptr, w_ptr, y_ptr, H, W, C_IN: tl.constexpr, C_OUT: tl.constexpr, C_PAD: tl.constexpr,
+                     BLOCK_S: tl.constexpr):
+            n = tl.program_id(0)
+            offs = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
+            oh = offs // W
+            ow = offs % W
+            co = tl.arange(0, C_PAD)
+            acc = tl.zeros((C_PAD, BLOCK_S), dtype=tl.float32)
+            for ci in range(C_IN):
+                for kh in tl.static_range(3):
+                    for kw in tl.static_range(3):
+                        ih = oh + kh - 1
+                        iw = ow + kw - 1
+                        ok = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W) & (offs < H * W)
+                        xv = tl.load(x_ptr + ((n * C_IN + ci) * H + ih) * W + iw, mask=ok, other=0.0)
+                        wv = tl.load(w_ptr + ((co * C_IN + ci) * 3 + kh) * 3 + kw, mask=co < C_OUT, other=0.0)
+                        acc += wv[:, None] * xv[None, :]
+            acc = tl.where((co < C_OUT)[:, None], acc, float("inf"))
+            tl.store(y_ptr + n * H * W + offs, tl.min(acc, axis=0), mask=offs < H * W)
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.randn(24, 16, 3, 3))
+
+            def forward(self, x):
+                N, C, H, W = x.shape
+                y = torch.empty((N, 1, H, W), device=x.device)
+                conv_min[(N, triton.cdiv(H * W, 128))](x, self.weight, y, H, W, C_IN=C, C_OUT=24, C_PAD=32,
+                                                       BLOCK_S=128)
+                return y
+
+        def get_inputs():
+            return [torch.randn(8, 16, 64, 64)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    found = entry(source)
+    assert not found.unknown
+    (op,) = [op for op in found.ops if op.kind == "triton"]
+    programs = 8 * (64 * 64 // 128)
+    assert op.programs == programs and op.path == "fma"
+    assert op.flops == 2 * programs * (32 * 128) * 16 * 3 * 3

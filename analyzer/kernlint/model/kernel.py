@@ -539,64 +539,94 @@ class _ConstantFolder:
                 return self.fold(reduced)
         return _Folded(None, ("node", id(call)))
 
-    def _shape(self, node: cst.BaseExpression, depth: int = 0) -> tuple[int | None, ...] | None:
-        """The extents of a straight-line tile expression (None for one not known): `tl.arange(0, B)` is
-        [B], `a[:, None]` adds an axis of one, operators broadcast, a load has its pointer's shape, a
-        reduction drops its axis; a scalar is []."""
-        if depth > 24:
-            return None
-        if isinstance(node, cst.Name):
-            if node.value in self.bound:
-                return self._shape(self.bound[node.value], depth + 1)
-            # A name the body bound where it is not followed (a loop, a branch) is unknown; any other is a
-            # parameter or a module constant: a pointer or a number, one value for the whole tile.
-            return None if node.value in self.names else ()
-        if literal_value(node) is not None:
-            return ()
-        if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)):
-            if isinstance(node, cst.Comparison):
-                parts = [node.left, *(c.comparator for c in node.comparisons)]
-            else:
-                parts = [node.left, node.right]
-            shapes = [self._shape(part, depth + 1) for part in parts]
-            return _broadcast(shapes)
-        if isinstance(node, cst.UnaryOperation):
-            return self._shape(node.expression, depth + 1)
-        if isinstance(node, cst.Subscript):
-            inner = self._shape(node.value, depth + 1)
-            if inner is None:
-                return None
-            out: list[int | None] = []
-            axes = iter(inner)
-            for element in node.slice:
-                index = element.slice
-                if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
-                    out.append(1)
-                elif isinstance(index, cst.Slice) and index.lower is None and index.upper is None:
-                    out.append(next(axes, None))
-                else:
-                    return None
-            out.extend(axes)
-            return tuple(out)
-        if isinstance(node, cst.Call):
-            qualname = self.model.qualname(node.func) or ""
-            name = qualname.rsplit(".", 1)[-1] if qualname.startswith(TL) else ""
-            args = positional(node)
-            if name == "arange" and len(args) == 2:
-                start, end = self.fold(args[0]).value, self.fold(args[1]).value
-                return (int(end - start),) if start is not None and end is not None else (None,)
-            if name == "load" and args:
-                return self._shape(args[0], depth + 1)
-            if name in ("program_id", "num_programs", "cdiv"):
-                return ()
-            if name in _UNARY or name in ("maximum", "minimum", "where"):
-                return _broadcast([self._shape(arg, depth + 1) for arg in args]) if args else None
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
-                return self._shape(node.func.value, depth + 1)
-        return None
+    def _shape(self, node: cst.BaseExpression) -> tuple[int | None, ...] | None:
+        """The extents of a straight-line tile expression (`tile_shape`): a name bound where the folder does not
+        follow it (a loop, a branch) is unknown; any other unbound name is a parameter or a module constant."""
+
+        def resolve(name: str) -> cst.BaseExpression | tuple | None:
+            if name in self.bound:
+                return self.bound[name]
+            return None if name in self.names else ()
+
+        return tile_shape(self.model, node, lambda n: self.fold(n).value, resolve)
 
     def _is_tl_module(self, node: cst.BaseExpression) -> bool:
         return (self.model.qualname(node) or "").startswith(TL)
+
+
+Resolved = cst.BaseExpression | tuple | None
+
+
+def tile_shape(
+    model: ModelBase,
+    node: cst.BaseExpression,
+    number: Callable[[cst.BaseExpression], float | None],
+    resolve: Callable[[str], Resolved],
+    depth: int = 0,
+) -> tuple[int | None, ...] | None:
+    """The extents of a kernel's tile expression, None for one not known: `tl.arange(0, B)` is [B], `a[:, None]`
+    adds an axis of one, operators broadcast, a load has its pointer's shape, `tl.zeros((M, N), ...)` is [M, N],
+    a reduction drops its axis; a scalar is []. `number` folds an expression to its value at the launch;
+    `resolve` gives a name's expression, its extents (a tuple), or None where they are not known."""
+    if depth > 24:
+        return None
+    if isinstance(node, cst.Name):
+        found = resolve(node.value)
+        if found is None or isinstance(found, tuple):
+            return found
+        return tile_shape(model, found, number, resolve, depth + 1)
+    if literal_value(node) is not None:
+        return ()
+    if isinstance(node, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation)):
+        if isinstance(node, cst.Comparison):
+            parts = [node.left, *(c.comparator for c in node.comparisons)]
+        else:
+            parts = [node.left, node.right]
+        return _broadcast([tile_shape(model, part, number, resolve, depth + 1) for part in parts])
+    if isinstance(node, cst.UnaryOperation):
+        return tile_shape(model, node.expression, number, resolve, depth + 1)
+    if isinstance(node, cst.Subscript):
+        inner = tile_shape(model, node.value, number, resolve, depth + 1)
+        if inner is None:
+            return None
+        out: list[int | None] = []
+        axes = iter(inner)
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "None":
+                out.append(1)
+            elif isinstance(index, cst.Slice) and index.lower is None and index.upper is None:
+                out.append(next(axes, None))
+            else:
+                return None
+        out.extend(axes)
+        return tuple(out)
+    if isinstance(node, cst.Call):
+        qualname = model.qualname(node.func) or ""
+        name = qualname.rsplit(".", 1)[-1] if qualname.startswith(TL) else ""
+        args = positional(node)
+        if name == "arange" and len(args) == 2:
+            start, end = number(args[0]), number(args[1])
+            return (int(end - start),) if start is not None and end is not None else (None,)
+        if name in ("zeros", "full") and args and isinstance(args[0], (cst.Tuple, cst.List)):
+            extents = [number(element.value) for element in args[0].elements]
+            return tuple(int(e) if e is not None else None for e in extents)
+        if name == "load" and args:
+            return tile_shape(model, args[0], number, resolve, depth + 1)
+        if name in ("program_id", "num_programs", "cdiv"):
+            return ()
+        if name in _UNARY or name in ("maximum", "minimum", "where"):
+            return _broadcast([tile_shape(model, arg, number, resolve, depth + 1) for arg in args]) if args else None
+        if name in _REDUCTIONS and args:
+            inner = tile_shape(model, args[0], number, resolve, depth + 1)
+            axis = keyword(node, "axis") or (args[1] if len(args) > 1 else None)
+            at = number(axis) if axis is not None else None
+            if inner is None or axis is None or at is None or not -len(inner) <= at < len(inner):
+                return None if axis is not None else ()
+            return tuple(extent for i, extent in enumerate(inner) if i != int(at) % len(inner))
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            return tile_shape(model, node.func.value, number, resolve, depth + 1)
+    return None
 
 
 def _broadcast(shapes: list[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:

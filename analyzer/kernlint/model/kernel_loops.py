@@ -17,7 +17,7 @@ from functools import cached_property
 import libcst as cst
 from kernlint.model.base import ModelBase, kernel_fact
 from kernlint.model.facts import FunctionInfo, Kernel
-from kernlint.model.kernel import KernelFacts
+from kernlint.model.kernel import KernelFacts, tile_shape
 from kernlint.model.syntax import keyword, names_in, positional, visit, walk
 
 # Calls whose value spans a block of elements: a load from an address built
@@ -331,6 +331,55 @@ class KernelLoopFacts(KernelFacts):
     def loop_uses(self, loop: KernelLoop, *names: str) -> list[cst.Call]:
         """Calls to `triton.language.<name>` in the loop (nested loops included)."""
         return [c for c in loop.calls if any(self.is_tl(c.func, n) for n in names)]
+
+    def tile_extents(self, kernel: Kernel, node: cst.BaseExpression, given: dict[str, int]) -> tuple[int, ...] | None:
+        """The extents of a tile expression of the kernel at a launch whose parameters have the whole numbers
+        `given` (`wv[:, None] * xv[None, :]`: [C_PAD, BLOCK_S]), following the names it reads through their
+        assignments anywhere in the body where every one of them gives the same extents (a loop's index is
+        one number); None where any extent is not known."""
+        assignments = self._loop_index(kernel).assignments
+        loop_targets = {name for loop in self.kernel_loops(kernel) for name in loop.targets}
+
+        def number(expression: cst.BaseExpression) -> float | None:
+            if isinstance(expression, cst.Integer):
+                return float(int(expression.value, 0))
+            if isinstance(expression, cst.Name):
+                value = given.get(expression.value)
+                return float(value) if value is not None else None
+            if isinstance(expression, cst.BinaryOperation) and isinstance(
+                expression.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+            ):
+                left, right = number(expression.left), number(expression.right)
+                if left is None or right is None:
+                    return None
+                if isinstance(expression.operator, cst.FloorDivide):
+                    return float(left // right) if right else None
+                return {cst.Add: left + right, cst.Subtract: left - right, cst.Multiply: left * right}[
+                    type(expression.operator)
+                ]
+            return None
+
+        resolving: set[str] = set()
+
+        def resolve(name: str) -> cst.BaseExpression | tuple | None:
+            if name in loop_targets:
+                return ()
+            values = assignments.get(name)
+            if not values:
+                return ()  # a parameter or a module constant: one value for the whole tile
+            if name in resolving:
+                return None
+            resolving.add(name)
+            try:
+                shapes = {tile_shape(self, value, number, resolve) for value in values}
+            finally:
+                resolving.discard(name)
+            return shapes.pop() if len(shapes) == 1 else None
+
+        extents = tile_shape(self, node, number, resolve)
+        if extents is None or any(e is None for e in extents):
+            return None
+        return tuple(e for e in extents if e is not None)
 
     def depends_on(
         self, kernel: Kernel, node: cst.BaseExpression, through_dots: bool = True, through_loads: bool = True

@@ -3577,6 +3577,12 @@ class _Evaluator:
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
+            if not flops:
+                # A product the launch's tensors do not name (a convolution fused with the pool and the
+                # reduction over its channels that follow it): its tile, once per trip of the loops around it.
+                flops = self._fma_tile_flops(kernel, node, values, programs)
+                if flops and tensors:
+                    elem = DTYPE_BYTES.get(tensors[0].dtype, 4)
             path = "fma" if flops else ""
         elif kernel is not None and isinstance(self.model, KernelTileFacts) and self.model.kernel_uses(kernel, "dot"):
             # A tl.dot kernel runs its product on the tensor cores of its
@@ -3965,6 +3971,34 @@ class _Evaluator:
             m, n, k = tiles[i][:3] if tiles else tile[:3]
             total += 2 * m * n * k * trips
         return round(programs * total)
+
+    def _fma_tile_flops(self, kernel, node: cst.Call, values: dict[int, object], programs: int) -> int:
+        """The flops of a multiply-add product without tl.dot (KL020's) from the kernel's own tiles: each
+        program adds its product tile (`acc += wv[:, None] * xv[None, :]`: [C_PAD, BLOCK_S] multiply-adds) once
+        per trip of every loop around the addition, the trips counted from each loop's `range` at the launch's
+        values. 0 where any of them is unknown."""
+        model = self.model
+        if programs <= 0 or kernel.autotune is not None or not isinstance(model, KernelTileFacts):
+            return 0
+        products = multiply_add_products(model, kernel)
+        if not products:
+            return 0
+        given = self._launch_values(kernel, node, values)
+        statement = products[0].statement
+        added = statement.value if isinstance(statement, (cst.AugAssign, cst.Assign)) else None
+        if added is None:
+            return 0
+        extents = model.tile_extents(kernel, added, given)
+        if not extents:
+            return 0
+        trips = 1
+        for loop in model.kernel_loops(kernel):
+            if any(inner is statement for inner in walk(loop.node.body)):
+                count = _range_trips(loop.node, given)
+                if count is None:
+                    return 0
+                trips *= count
+        return 2 * programs * math.prod(extents) * trips
 
     def _mean_trips(self, kernel, loop: cst.For, given: dict[str, int], axes: tuple[int, ...]) -> float | None:
         """The trips of a `range` loop whose bounds read the program id through the kernel's names bound once
