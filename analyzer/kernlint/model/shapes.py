@@ -4360,7 +4360,7 @@ class _Evaluator:
             return ()
         found: dict[str, tuple[int, int, int]] = {}
         for group in passes:
-            full = [loop for loop in group.loops if _from_start(loop.node)]
+            full = [loop for loop in group.loops if from_row_start(loop.node)]
             argument = launch.arguments.get(group.pointer)
             value = values.get(id(argument)) if argument is not None else None
             if len(full) < 2 or not isinstance(value, Tensor):
@@ -4386,7 +4386,7 @@ class _Evaluator:
         return self._eval(grid.node.body, inner, record=False)
 
 
-def _from_start(loop: cst.For) -> bool:
+def from_row_start(loop: cst.For) -> bool:
     """A loop over range(N), range(0, N, step) (or tl.range, tl.static_range): it starts at the row's
     beginning, so each one walks the whole row."""
     call = loop.iter

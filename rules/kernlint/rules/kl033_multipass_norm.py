@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel
 from kernlint.model.kernel_loops import KernelLoop, RowPasses
+from kernlint.model.shapes import from_row_start
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 # A pass that takes a row's maximum is a softmax's (KL008's) or a pool's, not a statistic's; an elementwise
@@ -12,6 +13,9 @@ from kernlint.registry import Invalid, Report, Rule, Valid
 MAX_CALLS = ("max", "math.max")
 EXP_CALLS = ("exp", "exp2", "math.exp", "math.exp2")
 SUM_CALLS = ("sum", "math.sum")
+# A normalization divides by a standard deviation (or a root mean square): the mark that the passes' sums are
+# statistics, not a product's or a scan's partial results.
+ROOT_CALLS = ("sqrt", "rsqrt", "math.sqrt", "math.rsqrt", "sqrt_rn", "math.sqrt_rn")
 PASSES = 3
 
 
@@ -22,17 +26,19 @@ class MultipassNorm(Rule):
     in Triton) that reads each row from global memory in three or more
     passes: in one kernel, three or more sequential loops of the same block
     that each start at the row's beginning and load the same pointer
-    parameter, the kernel reducing with `tl.sum`, the last loop storing.
+    parameter, the kernel reducing with `tl.sum` and taking a square root
+    (`tl.sqrt`, `tl.rsqrt`: a standard deviation), the last loop storing.
     That is the textbook form: a mean pass, a variance pass (the sum of
     `(x - mean)^2`), then a normalize pass. Loops are `range`, `tl.range`
     or `tl.static_range`.
 
     It stays silent on the two-pass forms (the sum and the sum of squares,
     or Welford's running mean and M2, in one loop, then one normalize
-    loop), on a row that fits one block (no loop), on a softmax (a max
+    loop, however each pass is split into a main loop and a tail), on a row that fits one block (no loop), on a softmax (a max
     pass, then exponentials: KL008's), on loops over different pointers,
-    on alternatives in different branches of an `if`, on nested loops, and
-    on loops that load one element at a time.
+    on alternatives in different branches of an `if`, on nested loops, on
+    loops that load one element at a time, and on kernels without a square
+    root (a product's or a scan's passes over one pointer are not a norm's).
 
     ## Why is this bad?
     A row longer than a block does not stay in cache between passes when
@@ -211,6 +217,37 @@ class MultipassNorm(Rule):
                 for off in range(0, N, BLOCK):
                     x = tl.load(x_ptr + row * N + off + cols, mask=off + cols < N)
                     tl.store(y_ptr + row * N + off + cols, (x - row_mean) * rstd, mask=off + cols < N)
+            """
+        ),
+        # Two passes, each a main loop over whole blocks and a tail (flag-gems' loop kernels): four loops.
+        Valid(
+            """
+            import triton
+            import triton.language as tl
+
+            @triton.jit
+            def layer_norm(x_ptr, y_ptr, N, eps, BLOCK: tl.constexpr):
+                row = tl.program_id(0)
+                cols = tl.arange(0, BLOCK)
+                steps = tl.cdiv(N, BLOCK)
+                s = tl.zeros((BLOCK,), tl.float32)
+                q = tl.zeros((BLOCK,), tl.float32)
+                for step in range(0, steps - 1):
+                    x = tl.load(x_ptr + row * N + step * BLOCK + cols)
+                    s += x
+                    q += x * x
+                for step in range(steps - 1, steps):
+                    x = tl.load(x_ptr + row * N + step * BLOCK + cols, mask=step * BLOCK + cols < N, other=0.0)
+                    s += x
+                    q += x * x
+                mean = tl.sum(s, 0) / N
+                rstd = tl.rsqrt(tl.sum(q, 0) / N - mean * mean + eps)
+                for off in range(0, BLOCK, BLOCK):
+                    x = tl.load(x_ptr + row * N + off + cols, mask=off + cols < N)
+                    tl.store(y_ptr + row * N + off + cols, (x - mean) * rstd, mask=off + cols < N)
+                for off in range(BLOCK, N, BLOCK):
+                    x = tl.load(x_ptr + row * N + off + cols, mask=off + cols < N)
+                    tl.store(y_ptr + row * N + off + cols, (x - mean) * rstd, mask=off + cols < N)
             """
         ),
         # The passes are alternatives under a constexpr `if`: two passes whichever runs.
@@ -413,7 +450,11 @@ class MultipassNorm(Rule):
     def check(self, model: FileModel) -> Iterator[Report]:
         for kernel in model.kernel_list:
             # The statistics are sums; without one (or with a softmax's exponentials) the loops need no index.
-            if not model.kernel_uses(kernel, *SUM_CALLS) or model.kernel_uses(kernel, *EXP_CALLS):
+            if (
+                not model.kernel_uses(kernel, *SUM_CALLS)
+                or not model.kernel_uses(kernel, *ROOT_CALLS)
+                or model.kernel_uses(kernel, *EXP_CALLS)
+            ):
                 continue
             loaded = model.loaded_params(kernel)
             for passes in model.row_passes(kernel):
@@ -423,9 +464,11 @@ class MultipassNorm(Rule):
 
     @staticmethod
     def _normalizes(model: FileModel, loops: tuple[KernelLoop, ...]) -> bool:
-        """Three or more passes, the last one storing, none taking a row's maximum."""
+        """Three or more passes over the row (a loop that starts at its beginning; a main loop's tail, or the
+        rest of a sweep after its first block, continues the pass before it), the last loop storing, none
+        taking a row's maximum."""
         return (
-            len(loops) >= PASSES
+            sum(1 for loop in loops if from_row_start(loop.node)) >= PASSES
             and bool(model.loop_uses(loops[-1], "store"))
             and not any(model.loop_uses(loop, *MAX_CALLS) for loop in loops)
         )
