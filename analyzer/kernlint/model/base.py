@@ -224,9 +224,14 @@ class ModelBase:
         of helpers: their own helpers' launches are not lifted."""
         found = self._launches_in.get(id(function))
         if found is None:
-            own = [(self.line_of(x.node), x) for x in self.launches if x.caller is function]
-            lifted = [(self.line_of(call), x) for call in function.calls for x in self._helper_launches(call, function)]
-            found = self._launches_in[id(function)] = [x for _, x in sorted(own + lifted, key=lambda item: item[0])]
+            # Source order from the function's calls (recorded in the order the walk meets them), not from
+            # positions: those cost a code-generation pass over the file.
+            own = {id(x.node): x for x in self.launches if x.caller is function}
+            found = []
+            for call in function.calls:
+                launch = own.get(id(call))
+                found.extend([launch] if launch is not None else self._helper_launches(call, function))
+            self._launches_in[id(function)] = found
         return found
 
     @cached_property
