@@ -63,6 +63,21 @@ def test_tuple_grid_gets_a_meta_lambda_and_size_keys_come_from_the_signature() -
     assert 'lambda META: (triton.cdiv(M, META["BLOCK_M"]), triton.cdiv(N, META["BLOCK_N"]),)' in found[0].plan
 
 
+def test_a_grid_that_reads_the_tile_names_keeps_its_own_form_with_meta() -> None:
+    # One axis of cdiv(M, BM) * cdiv(N, BN) programs (the kernel splits the program id itself): the plan keeps
+    # one axis, the tile names read from META, rather than proposing a 2-D grid the kernel does not decode.
+    found = kl003(
+        KERNEL + "def run(a, b, c, M, N, K):\n"
+        "    BM, BN = 64, 128\n"
+        "    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)\n"
+        "    mm[grid](a, b, c, M, N, K, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=32)\n"
+    )
+    assert len(found) == 1
+    assert 'make the grid `lambda META: (triton.cdiv(M, META["BLOCK_M"]) * triton.cdiv(N, META["BLOCK_N"]),)`' in (
+        found[0].plan
+    )
+
+
 def test_one_computed_tile_size_means_the_author_chose_by_problem() -> None:
     found = kl003(
         KERNEL + "def run(a, b, c, M, N, K):\n"

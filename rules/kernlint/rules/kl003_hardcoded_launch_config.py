@@ -7,6 +7,7 @@ import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
 from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS, DIMENSION, PADDED
+from kernlint.model.syntax import walk
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
@@ -558,6 +559,37 @@ def _size_keys(model: FileModel, kernel: Kernel) -> str:
     return "[" + ", ".join(f'"{n}"' for n in (names or ["M", "N", "K"])) + "]"
 
 
+def _grid_from_meta(model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> str | None:
+    """The launch's own grid with each tile size it reads spelled `META["BLOCK_M"]` (a 1-D grid of
+    `cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)` programs stays one axis), where the launch passes each tile as a name
+    the grid also reads; None otherwise."""
+    grid = launch.grid
+    if isinstance(grid, cst.Name):
+        grid = model.assigned_value(launch.caller, grid.value, before=launch.node)
+    if not isinstance(grid, (cst.Tuple, cst.BinaryOperation, cst.Call)):
+        return None
+    names = {}
+    for tile in tiles:
+        argument = launch.arguments.get(tile)
+        if isinstance(argument, cst.Name):
+            names[argument.value] = tile
+    read = {node.value for node in walk(grid) if isinstance(node, cst.Name)}
+    if not names or not set(names) & read:
+        return None
+
+    class _ToMeta(cst.CSTTransformer):
+        def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+            tile = names.get(original_node.value)
+            if tile is None:
+                return updated_node
+            return cst.Subscript(
+                value=cst.Name("META"),
+                slice=[cst.SubscriptElement(slice=cst.Index(value=cst.SimpleString(f'"{tile}"')))],
+            )
+
+    return cst.Module(body=[]).code_for_node(grid.visit(_ToMeta()))
+
+
 def _grid_advice(model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> str:
     grid = launch.grid
     if isinstance(grid, cst.Name):
@@ -570,6 +602,9 @@ def _grid_advice(model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> st
             return f"the grid `{grid.value}` already reads the block sizes from META, keep it"
     if isinstance(grid, cst.Lambda):
         return "the grid lambda already reads the block sizes from META, keep it"
+    rewritten = _grid_from_meta(model, launch, tiles)
+    if rewritten is not None:
+        return f"make the grid `lambda META: {rewritten}` so it follows the chosen config"
     blocks = [t for t in tiles if _role(t) in ("M", "N")]
     if blocks:
         dims = ", ".join(f'triton.cdiv({"M" if _role(t) == "M" else "N"}, META["{t}"])' for t in blocks)
