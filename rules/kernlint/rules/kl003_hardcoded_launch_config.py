@@ -6,8 +6,8 @@ from collections.abc import Iterator
 import libcst as cst
 from kernlint.findings import Category, Severity
 from kernlint.model import FileModel, Kernel, Launch
-from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS, DIMENSION, PADDED
 from kernlint.model.syntax import walk
+from kernlint.model.tuning import AUTOTUNE_CONFIGS, CHOSEN, DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS, DIMENSION, PADDED
 from kernlint.registry import Invalid, Report, Rule, Valid
 
 OPTIONS = ("num_warps", "num_stages")
@@ -563,7 +563,7 @@ def _grid_from_meta(model: FileModel, launch: Launch, tiles: tuple[str, ...]) ->
     """The launch's own grid with each tile size it reads spelled `META["BLOCK_M"]` (a 1-D grid of
     `cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)` programs stays one axis), where the launch passes each tile as a name
     the grid also reads; None otherwise."""
-    grid = launch.grid
+    grid: cst.BaseExpression | None = launch.grid
     if isinstance(grid, cst.Name):
         grid = model.assigned_value(launch.caller, grid.value, before=launch.node)
     if not isinstance(grid, (cst.Tuple, cst.BinaryOperation, cst.Call)):
@@ -587,7 +587,8 @@ def _grid_from_meta(model: FileModel, launch: Launch, tiles: tuple[str, ...]) ->
                 slice=[cst.SubscriptElement(slice=cst.Index(value=cst.SimpleString(f'"{tile}"')))],
             )
 
-    return cst.Module(body=[]).code_for_node(grid.visit(_ToMeta()))
+    rewritten = grid.visit(_ToMeta())
+    return cst.Module(body=[]).code_for_node(rewritten) if isinstance(rewritten, cst.CSTNode) else None
 
 
 def _grid_advice(model: FileModel, launch: Launch, tiles: tuple[str, ...]) -> str:
