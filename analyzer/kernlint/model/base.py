@@ -16,7 +16,7 @@ from kernlint.findings import Span
 from kernlint.model.collect import Collector
 from kernlint.model.facts import TL, ClassInfo, FunctionInfo, Kernel, Launch
 from kernlint.model.positions import Positions, SourceOrder
-from kernlint.model.syntax import children, literal_value
+from kernlint.model.syntax import children, literal_value, names_in, uncopied
 from kernlint.names import ImportTable, collect_imports, dotted
 
 if TYPE_CHECKING:
@@ -269,22 +269,26 @@ class ModelBase:
             if argument.keyword is not None:
                 handed[argument.keyword.value] = argument.value
 
-        def through(value: cst.BaseExpression) -> cst.BaseExpression:
-            return handed.get(value.value, value) if isinstance(value, cst.Name) else value
+        # Names that mean something else in the caller: the helper's parameters and locals (`self` of a method
+        # called as `self.m(...)` is the caller's own).
+        local = set(params) | {target for target, _, _ in helper.assignments}
 
-        return [
-            Launch(
-                call,
-                x.kernel,
-                through(x.grid),
-                function,
-                {param: through(value) for param, value in x.arguments.items()},
-                x.options,
-                x.has_star_args,
-                helper_launch=x,
+        def through(value: cst.BaseExpression) -> cst.BaseExpression | None:
+            """The caller's expression for a launch argument: what it hands the parameter (seen through a
+            `.contiguous()`, a no-op on it), the argument itself where it reads none of the helper's names, else
+            None (`x.stride(0)` of a parameter)."""
+            bare = uncopied(value)
+            if isinstance(bare, cst.Name) and bare.value in handed:
+                return handed[bare.value]
+            return None if any(n.value in local for n in names_in(value)) else value
+
+        lifted = []
+        for x in inner:
+            arguments = {param: v for param, value in x.arguments.items() if (v := through(value)) is not None}
+            lifted.append(
+                Launch(call, x.kernel, through(x.grid) or x.grid, function, arguments, x.options, x.has_star_args, x)
             )
-            for x in inner
-        ]
+        return lifted
 
     def launch_at_site(self, line: int, kernel_name: str) -> Launch | None:
         """The launch of `kernel_name` written at `line`: where an entry point's

@@ -14,7 +14,7 @@ import libcst as cst
 from kernlint.model.facts import ClassInfo, FunctionInfo, Launch
 from kernlint.model.host_flow import HostFlowFacts, _Index
 from kernlint.model.host_syntax import _assigned_name, _rebound, _short, _walk_no_scopes
-from kernlint.model.syntax import call_name, keyword, literal_value, positional, walk
+from kernlint.model.syntax import call_name, keyword, literal_value, positional, uncopied, walk
 from kernlint.model.torch_api import CAST_METHODS, FREE_ATTRIBUTES, MODULE_MOVES, TORCH_DTYPE
 
 MATMUL_FUNCTIONS = frozenset(
@@ -331,13 +331,6 @@ ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 
 
 AUG_ARITHMETIC = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign, cst.PowerAssign)
-
-
-def _uncopied(value: cst.BaseExpression) -> cst.BaseExpression:
-    """`y.contiguous()` as `y` (a no-op on a contiguous tensor)."""
-    while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
-        value = value.func.value  # type: ignore[attr-defined]
-    return value
 
 
 def _returned_name(value: cst.BaseExpression) -> str | None:
@@ -701,9 +694,13 @@ class EpilogueFacts(HostFlowFacts):
         def reads_it(node: cst.Call) -> bool:
             return any(self._holds_output(function, a.value, node, call) for a in node.args)
 
-        for launch in self.launches:
-            if launch.caller is function and reads_it(launch.node):
-                return launch.node, f"`{launch.kernel.name}`"
+        # Its own launches, and those of helpers launching into the tensors it hands them (FileModel.launches_in).
+        for launch in self.launches_in(function):
+            if launch.helper_launch is None:
+                if reads_it(launch.node):
+                    return launch.node, f"`{launch.kernel.name}`"
+            elif any(self._holds_output(function, value, launch.node, call) for value in launch.arguments.values()):
+                return launch.node, f"`{launch.kernel.name}` (launched by `{launch.helper_launch.caller.name}`)"
         wrappers = self.kernel_wrappers()
         for other in function.calls:
             if isinstance(other.func, cst.Name) and other.func.value in wrappers:
@@ -712,35 +709,6 @@ class EpilogueFacts(HostFlowFacts):
                 helper = self.kernel_wrapper_method(other, function)
             if helper is not None and reads_it(other):
                 return other, f"`{helper}` (launches a Triton kernel)"
-            launched = self._launch_in_helper(other, function, call)
-            if launched is not None:
-                return other, f"`{launched.kernel.name}` (launched by `{launched.caller.name}`)"
-        return None
-
-    def _launch_in_helper(self, other: cst.Call, function: FunctionInfo, call: cst.CSTNode) -> Launch | None:
-        """A launch in a function of the file that `other` calls (`_launch(y, out, n)`, returning nothing or
-        not) whose argument is the parameter `other` hands the output of `call`."""
-        if not isinstance(other.func, cst.Name):
-            return None
-        helper = self.function(other.func.value)
-        if helper is None or helper.node is None or helper.class_name is not None or helper.decorators:
-            return None
-        params = [p.name.value for p in helper.node.params.params]
-        handed = {
-            params[i]
-            for i, a in enumerate(positional(other))
-            if i < len(params) and self._holds_output(function, a, other, call)
-        }
-        handed |= {
-            a.keyword.value
-            for a in other.args
-            if a.keyword is not None and self._holds_output(function, a.value, other, call)
-        }
-        for launch in self.launches:
-            if launch.caller is helper and any(
-                isinstance(value := _uncopied(a.value), cst.Name) and value.value in handed for a in launch.node.args
-            ):
-                return launch
         return None
 
     def product_output_launches(self, call: cst.CSTNode, function: FunctionInfo) -> list[tuple[Launch, str]]:
@@ -765,7 +733,7 @@ class EpilogueFacts(HostFlowFacts):
         """`value`, an argument at `before`, is the output of `call`: the call itself, a name assigned it, or
         either made contiguous (a no-op on it), in one statement or another (`x = self.conv(x)`, then
         `x = x.contiguous()`)."""
-        value = _uncopied(value)
+        value = uncopied(value)
         if value is call:
             return True
         if not isinstance(value, cst.Name) or depth > 4:
@@ -841,16 +809,15 @@ class EpilogueFacts(HostFlowFacts):
         """The name of the tensor a launch writes: an argument allocated in
         the launching function (`out = torch.empty(...)`) before the launch."""
         function = launch.caller
-        handed = [a.value for a in launch.node.args]
-        if launch.helper_launch is not None:  # the caller's tensors that reach the kernel through the helper
-            handed = [v for v in launch.arguments.values() if any(v is a for a in handed)]
+        # A helper's launch names only the caller's own values (FileModel.launches_in).
+        handed = [a.value for a in launch.node.args] if launch.helper_launch is None else launch.arguments.values()
         for value in handed:
             if not isinstance(value, cst.Name):
                 continue
             assigned = self.assigned_value(function, value.value, before=launch.node, strict=True)
             # `out = out.contiguous()` after the allocation: the same buffer (a no-op on it).
             for _ in range(4):
-                inner = _uncopied(assigned) if assigned is not None else None
+                inner = uncopied(assigned) if assigned is not None else None
                 if not (isinstance(inner, cst.Name) and inner is not assigned and inner.value == value.value):
                     break
                 assigned = self.assigned_value(function, value.value, before=assigned, strict=True)

@@ -11,6 +11,7 @@ index, so the cost stays linear in the file.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -332,32 +333,15 @@ class KernelLoopFacts(KernelFacts):
         """Calls to `triton.language.<name>` in the loop (nested loops included)."""
         return [c for c in loop.calls if any(self.is_tl(c.func, n) for n in names)]
 
-    def tile_extents(self, kernel: Kernel, node: cst.BaseExpression, given: dict[str, int]) -> tuple[int, ...] | None:
-        """The extents of a tile expression of the kernel at a launch whose parameters have the whole numbers
-        `given` (`wv[:, None] * xv[None, :]`: [C_PAD, BLOCK_S]), following the names it reads through their
+    def tile_extents(
+        self, kernel: Kernel, node: cst.BaseExpression, number: Callable[[cst.BaseExpression], float | None]
+    ) -> tuple[int, ...] | None:
+        """The extents of a tile expression of the kernel at a launch (`wv[:, None] * xv[None, :]`: [C_PAD,
+        BLOCK_S]), `number` folding a size to its value there, following the names it reads through their
         assignments anywhere in the body where every one of them gives the same extents (a loop's index is
         one number); None where any extent is not known."""
         assignments = self._loop_index(kernel).assignments
         loop_targets = {name for loop in self.kernel_loops(kernel) for name in loop.targets}
-
-        def number(expression: cst.BaseExpression) -> float | None:
-            if isinstance(expression, cst.Integer):
-                return float(int(expression.value, 0))
-            if isinstance(expression, cst.Name):
-                value = given.get(expression.value)
-                return float(value) if value is not None else None
-            if isinstance(expression, cst.BinaryOperation) and isinstance(
-                expression.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
-            ):
-                left, right = number(expression.left), number(expression.right)
-                if left is None or right is None:
-                    return None
-                if isinstance(expression.operator, cst.FloorDivide):
-                    return float(left // right) if right else None
-                return {cst.Add: left + right, cst.Subtract: left - right, cst.Multiply: left * right}[
-                    type(expression.operator)
-                ]
-            return None
 
         resolving: set[str] = set()
 

@@ -3988,7 +3988,7 @@ class _Evaluator:
         added = statement.value if isinstance(statement, (cst.AugAssign, cst.Assign)) else None
         if added is None:
             return 0
-        extents = model.tile_extents(kernel, added, given)
+        extents = model.tile_extents(kernel, added, lambda size: _whole_number(size, given))
         if not extents:
             return 0
         trips = 1

@@ -82,6 +82,13 @@ def call_name(call: cst.Call) -> str | None:
     return None
 
 
+def uncopied(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`y.contiguous()` as `y` (a no-op on a contiguous tensor)."""
+    while isinstance(value, cst.Call) and call_name(value) == "contiguous" and not value.args:
+        value = value.func.value  # type: ignore[attr-defined]
+    return value
+
+
 def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
