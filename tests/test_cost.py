@@ -314,12 +314,13 @@ def test_recalibrated_on_an_h200_the_model_predicts_the_h200s_measurements() -> 
     # depthwise-separable kernel measured 0.80x); kl027_clamp, whose before (a 3-channel conv3d, GroupNorm and
     # the kernel) is within the bar since its conv3d runs at the conv3d probe's rate (20.2x estimated, 29.6x
     # measured; it was 12.2x at the 2-D probes'), except in graph mode, which has no estimate (the seed's
-    # .item() is a sync); kl030_rmsnorm, whose before (one warp per pixel, 64 lanes 1 MB apart) measured
-    # 5.79 ms against 2.53 estimated at the strided-lanes probe's rate (5.0x estimated, 10.5x).
+    # .item() is a sync). kl030_rmsnorm (one warp per pixel, 64 lanes 1 MB apart) is within the bar since its
+    # stores are priced as its loads are, each lane a sector of its own: 3.75 ms estimated for the before, 5.79
+    # measured (2.53 with the loads alone); 7.3x estimated, 10.5x measured.
     # kl031_conv (a later stop): an implicit-GEMM convolution on tf32x3 gathering A from NCHW, against the same
     # kernel gathering from a channels-last copy: KL031 rightly reports nothing (tf32x3 is not its case: A's
     # layout measured 1.13x there, bench/conv_layout_h200.md) and the fix measured 0.98x-1.02x.
-    added = {"kl022_dwsep", "kl030_rmsnorm", "kl031_conv"}
+    added = {"kl022_dwsep", "kl031_conv"}
     assert missed == {
         "kernelbench": {
             "kl004_convbn",

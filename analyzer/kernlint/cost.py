@@ -527,7 +527,7 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         taps = (
             (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
         )
-        # Loads whose lanes read elements a stride apart: those tensors at the measured rate of such a load.
+        # Loads (and stores) whose lanes touch elements a stride apart: those tensors at the measured rate of such a load.
         strided = 0.0
         if op.strided_bytes and "bw_strided_lanes" in c:
             strided = op.strided_bytes * max(0.0, 1 / c["bw_strided_lanes"] - 1 / bandwidth)

@@ -630,10 +630,22 @@ class OffsetFacts(KernelFacts):
         variable the address adds as it is (`w0 + kw` over `for kw in range(KS)`: a pool's window, whose
         taps walk the elements between the lanes). Adjacent lanes read elements a stride apart: a 32-byte
         sector for each where a coalesced load shares one among eight fp32 lanes."""
+        return self._strided_lane_accesses(kernel, "load")
+
+    @kernel_fact
+    def strided_lane_stores(
+        self, kernel: Kernel
+    ) -> tuple[tuple[Address, tuple[cst.BaseExpression, ...], tuple[cst.Call, ...]], ...]:
+        """`strided_lane_loads` for `tl.store`: stores whose lanes each write a 32-byte sector of their own."""
+        return self._strided_lane_accesses(kernel, "store")
+
+    def _strided_lane_accesses(
+        self, kernel: Kernel, access: str
+    ) -> tuple[tuple[Address, tuple[cst.BaseExpression, ...], tuple[cst.Call, ...]], ...]:
         index = self._kernel_index(kernel)
         found = []
         for address in self.addresses(kernel):
-            if address.block_pointer or not self.is_tl(address.call.func, "load") or not address.call.args:
+            if address.block_pointer or not self.is_tl(address.call.func, access) or not address.call.args:
                 continue
             terms = self._lane_terms(kernel, index, address.call.args[0].value)
             if terms and terms[0]:
