@@ -2223,6 +2223,111 @@ def test_coalescing_a_kernel_whose_lanes_ran_along_the_strided_axis_turns_its_gr
     assert (after.programs, after.strided_bytes) == (16 * 512 * 512 // 64, 0)
 
 
+def test_a_store_whose_lanes_are_a_sector_apart_is_priced_as_such_a_load() -> None:
+    """The position-per-program RMS norm stores its 64 lanes H*W apart too: both tensors, the one it loads
+    and the one it stores, are counted at the strided rate (on an H200 the validation file's before measured
+    5.79 ms, 2.53 estimated from its loads alone)."""
+    (op,) = [op for op in entry(STRIDED_CHANNELS).ops if op.kind == "triton"]
+    assert op.strided_bytes == 2 * 16 * 64 * 512 * 512 * 4
+
+
+WINDOW_POOL = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pool3x3(x_ptr, w_ptr, y_ptr, H, W, total, BLOCK: tl.constexpr, KS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < total
+    ow = offs % W
+    oh = (offs // W) % H
+    base = offs - ow - oh * W
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for kh in range(KS):
+        for kw in tl.static_range(KS):
+            w = tl.load(w_ptr + kh * KS + kw)
+            ok = mask & (oh + kh < H) & (ow + kw < W)
+            acc += w * tl.load(x_ptr + base + (oh + kh) * W + ow + kw, mask=ok, other=0.0)
+    tl.store(y_ptr + offs, acc, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, w):
+        N, C, H, W = x.shape
+        y = torch.empty_like(x)
+        pool3x3[(triton.cdiv(x.numel(), 1024),)](x, w, y, H, W, x.numel(), BLOCK=1024, KS=3)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(8, 64, 256, 256), torch.randn(9)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_window_kernel_counts_every_tap_its_tile_loads_and_is_priced_by_them() -> None:
+    """A 3x3 window walked tap by tap: the tile load runs 9 times per program (the scalar weight load is not
+    a tile), 9x the elements the input holds, and the kernel is bound by those loads (the calibrated Triton
+    pool's rate per tap), not by its bytes."""
+    (op,) = [op for op in entry(WINDOW_POOL).ops if op.kind == "triton"]
+    elements = 8 * 64 * 256 * 256
+    assert (op.programs, op.loaded_elements) == (elements // 1024, 9 * elements)
+    c = cost.calibration().constants
+    assert cost.gpu_us(op, c) == pytest.approx(9 * elements * c["triton_pool_tap_us"])
+    assert cost.gpu_us(op, c) > op.bytes / c["bw_triton_4byte"]
+
+
+def test_a_row_read_in_three_loops_counts_each_loop_once() -> None:
+    """`offs = start + tl.arange(0, BLOCK)` bound in each of three passes over a row: one axis of BLOCK
+    lanes, so the kernel loads its row three times, not BLOCK**3 elements per trip."""
+    source = textwrap.dedent(
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def norm(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+            row = x_ptr + tl.program_id(0) * N
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for start in range(0, N, BLOCK):
+                offs = start + tl.arange(0, BLOCK)
+                acc += tl.load(row + offs, mask=offs < N, other=0.0)
+            mean = tl.sum(acc, axis=0) / N
+            acc2 = tl.zeros([BLOCK], dtype=tl.float32)
+            for start in range(0, N, BLOCK):
+                offs = start + tl.arange(0, BLOCK)
+                d = tl.load(row + offs, mask=offs < N, other=0.0) - mean
+                acc2 += d * d
+            rstd = 1.0 / tl.sqrt(tl.sum(acc2, axis=0) / N + 1e-5)
+            for start in range(0, N, BLOCK):
+                offs = start + tl.arange(0, BLOCK)
+                v = tl.load(row + offs, mask=offs < N, other=0.0)
+                tl.store(y_ptr + tl.program_id(0) * N + offs, (v - mean) * rstd, mask=offs < N)
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                y = torch.empty_like(x)
+                norm[(x.shape[0],)](x, y, x.shape[1], BLOCK=1024)
+                return y
+
+        def get_inputs():
+            return [torch.randn(512, 65536)]
+
+        def get_init_inputs():
+            return []
+        """
+    )
+    (op,) = [op for op in entry(source).ops if op.kind == "triton"]
+    assert op.loaded_elements == 3 * 512 * 65536
+
+
 WHILE_OVER_LAYERS = """
 import torch
 import torch.nn as nn

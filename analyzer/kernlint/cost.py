@@ -527,6 +527,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
         taps = (
             (op.out_bytes // op.elem_bytes) * op.reduction * c.get("triton_pool_tap_us", 0.0) if op.reduction else 0.0
         )
+        # Any kernel's tile loads at that rate per element loaded: what bounds a window the kernel walks tap by
+        # tap (a pool, a depthwise convolution), each tap a load of the inputs the taps before it brought into
+        # the cache. (A kernel that reads each element once loads far faster than DRAM brings them.)
+        # A grid of fewer programs than SMs loads on that fraction of the GPU.
+        taps = max(taps, op.loaded_elements * c.get("triton_pool_tap_us", 0.0) / share)
         # Loads (and stores) whose lanes touch elements a stride apart: those tensors at the measured rate of such a load.
         strided = 0.0
         if op.strided_bytes and "bw_strided_lanes" in c:

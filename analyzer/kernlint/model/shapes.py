@@ -38,6 +38,7 @@ from kernlint.model.facts import FunctionInfo
 from kernlint.model.guards import GuardFacts
 from kernlint.model.host_values import HostValueFacts
 from kernlint.model.kernel import KernelFacts
+from kernlint.model.kernel_loops import KernelLoopFacts
 from kernlint.model.kernel_tiles import KernelTileFacts
 from kernlint.model.offsets import OffsetFacts
 from kernlint.model.products import multiply_add_products
@@ -353,6 +354,11 @@ class Op:
     lane_stride: int = 0
     # ... and the elements one such load reads (its vector lanes; 0: not known).
     strided_lanes: int = 0
+    # Triton launches without a product: the elements its tile loads read over the whole grid, every trip of
+    # the loops around them counted (a pool's or a depthwise convolution's window re-reads each input element
+    # once per tap, from the cache: such a kernel is bound by its loads, not by its bytes); 0 where a loop's
+    # trips or a load's tile is not known.
+    loaded_elements: int = 0
     # Triton launches: the kernel reduces across a block (tl.sum, tl.max, ...): one that applies statistics
     # may be combining partials another kernel wrote.
     reduces: bool = False
@@ -3650,6 +3656,11 @@ class _Evaluator:
         strided_bytes, lane_stride, strided_lanes = (
             self._strided_accesses(kernel, node, values) if kernel is not None else (0, 0, 0)
         )
+        loaded_elements = (
+            programs * self._loaded_per_program(kernel, node, values)
+            if kernel is not None and not flops and programs
+            else 0
+        )
         reduces = bool(
             kernel is not None
             and isinstance(self.model, KernelTileFacts)
@@ -3733,6 +3744,7 @@ class _Evaluator:
                 strided_bytes=strided_bytes,
                 lane_stride=lane_stride,
                 strided_lanes=strided_lanes,
+                loaded_elements=loaded_elements,
                 expands=expands,
                 inputs=tuple(t.origin for t in tensors),
                 in_bytes=tuple(t.nbytes for t in tensors),
@@ -4178,6 +4190,69 @@ class _Evaluator:
                     if lanes := self._load_lanes(kernel, address.call, given):
                         fewest = lanes if not fewest else min(fewest, lanes)
         return total, smallest, fewest
+
+    def _loaded_per_program(self, kernel, node: cst.Call, values: dict[int, object]) -> int:
+        """The elements one program's tile loads read, each load's tile times the trips of the loops around
+        it (0 where a trip count or a tile size is not known, or the kernel has a tl.dot)."""
+        model = self.model
+        if not isinstance(model, OffsetFacts) or not isinstance(model, KernelLoopFacts):
+            return 0
+        if model.kernel_uses(kernel, "dot"):
+            return 0
+        given = self._launch_values(kernel, node, values)
+        loops = model.kernel_loops(kernel)
+        by_index = {loop.index: loop for loop in loops}
+        trips: dict[int, int] = {}
+        for loop in loops:  # source order: a loop's parent comes first
+            own = self._loop_trips(kernel, loop.node, given)
+            if own is None:
+                return 0
+            trips[loop.index] = own * (trips[loop.parent] if loop.parent is not None else 1)
+        total = 0
+        for call in kernel.function.calls:
+            if not model.is_tl(call.func, "load"):
+                continue
+            holding = [loop for loop in loops if any(c is call for c in loop.calls)]
+            innermost = max(holding, key=lambda loop: _depth(loop, by_index), default=None)
+            ranges = model.tile_ranges(kernel, call)
+            if ranges == ():
+                continue  # a scalar load (a weight tap, a bias): one element, not a tile
+            # One size per axis: a name bound once in each of several loops (`offs = start + tl.arange(0, B)`)
+            # gives the same axis's range once per binding.
+            sizes: dict[int | None, int] = {}
+            for r in ranges or ():
+                size = self._kernel_number(kernel, r.size, given)
+                if not size:
+                    return 0
+                sizes[r.axis] = max(size, sizes.get(r.axis, 0))
+            lanes = math.prod(sizes.values())
+            if not lanes:
+                return 0
+            total += lanes * (trips[innermost.index] if innermost is not None else 1)
+        return total
+
+    def _loop_trips(self, kernel, loop: cst.For, given: dict[str, int]) -> int | None:
+        """The trips of `for ... in range(...)` (tl.range, tl.static_range) at the launch's values."""
+        call = loop.iter
+        model = self.model
+        if type(call) is not cst.Call or not (
+            (type(call.func) is cst.Name and call.func.value == "range")
+            or model.is_tl(call.func, "range")
+            or model.is_tl(call.func, "static_range")
+        ):
+            return None
+        args = positional(call)
+        if not 1 <= len(args) <= 3:
+            return None
+        bounds = [self._kernel_number(kernel, a, given) for a in args]
+        if any(b is None for b in bounds):
+            return None
+        start, stop, step = (
+            (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) == 3 else 1)
+        )
+        if not step or step < 0:
+            return None
+        return max(0, -(-(stop - start) // step))  # type: ignore[operator]
 
     def _loop_extent(self, kernel, call: cst.Call, given: dict[str, int]) -> int | None:
         """The number of values a unit-step `range(stop)` / `range(start, stop)` walks, at the launch's values."""
@@ -5198,3 +5273,11 @@ def _has_float(data) -> bool:
 
 def _describe(t: Tensor) -> str:
     return f"{t.dtype}[{', '.join(map(str, t.shape))}]"
+
+
+def _depth(loop, by_index: dict) -> int:
+    """How many loops hold `loop` (0: a loop of the kernel's body)."""
+    depth = 0
+    while loop.parent is not None:
+        loop, depth = by_index[loop.parent], depth + 1
+    return depth
