@@ -2328,6 +2328,42 @@ def test_a_row_read_in_three_loops_counts_each_loop_once() -> None:
     assert op.loaded_elements == 3 * 512 * 65536
 
 
+def test_a_direct_convolutions_tl_dot_rewrite_runs_no_faster_than_the_librarys_convolution() -> None:
+    """KL020's fix of a direct 3x3 convolution (multiply-adds, one scalar weight per tap): the launch's
+    tensors name a Conv2d of depth 16 x 9, and the tl.dot rewrite is priced at no more than the calibrated
+    cuDNN rate for that convolution, not at a GEMM's tile rate (on an H200 fresh5's gb05 so rewritten measured
+    3,446 us, cuDNN 2,707, the tile rate's 650). The kernel's own loads count every tap: 9 x 16 per output lane."""
+    source = (ROOT / "fixtures/generated/g05_l1_63_conv2d_direct.py").read_text()
+    ops = entry(source).ops
+    (i,) = [i for i, op in enumerate(ops) if op.kind == "triton"]
+    op = ops[i]
+    outputs = 16 * 128 * 1022 * 1022
+    assert op.conv_product == ("nn.Conv2d", 16 * 9, 2 * outputs * 16 * 9, 1, (3, 3, 1, 1, 1, 1), op.conv_product[-1])
+    # Every program's 256 lanes, the last block of each plane's 1022 * 1022 pixels masked in part.
+    assert op.loaded_elements == 16 * 128 * -(-1022 * 1022 // 256) * 256 * 16 * 9
+    fixed = cost.tensor_cores(ops, op.line, op.line)
+    assert fixed is not None
+    after = fixed[i]
+    assert (after.path, after.at_library_rate, after.loaded_elements) == ("tf32", True, 0)
+    c = cost.calibration().constants
+    library = cost.gpu_us(
+        Op(
+            "gemm",
+            0,
+            bytes=op.conv_product[-1],
+            flops=op.conv_product[2],
+            path="tf32",
+            reduction=16 * 9,
+            note="nn.Conv2d",
+            conv_window=(3, 3, 1, 1, 1, 1),
+            elem_bytes=4,
+        ),
+        c,
+    )
+    assert cost.gpu_us(after, c) == pytest.approx(library)
+    assert cost.gpu_us(replace(after, at_library_rate=False), c) < library / 2
+
+
 WHILE_OVER_LAYERS = """
 import torch
 import torch.nn as nn

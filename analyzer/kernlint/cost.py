@@ -521,6 +521,25 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
                 rate = _tile_rate(op, c) or rate
             # tf32x3 (three TF32 products per tl.dot) does its product's work that many times.
             compute = op.flops * op.dot_passes / rate
+            if op.at_library_rate and op.conv_product:
+                # A convolution KL020's plan rewrites with tl.dot (an implicit GEMM gathering its operand
+                # tiles) runs no faster than cuDNN's measured rate for that convolution: on an H200, fresh5's
+                # gb05 (a 3x3x1 conv3d over 3 channels) rewritten so measured 3,446 us, cuDNN 2,707, the ideal
+                # tl.dot 650 (fixtures/fresh4/README.md).
+                module, depth, library_flops, groups, window, nbytes = op.conv_product
+                library_conv = Op(
+                    "gemm",
+                    op.line,
+                    bytes=nbytes,
+                    flops=library_flops,
+                    path=op.path,
+                    reduction=depth,
+                    note=module,
+                    conv_window=window,
+                    conv_groups=groups,
+                    elem_bytes=op.elem_bytes,
+                )
+                compute = max(compute, gpu_us(library_conv, c))
         # Millions of programs cost their scheduling, whatever each one moves.
         scheduling = op.programs * c.get("program_us", 0.0)
         # A fixed window's loads (KL029's index-free pool): the measured Triton pool's time per tap.
@@ -1522,7 +1541,12 @@ def tensor_cores(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] |
         return None
     out = list(ops)
     for i in found:
-        out[i] = replace(ops[i], path=_native_path(ops[i]))
+        # A multiply-add loop's loads, lane by lane each trip, become operand tiles each K step loads once for
+        # the whole output tile: its count of loaded elements is the old kernel's, not the fixed one's.
+        loaded = 0 if ops[i].path == "fma" else ops[i].loaded_elements
+        out[i] = replace(
+            ops[i], path=_native_path(ops[i]), loaded_elements=loaded, at_library_rate=ops[i].path == "fma"
+        )
     return tuple(out)
 
 

@@ -40,6 +40,14 @@ class GemmWithoutDot(Rule):
     staging tiles in shared memory. A GEMM or convolution written this way
     runs one to two orders of magnitude below cuBLAS/cuDNN.
 
+    The estimate for the file prices the kernel as written by its loads
+    (every tap of every loop counted) and its multiply-adds, and the
+    rewrite at the Triton tile rate; a convolution's rewrite, an implicit
+    GEMM gathering its tiles, at no more than cuDNN's measured rate for that
+    convolution. On an H200, fresh5's gb05 (a 3x3x1 conv3d over 3 channels,
+    0.53x of cuDNN) rewritten with tl.dot measured 1.52x, against 1.81x
+    estimated so (4.28x at the tile rate).
+
     ## Example
     ```python
     for k in range(0, K):
