@@ -98,6 +98,33 @@ def test_launches_in_lifts_a_helper_launch_to_its_call_with_the_callers_argument
     assert [x.caller.name for x in model.launches] == ["_launch"]
 
 
+def test_a_helper_handed_self_reads_the_callers_attributes():
+    """`_launch(self, a, out, n)` launching with `self.scale`: the lifted launch's argument is the caller's own
+    `self.scale` (a module's parameter, which KL026 looks for), not dropped as a helper-local name."""
+    source = textwrap.dedent(
+        LOSS.format(
+            helper=textwrap.dedent(
+                """
+                def _launch(self, a, out, n):
+                    sq_diff[(triton.cdiv(n, 1024),)](a, self.scale, out, n, BLOCK=1024)
+                """
+            ),
+            launch="_launch(self, a, out, n)",
+        )
+    )
+    model = build_model("model_new.py", source, parse(source))
+    forward = model.function("ModelNew.forward")
+    assert forward is not None
+    (launch,) = model.launches_in(forward)
+    assert {param: model.code(value) for param, value in launch.arguments.items()} == {
+        "a_ptr": "a",
+        "b_ptr": "self.scale",
+        "out_ptr": "out",
+        "n": "n",
+        "BLOCK": "1024",
+    }
+
+
 def test_launches_in_leaves_a_helper_that_returns_a_tensor_of_its_own():
     source = textwrap.dedent(LOSS_RETURNING).replace("    return out\n", "    return out + 0\n")
     model = build_model("model_new.py", source, parse(source))

@@ -280,6 +280,19 @@ class ModelBase:
             bare = uncopied(value)
             if isinstance(bare, cst.Name) and bare.value in handed:
                 return handed[bare.value]
+            root = bare
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if (
+                root is not bare
+                and isinstance(root, cst.Name)
+                and isinstance(handed.get(root.value), cst.Name)
+                and not any(n.value in local for n in names_in(bare) if n is not root)
+            ):
+                # An attribute of a parameter the caller hands one of its names (`self.matmul.bias` in a
+                # helper handed `self`): the same attribute of the caller's name.
+                replaced = bare.deep_replace(root, handed[root.value])
+                return replaced if isinstance(replaced, cst.BaseExpression) else None
             return None if any(n.value in local for n in names_in(value)) else value
 
         lifted = []
