@@ -15,7 +15,7 @@ import pytest
 from kernlint import cost
 from kernlint.engine import lint_source
 from kernlint.model import build_model
-from kernlint.model.shapes import Op
+from kernlint.model.shapes import ConvProduct, Op
 from kernlint.source import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -2338,7 +2338,8 @@ def test_a_direct_convolutions_tl_dot_rewrite_runs_no_faster_than_the_librarys_c
     (i,) = [i for i, op in enumerate(ops) if op.kind == "triton"]
     op = ops[i]
     outputs = 16 * 128 * 1022 * 1022
-    assert op.conv_product == ("nn.Conv2d", 16 * 9, 2 * outputs * 16 * 9, 1, (3, 3, 1, 1, 1, 1), op.conv_product[-1])
+    nbytes = 4 * (16 * 16 * 1024 * 1024 + 128 * 16 * 9 + outputs)  # input, weight, output
+    assert op.conv_product == ConvProduct("nn.Conv2d", 16 * 9, 2 * outputs * 16 * 9, 1, (3, 3, 1, 1, 1, 1), nbytes)
     # Every program's 256 lanes, the last block of each plane's 1022 * 1022 pixels masked in part.
     assert op.loaded_elements == 16 * 128 * -(-1022 * 1022 // 256) * 256 * 16 * 9
     fixed = cost.tensor_cores(ops, op.line, op.line)
@@ -2350,8 +2351,8 @@ def test_a_direct_convolutions_tl_dot_rewrite_runs_no_faster_than_the_librarys_c
         Op(
             "gemm",
             0,
-            bytes=op.conv_product[-1],
-            flops=op.conv_product[2],
+            bytes=nbytes,
+            flops=2 * outputs * 16 * 9,
             path="tf32",
             reduction=16 * 9,
             note="nn.Conv2d",

@@ -526,17 +526,17 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
                 # tiles) runs no faster than cuDNN's measured rate for that convolution: on an H200, fresh5's
                 # gb05 (a 3x3x1 conv3d over 3 channels) rewritten so measured 3,446 us, cuDNN 2,707, the ideal
                 # tl.dot 650 (fixtures/fresh4/README.md).
-                module, depth, library_flops, groups, window, nbytes = op.conv_product
+                conv = op.conv_product
                 library_conv = Op(
                     "gemm",
                     op.line,
-                    bytes=nbytes,
-                    flops=library_flops,
+                    bytes=conv.nbytes,
+                    flops=conv.flops,
                     path=op.path,
-                    reduction=depth,
-                    note=module,
-                    conv_window=window,
-                    conv_groups=groups,
+                    reduction=conv.depth,
+                    note=conv.module,
+                    conv_window=conv.window,
+                    conv_groups=conv.groups,
                     elem_bytes=op.elem_bytes,
                 )
                 compute = max(compute, gpu_us(library_conv, c))

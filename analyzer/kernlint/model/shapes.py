@@ -257,6 +257,18 @@ class Tensor:
 
 
 @dataclass(frozen=True)
+class ConvProduct:
+    """A convolution a Triton launch computes, as PyTorch's module would run it (`_conv_product`)."""
+
+    module: str  # "nn.Conv2d", "nn.ConvTranspose3d", ...
+    depth: int  # input channels per group x taps
+    flops: int  # as the module counts them: a transposed one over its input's positions
+    groups: int
+    window: tuple[int, ...]  # kernel sizes, then strides (read off the sizes), then dilations
+    nbytes: int  # input, weight and output
+
+
+@dataclass(frozen=True)
 class Op:
     """One piece of GPU (or host) work `forward` does, at `line`, `repeat` times."""
 
@@ -388,11 +400,9 @@ class Op:
     conv_window: tuple[int, ...] = ()
     # A convolution module's groups (cuDNN runs a grouped convolution group by group, on fewer channels each).
     conv_groups: int = 1
-    # Triton launches whose product the launch's tensors name as a convolution: (the PyTorch module that
-    # computes it, its depth: input channels per group x taps, its flops as PyTorch's module counts them: a
-    # transposed one over the input's positions). KL020's fix prices its tl.dot rewrite at no more than the
-    # library's measured rate for that convolution.
-    conv_product: tuple = ()
+    # Triton launches whose product the launch's tensors name as a convolution: that convolution as PyTorch's
+    # module would run it. KL020's fix prices its tl.dot rewrite at no more than the library's measured rate.
+    conv_product: ConvProduct | None = None
     # Triton launches whose kernel adds up the loads of one tensor before any other use of them
     # (SummedLoadFacts.summed_loads): (that tensor's op, the taps of its fixed window at the launch's values;
     # 0 where the sum is over a block or a runtime loop, -1 for a window whose taps are not known).
@@ -3563,7 +3573,7 @@ class _Evaluator:
             share = max(1, math.prod(count for name, count in self.loop_indices if name in indices))
             nbytes //= share
         flops, path = 0, ""
-        conv_product: tuple = ()
+        conv_product: ConvProduct | None = None
         dot_tile: tuple[int, ...] = ()
         dot_configs: tuple[tuple[int, ...], ...] = ()
         dot_mn: tuple[int, ...] = ()
@@ -3592,7 +3602,7 @@ class _Evaluator:
             # (KL020) runs on the CUDA cores: its flops, when the launch's
             # tensors say which product it computes, time it.
             flops, elem = _product_work(allocated + [t for t in tensors if t not in allocated])
-            conv_product = _conv_product(allocated + [t for t in tensors if t not in allocated]) if flops else ()
+            conv_product = _conv_product(allocated + [t for t in tensors if t not in allocated]) if flops else None
             if not flops:
                 # A product the launch's tensors do not name (a convolution fused with the pool and the
                 # reduction over its channels that follow it): its tile, once per trip of the loops around it.
@@ -4989,12 +4999,10 @@ def _pointwise_conv(out: Tensor, a: Tensor, w: Tensor) -> bool:
     )
 
 
-def _conv_product(tensors: list[Tensor]) -> tuple:
+def _conv_product(tensors: list[Tensor]) -> ConvProduct | None:
     """The convolution `_product_work` finds among a launch's tensors (an output [B, C_out, ..] beside an input
     [B, C_in, ..] and a weight [C_out, C_in / groups, k..], or a transposed one's [C_in, C_out / groups, k..]),
-    as PyTorch's module would run it: (module, depth: input channels per group x taps, flops as the module
-    counts them: a transposed one over the input's positions, groups, window: kernel sizes, then strides read
-    off the sizes, then dilations of 1, bytes); () for a GEMM or none."""
+    as PyTorch's module would run it; None for a GEMM or none."""
     for out in tensors:
         for a in tensors:
             if a is out or len(a.shape) < 3 or len(out.shape) != len(a.shape):
@@ -5006,19 +5014,29 @@ def _conv_product(tensors: list[Tensor]) -> tuple:
                 taps = math.prod(w.shape[2:])
                 nbytes = a.nbytes + w.nbytes + out.nbytes
                 if a.shape[1] % w.shape[1] == 0 and out.shape[:2] == (a.shape[0], w.shape[0]):
-                    groups = a.shape[1] // w.shape[1]
                     strides = tuple(max(1, round(i / o)) for i, o in zip(a.shape[2:], out.shape[2:]))
-                    window = (*w.shape[2:], *strides, *([1] * dims))
                     depth = w.shape[1] * taps
-                    return (f"nn.Conv{dims}d", depth, 2 * out.numel * depth, groups, window, nbytes)
+                    return ConvProduct(
+                        f"nn.Conv{dims}d",
+                        depth,
+                        2 * out.numel * depth,
+                        a.shape[1] // w.shape[1],
+                        (*w.shape[2:], *strides, *([1] * dims)),
+                        nbytes,
+                    )
                 if _transposed_conv(out, a, w):
                     groups = out.shape[1] // w.shape[1]
                     strides = tuple(max(1, round(o / i)) for i, o in zip(a.shape[2:], out.shape[2:]))
-                    window = (*w.shape[2:], *strides, *([1] * dims))
                     depth = a.shape[1] // groups * taps
-                    flops = 2 * (a.numel // a.shape[1]) * out.shape[1] * depth
-                    return (f"nn.ConvTranspose{dims}d", depth, flops, groups, window, nbytes)
-    return ()
+                    return ConvProduct(
+                        f"nn.ConvTranspose{dims}d",
+                        depth,
+                        2 * (a.numel // a.shape[1]) * out.shape[1] * depth,
+                        groups,
+                        (*w.shape[2:], *strides, *([1] * dims)),
+                        nbytes,
+                    )
+    return None
 
 
 def _transposed_conv(out: Tensor, a: Tensor, w: Tensor) -> bool:
