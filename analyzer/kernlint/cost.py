@@ -1503,14 +1503,36 @@ def tf32_gemm(ops: tuple[Op, ...], first: int, last: int) -> tuple[Op, ...] | No
     if not found:
         return None
     out = list(ops)
+    copies: set[int] = set()
     for i in found:
-        out[i] = on_tf32(ops[i])
-    return tuple(out)
+        copy = parameter_copy(ops, i)
+        out[i] = on_tf32(ops[i], weight=copy is not None)
+        if copy is not None and copy >= 0:
+            copies.add(copy)
+    return _without(tuple(out), copies) if copies else tuple(out)
 
 
-def on_tf32(op: Op) -> Op:
+def parameter_copy(ops: tuple[Op, ...], gemm: int) -> int | None:
+    """Whether GEMM `gemm`'s B is a parameter: -1 where it is one as it is, the index of the copy where it is a
+    transposed copy of one made in forward (`w.t().contiguous()`, only this GEMM reading it: the kernel that
+    takes over reads the parameter K-major as it lies, and the copy goes); None for an activation."""
+    op = ops[gemm]
+    if len(op.inputs) < 2:
+        return None
+    b = op.inputs[1]
+    if b == -1:
+        return -1
+    if not 0 <= b < gemm or ops[b].kind != "transpose_copy" or ops[b].inputs != (-1,):
+        return None
+    if any(b in other.inputs for j, other in enumerate(ops) if j != gemm):
+        return None
+    return b
+
+
+def on_tf32(op: Op, weight: bool | None = None) -> Op:
     """A torch fp32 GEMM as `tf32_gemm` computes it: a Triton tl.dot launch on TF32 at the calibration's tile."""
-    weight = len(op.inputs) >= 2 and op.inputs[1] == -1
+    if weight is None:
+        weight = len(op.inputs) >= 2 and op.inputs[1] == -1
     return replace(
         op,
         kind="triton",
