@@ -5019,29 +5019,3 @@ def test_kl032s_fix_reads_the_parameter_a_per_call_transposed_copy_was_made_of()
     assert (kernel.path, kernel.dot_b_kmajor) == ("tf32", True)
     (finding,) = [f for f in lint_source("k.py", TRANSPOSED_WEIGHT_COPY).findings if f.code == "KL032"]
     assert "in place of its transposed copy made on every call" in (finding.plan or "")
-
-
-def test_tf32x3_pays_an_off_k_major_b_once_not_once_per_pass() -> None:
-    """tf32x3 runs three TF32 products on the tiles one K step loads: a B read N-major costs its loads once
-    (bench/conv_layout_h200.md: 690 us more on TF32, 613 on tf32x3), so the passes after the first run at the
-    K-major rate. Before, all three ran at the N-major rate (held-out level1_97's P @ V kernel: 33.6 ms
-    estimated, 15.8 measured on an H200; 17.9 now)."""
-    c = cost.calibration().constants
-    flops = 2 * 4096**3
-    op = Op(
-        "triton",
-        1,
-        bytes=3 * 4096 * 4096 * 4,
-        flops=flops,
-        path="tf32",
-        elem_bytes=4,
-        programs=(4096 // 128) ** 2,
-        dot_tile=(128, 128, 32, 4, 3),
-        dot_mn=(4096, 4096),
-        dot_passes=3,
-    )
-    n_major = cost._tile_rate(op, c)
-    k_major = cost._tile_rate(replace(op, dot_b_kmajor=True), c)
-    assert n_major is not None and k_major is not None and n_major < k_major
-    assert cost.gpu_us(op, c) == pytest.approx(flops / n_major + 2 * flops / k_major)
-    assert cost.gpu_us(op, c) < 3 * flops / n_major

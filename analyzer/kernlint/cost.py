@@ -516,16 +516,11 @@ def gpu_us(op: Op, c: dict[str, float]) -> float:
             own = f"flops_triton_{'fp16' if op.path == 'bf16' else op.path}"
             if op.kind == "triton" and own in c:
                 rate = c[own]
-            passes_rate = rate
             if op.dot_tile:
                 # At its own tile config where the calibration measured it (or the nearest one measured).
                 rate = _tile_rate(op, c) or rate
-                passes_rate = _tile_rate(replace(op, dot_b_kmajor=True), c) or rate
-            # tf32x3 (three TF32 products per tl.dot) does its product's work that many times; a B read off
-            # K-major is loaded once per K step for all three (bench/conv_layout_h200.md, an H200: B read N-major
-            # added 690 us to a TF32 implicit-GEMM convolution at 128x128x32, 613 us to the same on tf32x3), so
-            # the passes after the first run at the K-major rate.
-            compute = op.flops / rate + op.flops * (op.dot_passes - 1) / passes_rate
+            # tf32x3 (three TF32 products per tl.dot) does its product's work that many times.
+            compute = op.flops * op.dot_passes / rate
             if op.at_library_rate and op.conv_product:
                 # A convolution KL020's plan rewrites with tl.dot (an implicit GEMM gathering its operand
                 # tiles) runs no faster than cuDNN's measured rate for that convolution: on an H200, fresh5's
