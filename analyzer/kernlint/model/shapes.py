@@ -26,7 +26,7 @@ import ast
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -480,16 +480,19 @@ def statistics_of(ops: tuple[Op, ...], launch: int) -> list[tuple[int, frozenset
     return found
 
 
-def _range_trips(loop: cst.For, given: dict[str, int]) -> int | None:
+def _range_trips(
+    loop: cst.For, given: dict[str, int], number: Callable[[cst.BaseExpression], int | None] | None = None
+) -> int | None:
     """The trips of `for i in range(start, stop, step)` (or tl.range / tl.static_range) whose bounds are
-    whole numbers, names in `given`, and + - * // and cdiv of them; None otherwise."""
+    whole numbers, names in `given`, and + - * // and cdiv of them (or what `number` makes of them: a
+    kernel's names bound once, followed); None otherwise."""
     call = loop.iter
     if not isinstance(call, cst.Call):
         return None
     name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
     if name not in ("range", "static_range") or not 1 <= len(call.args) <= 3 or any(a.keyword for a in call.args):
         return None
-    bounds = [_whole_number(a.value, given) for a in call.args]
+    bounds = [(number or (lambda n: _whole_number(n, given)))(a.value) for a in call.args]
     if any(b is None for b in bounds):
         return None
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
@@ -4225,7 +4228,7 @@ class _Evaluator:
         by_index = {loop.index: loop for loop in loops}
         trips: dict[int, int] = {}
         for loop in loops:  # source order: a loop's parent comes first
-            own = self._loop_trips(kernel, loop.node, given)
+            own = _range_trips(loop.node, given, lambda n: self._kernel_number(kernel, n, given))
             if own is None:
                 return 0
             trips[loop.index] = own * (trips[loop.parent] if loop.parent is not None else 1)
@@ -4251,29 +4254,6 @@ class _Evaluator:
                 return 0
             total += lanes * (trips[innermost.index] if innermost is not None else 1)
         return total
-
-    def _loop_trips(self, kernel, loop: cst.For, given: dict[str, int]) -> int | None:
-        """The trips of `for ... in range(...)` (tl.range, tl.static_range) at the launch's values."""
-        call = loop.iter
-        model = self.model
-        if type(call) is not cst.Call or not (
-            (type(call.func) is cst.Name and call.func.value == "range")
-            or model.is_tl(call.func, "range")
-            or model.is_tl(call.func, "static_range")
-        ):
-            return None
-        args = positional(call)
-        if not 1 <= len(args) <= 3:
-            return None
-        bounds = [self._kernel_number(kernel, a, given) for a in args]
-        if any(b is None for b in bounds):
-            return None
-        start, stop, step = (
-            (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], bounds[2] if len(bounds) == 3 else 1)
-        )
-        if not step or step < 0:
-            return None
-        return max(0, -(-(stop - start) // step))  # type: ignore[operator]
 
     def _loop_extent(self, kernel, call: cst.Call, given: dict[str, int]) -> int | None:
         """The number of values a unit-step `range(stop)` / `range(start, stop)` walks, at the launch's values."""

@@ -469,7 +469,7 @@ def _report(model: FileModel, launch: Launch, op: Op) -> Report:
         "of its own, where lanes reading adjacent elements would share one"
     )
     stride_code = model.code(multipliers[0]) if len(multipliers) == 1 else "stride"
-    if model.kernel_uses(kernel, "sum", "max", "min", "reduce", "argmax", "argmin"):
+    if op.reduces:
         # It reduces across the lanes it strides over (a softmax over an NCHW tensor's channels): a loop over
         # that dimension needs an online pass and a second read, a 2-D tile keeps the one read. On an H200,
         # fresh5's gb11 (checks/h200/fixed_plans_h200.jsonl, run s55a) measured 2.68x with the tile, 2.06x
