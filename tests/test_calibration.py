@@ -339,3 +339,21 @@ def test_the_newer_probes_give_their_constants_when_a_record_has_them() -> None:
     fma = Op("triton", 1, flops=10**12, path="fma")
     assert cost.gpu_us(fma, c) == pytest.approx(10**12 / c["flops_fma"], rel=1e-3)
     assert cost.gpu_us(fma, old) == pytest.approx(10**12 / old["flops_fp32"], rel=1e-3)
+
+
+def test_the_h100_runbook_measures_every_probe_the_h200_record_has_and_the_h100_record_lacks() -> None:
+    """The model reads a probe wherever a record has it, so a probe measured on the H200 and not on the
+    H100 leaves the verdict (H100) on its fallback: measure_h100.sh's `calibration` part must name it."""
+    import json
+    import re
+
+    measurements = ROOT / "kernels" / "kernlint" / "kernels" / "measurements"
+    h100 = set(json.loads((measurements / "calibration_h100.json").read_text())["probes"])
+    h200: set[str] = set()
+    for record in ("checks/h200/calibration_h200.json", "checks/dot_programs_h200/probes_h200.json"):
+        h200 |= set(json.loads((measurements / record).read_text())["probes"])
+    script = (ROOT / "kernels" / "kernlint" / "kernels" / "measure_h100.sh").read_text()
+    part = script[script.index("\n  calibration)") : script.index(";;", script.index("\n  calibration)"))]
+    prefixes = tuple(re.findall(r"--only (\S+)", part))
+    assert prefixes
+    assert sorted(name for name in h200 - h100 if not name.startswith(prefixes)) == []

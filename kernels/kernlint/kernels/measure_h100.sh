@@ -17,6 +17,13 @@
 #                                       row-major vs. a K-major copy; then take it off tests' AWAITING_GPU_MEASUREMENT)
 #         awaiting                     (the pairs of KL032 and KL033, measured on an H200 only so far; then take
 #                                       them off tests' AWAITING_GPU_MEASUREMENT)
+#         calibration                  (the probes the H100 record lacks and the model reads where a record has them,
+#                                       each measured on an H200 so far: 3-D and transposed convolutions,
+#                                       tl.dot per-program, store and small-K rates, A read M-major, row tiles,
+#                                       fp16 softmax, permuted copies; about 6 minutes on an H200, in pieces.
+#                                       Writes OUT/calibration_h100.json, the library's record with these
+#                                       probes added as a supplement: copy it over
+#                                       kernels/kernlint/kernels/measurements/calibration_h100.json)
 #         eager1 | eager2              (issue 13, one lease each: eager1 the pairs whose before/after
 #                                       timings broke a target; eager2 the other pairs whose launch
 #                                       path changed, and seed_all_fixes)
@@ -47,6 +54,12 @@ case "$1" in
   library29) verify library29 --pair kl029_slow_library_kernel ;;
   layout31) verify layout31 --pair kl031_tf32_operand_layout ;;
   awaiting) verify awaiting --pair kl032_fp32_torch_gemm --pair kl033_multipass_norm ;;
+  calibration)
+    cp kernels/kernlint/kernels/measurements/calibration_h100.json "$OUT/calibration_h100.json"
+    $RUN -m kernlint.kernels.calibrate --record "$OUT/calibration_h100.json" --only conv3d_ --only conv_transpose \
+      --only triton_dot_programs_ --only triton_dot_store_ --only triton_dot_smallk_ --only triton_dot_tile_tf32m \
+      --only triton_row_tile_ --only copy_heads_ --only library_softmax_fp16 --only library_log_softmax_fp16 \
+      2>&1 | tee "$OUT/calibration_supplement.log" ;;
   eager1) verify eager1 --pair kl001_upcast_before_dot --pair kl005_per_step_launch_loop --pair kl006_host_sync_in_hot_path \
     --pair kl010_unconditional_k_mask --pair kl015_small_dot_tile ;;
   eager2) verify eager2 --pair kl004_unfused_epilogue --pair kl007_materialized_attention --pair kl009_missing_l2_swizzle \
