@@ -5019,3 +5019,57 @@ def test_kl032s_fix_reads_the_parameter_a_per_call_transposed_copy_was_made_of()
     assert (kernel.path, kernel.dot_b_kmajor) == ("tf32", True)
     (finding,) = [f for f in lint_source("k.py", TRANSPOSED_WEIGHT_COPY).findings if f.code == "KL032"]
     assert "in place of its transposed copy made on every call" in (finding.plan or "")
+
+
+CASTS_TO_ITS_OWN_DTYPE = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = x.float()
+        z = y.half()
+        return z.half() + 1
+def get_inputs():
+    return [torch.randn(64, 1024)]
+"""
+
+
+def test_a_cast_to_the_tensors_own_dtype_is_the_tensor_itself_and_only_a_real_cast_is_a_kernel() -> None:
+    # torch returns the tensor itself for `x.float()` of an fp32 x: no kernel, no copy (fresh's cd04 had
+    # `x.contiguous().float()` of a contiguous fp32 input priced as a 4 GB pass, and KL022 a 1.89x fix for it).
+    e = entry(CASTS_TO_ITS_OWN_DTYPE)
+    assert [(op.kind, op.line, op.bytes) for op in e.ops] == [
+        ("elementwise", 9, 64 * 1024 * (4 + 2)),  # y.half(): fp32 in, fp16 out
+        ("elementwise", 10, 2 * 64 * 1024 * 2),  # z.half() is z; the + 1 reads and writes fp16
+    ]
+
+
+TRANSPOSED_3D = """
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose3d(16, 32, 3, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.up(x))
+def get_inputs():
+    return [torch.randn(8, 16, 16, 32, 32)]
+"""
+
+
+def test_an_estimate_says_which_convolution_it_priced_without_a_probe_of_its_family() -> None:
+    ops = entry(TRANSPOSED_3D).ops
+    h200 = cost.load_calibration(
+        str(ROOT / "kernels" / "kernlint" / "kernels" / "measurements" / "checks" / "h200" / "calibration_h200.json")
+    )
+    assert h200 is not None and cost.unprobed(ops, h200.constants) == []  # a record with the family's probes
+    without = {k: v for k, v in h200.constants.items() if not k.startswith("flops_conv_transpose3d_")}
+    assert cost.unprobed(ops, without) == [
+        "nn.ConvTranspose3d at the 2-D convolutions' rates (the record has no conv_transpose3d probes)"
+    ]

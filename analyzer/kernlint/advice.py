@@ -216,7 +216,13 @@ def estimate_text(estimate: dict) -> str:
     return (
         f"{modes} for this file ({estimate['entry_point']} {before['kernelbench']:.1f} -> {after['kernelbench']:.1f} us "
         f"per call in KernelBench timing, estimated at its inputs {inputs}, from {', '.join(estimate['shapes_from'])}; "
-        f"cost model calibrated on {estimate['gpu']}, {estimate['calibration']})"
+        f"cost model calibrated on {estimate['gpu']}, {estimate['calibration']}"
+        + (
+            f"; priced without a probe of its own: {'; '.join(estimate['unprobed'])}"
+            if estimate.get("unprobed")
+            else ""
+        )
+        + ")"
     )
 
 

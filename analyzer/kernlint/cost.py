@@ -842,6 +842,35 @@ CONV_FAMILIES = {
 }
 
 
+def _conv_family(module: str, window: tuple[int, ...] = ()) -> str | None:
+    """The probe family whose rates price a convolution run by `module` (None: the 2-D convolution probes')."""
+    family = CONV_FAMILIES.get(module)
+    dims = len(window) // 3
+    if family and family.startswith("conv_transpose") and dims and all(s == 1 for s in window[dims : 2 * dims]):
+        # A transposed convolution of stride 1 is a direct one (its kernel flipped, padded by k - 1 - p), and
+        # cuDNN runs it so; the transposed probes are of stride 2, whose zero-inserted input it avoids with
+        # other kernels. On an H200 (checks/h200/fresh*_h200.jsonl) KernelBench level 2's stride-1 3x3
+        # ConvTranspose2d of 64 to 128 channels at 512 x 512 (fresh's ce10, cf13, ...) ran at about 100 TFLOPS,
+        # the conv2d_k576 probe's rate, where the stride-2 conv_transpose2d_k576 probe runs at 43.
+        family = "conv3d" if family == "conv_transpose3d" else None
+    return family
+
+
+def unprobed(ops: tuple[Op, ...], c: dict[str, float]) -> list[str]:
+    """What an estimate prices without a probe of its own in the record: a 3-D or transposed convolution at the
+    2-D convolution probes' rates, where the record has none of its family's. On an H200 those rates put such
+    convolutions at 0.4-21x their measured speed (bench/convt_rate_h200.md), so a gain measured around one is
+    that much less certain; the H100 record has none of these probes yet (measure_h100.sh calibration)."""
+    said: list[str] = []
+    for op in ops:
+        family = _conv_family(op.note, op.conv_window) if op.reduction else None
+        if family and not _numbered(c, f"flops_{family}_k"):
+            text = f"{op.note} at the 2-D convolutions' rates (the record has no {family} probes)"
+            if text not in said:
+                said.append(text)
+    return said
+
+
 def _conv_rate(
     c: dict[str, float], depth: int, module: str = "", window: tuple[int, ...] = (), groups: int = 1
 ) -> float | None:
@@ -859,15 +888,8 @@ def _conv_rate(
     at 23 TFLOPS, which its depth (288) reads as 85 and its channels as 30;
     reading every shape by the smaller of the two puts 12 of 16 shapes
     within 1.5x, against 8 read by depth and 10 by channels."""
-    family = CONV_FAMILIES.get(module)
+    family = _conv_family(module, window)
     dims = len(window) // 3
-    if family and family.startswith("conv_transpose") and dims and all(s == 1 for s in window[dims : 2 * dims]):
-        # A transposed convolution of stride 1 is a direct one (its kernel flipped, padded by k - 1 - p), and
-        # cuDNN runs it so; the transposed probes are of stride 2, whose zero-inserted input it avoids with
-        # other kernels. On an H200 (checks/h200/fresh*_h200.jsonl) KernelBench level 2's stride-1 3x3
-        # ConvTranspose2d of 64 to 128 channels at 512 x 512 (fresh's ce10, cf13, ...) ran at about 100 TFLOPS,
-        # the conv2d_k576 probe's rate, where the stride-2 conv_transpose2d_k576 probe runs at 43.
-        family = "conv3d" if family == "conv_transpose3d" else None
     points = _numbered(c, f"flops_{family}_k") if family else []
     points = points or _numbered(c, "flops_conv_k")
     if not points:
@@ -2563,6 +2585,7 @@ def estimate(
         "inputs": [f"{name}: {desc}" for name, desc in entry.inputs],
         "shapes_from": list(entry.sources),
         "largest_terms": largest_terms(entry.ops, c),
+        **({"unprobed": caveats} if (caveats := unprobed(entry.ops, c)) else {}),
         "calibration": cal.path,
         "gpu": cal.gpu,
     }

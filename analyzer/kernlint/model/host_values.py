@@ -503,6 +503,16 @@ class HostValueFacts(ModelBase):
             found = self._stores[id(kernel)] = frozenset(names)
         return found
 
+    def pointers_loaded(self, kernel) -> frozenset[str]:
+        """Pointer parameters some load of the kernel reads through (those it can name)."""
+        loaded: set[str] = set()
+        for call in self.kernel_uses(kernel, "load"):  # type: ignore[attr-defined]
+            args = positional(call)
+            address = args[0] if args else keyword(call, "pointer")
+            if address is not None:
+                loaded.update(self.pointer_params(kernel, address))  # type: ignore[attr-defined]
+        return frozenset(loaded)
+
     def write_only_pointers(self, kernel) -> frozenset[str]:
         """Pointer parameters a kernel stores to and never loads from (an output it only writes), where every
         load of the kernel names the pointer parameter it reads through; empty otherwise."""

@@ -3008,8 +3008,10 @@ class _Evaluator:
             dtype = CASTS.get(method)
             if method in ("to", "type"):
                 dtype = next((v for v in values if isinstance(v, str) and v in DTYPE_BYTES), None) or kw("dtype")
-                if dtype is None or dtype == base.dtype:
+                if dtype is None:
                     return base  # a move to the same device
+            if dtype == base.dtype:
+                return base  # `x.float()` of an fp32 x is x itself: no kernel, no copy
             return self._elementwise([base], node, record, dtype=dtype)
         if method in VIEW_METHODS:
             self._view(node, record, f".{method}()")
@@ -3699,12 +3701,19 @@ class _Evaluator:
         expands: tuple[int, ...] = ()
         if kernel is not None and not flops and not reduces and share == 1:
             loaded_bytes = stored_bytes = 0
+            # A tensor the kernel updates in place (`y = tl.load(y_ptr + offs) + b; tl.store(y_ptr + offs, y)`) is
+            # read as well as written: it expands nothing.
+            updated = (
+                self._written_arguments(kernel, node, self.model.pointers_loaded(kernel))
+                if isinstance(self.model, HostValueFacts)
+                else set()
+            )
             for arg in node.args:
                 value = values[id(arg.value)]
                 if isinstance(value, Tensor):
                     if id(arg.value) in written:
                         stored_bytes += value.nbytes
-                    else:
+                    if id(arg.value) not in written or id(arg.value) in updated:
                         loaded_bytes += value.nbytes
             if 0 < loaded_bytes and stored_bytes >= EXPANSION * loaded_bytes:
                 expands = (loaded_bytes, stored_bytes)
@@ -3874,9 +3883,9 @@ class _Evaluator:
         found = [value for name, value in self._arguments(kernel, node, values).items() if name in only] if only else []
         return tuple(sorted({t.origin for t in found if isinstance(t, Tensor)}))
 
-    def _written_arguments(self, kernel, node: cst.Call) -> set[int]:
+    def _written_arguments(self, kernel, node: cst.Call, among: frozenset[str] | None = None) -> set[int]:
         """The ids of the launch's argument expressions bound to pointer parameters the kernel stores to
-        (the model's Launch.arguments)."""
+        (the model's Launch.arguments), of those named in `among` where it is given."""
         model = self.model
         if kernel is None or not isinstance(model, HostValueFacts):
             return set()
@@ -3884,7 +3893,11 @@ class _Evaluator:
         if launch is None:
             return set()
         stored = model.stored_pointers(kernel)
-        return {id(argument) for name, argument in launch.arguments.items() if name in stored}
+        return {
+            id(argument)
+            for name, argument in launch.arguments.items()
+            if name in stored and (among is None or name in among)
+        }
 
     def _dot_configs(
         self, kernel, node: cst.Call, values: dict[int, object]

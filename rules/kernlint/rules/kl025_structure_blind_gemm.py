@@ -348,6 +348,34 @@ class StructureBlindGemm(Rule):
                 return []
             """
         ),
+        # A kernel that adds a bias to a GEMM's output in place (it loads and stores the same 4 MB, and reads a
+        # 4 KB bias), before the next layer's matmul: it writes what it reads, no expanded copy.
+        Valid(
+            """
+            import torch
+            import triton
+            import triton.language as tl
+            @triton.jit
+            def bias_relu(y_ptr, b_ptr, n, N, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                y = tl.load(y_ptr + offs, mask=offs < n) + tl.load(b_ptr + offs % N, mask=offs < n)
+                tl.store(y_ptr + offs, tl.maximum(y, 0.0), mask=offs < n)
+            class ModelNew(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.a = torch.nn.Linear(1024, 1024)
+                    self.b = torch.nn.Linear(1024, 1024)
+                def forward(self, x):
+                    for lin in (self.a, self.b):
+                        x = torch.matmul(x, lin.weight.t())
+                        bias_relu[(x.numel() // 1024,)](x, lin.bias, x.numel(), 1024, BLOCK=1024)
+                    return x
+            def get_inputs():
+                return [torch.randn(1024, 1024)]
+            def get_init_inputs():
+                return []
+            """
+        ),
     ]
     INVALID = [
         # A generated kernel's im2col in Triton: one kernel writes the column matrix (9x its input), a tl.dot GEMM
