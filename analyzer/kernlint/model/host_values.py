@@ -505,30 +505,29 @@ class HostValueFacts(ModelBase):
 
     def pointers_loaded(self, kernel) -> frozenset[str]:
         """Pointer parameters some load of the kernel reads through (those it can name)."""
-        loaded: set[str] = set()
-        for call in self.kernel_uses(kernel, "load"):  # type: ignore[attr-defined]
-            args = positional(call)
-            address = args[0] if args else keyword(call, "pointer")
-            if address is not None:
-                loaded.update(self.pointer_params(kernel, address))  # type: ignore[attr-defined]
-        return frozenset(loaded)
+        return self._loads(kernel)[0]
 
     def write_only_pointers(self, kernel) -> frozenset[str]:
         """Pointer parameters a kernel stores to and never loads from (an output it only writes), where every
         load of the kernel names the pointer parameter it reads through; empty otherwise."""
         found = self._write_only.get(id(kernel))
         if found is None:
-            loaded: set[str] = set()
-            resolved = True
-            for call in self.kernel_uses(kernel, "load"):  # type: ignore[attr-defined]
-                args = positional(call)
-                address = args[0] if args else keyword(call, "pointer")
-                params = self.pointer_params(kernel, address) if address is not None else ()  # type: ignore[attr-defined]
-                resolved = resolved and bool(params)
-                loaded.update(params)
+            loaded, resolved = self._loads(kernel)
             found = frozenset(self.stored_pointers(kernel) - loaded) if resolved else frozenset()
             self._write_only[id(kernel)] = found
         return found
+
+    def _loads(self, kernel) -> tuple[frozenset[str], bool]:
+        """The pointer parameters the kernel's loads read through, and whether every load names one."""
+        loaded: set[str] = set()
+        resolved = True
+        for call in self.kernel_uses(kernel, "load"):  # type: ignore[attr-defined]
+            args = positional(call)
+            address = args[0] if args else keyword(call, "pointer")
+            params = self.pointer_params(kernel, address) if address is not None else ()  # type: ignore[attr-defined]
+            resolved = resolved and bool(params)
+            loaded.update(params)
+        return frozenset(loaded), resolved
 
     @cached_property
     def _write_only(self) -> dict[int, frozenset[str]]:
