@@ -278,6 +278,24 @@ class HostFacts(ModelBase):
             guarded = self._cache_guarded[id(scope)] = self._collect_cache_guarded(scope.node)
         return id(node) in guarded
 
+    def only_behind_cache(self, function: FunctionInfo) -> bool:
+        """Whether every call that reaches `function` from the hot path runs on a cache miss (a helper that
+        builds a weight's layout, called under `if key != self._key:`), so it does not run on every call."""
+        seen: set[int] = set()
+
+        def cached(target: FunctionInfo) -> bool:
+            if id(target) in seen:
+                return True
+            seen.add(id(target))
+            sites = [(call, caller) for call, caller in self.callers(target) if caller in self.hot_functions]
+            return bool(sites) and all(
+                self.behind_cache(call, caller) or (caller.class_name is not None and cached(caller))
+                for call, caller in sites
+            )
+
+        roots = {id(cls.methods.get("forward")) for cls in self.classes.values()}
+        return id(function) not in roots and cached(function)
+
     @cached_property
     def _cache_guarded(self) -> dict[int, frozenset[int]]:
         return {}
@@ -340,6 +358,12 @@ class HostFacts(ModelBase):
                     return "miss" if isinstance(operator, cst.Is) else "hit"
             if isinstance(operator, (cst.In, cst.NotIn)) and self._is_cache_state(right):
                 return "miss" if isinstance(operator, cst.NotIn) else "hit"
+            if isinstance(operator, (cst.NotEqual, cst.Equal)) and (
+                self._is_cache_state(test.left) or self._is_cache_state(right)
+            ):
+                # `if key != self._key:` (a weight's version, shape or address against the one its cached
+                # layout was built for): a refill when stale.
+                return "miss" if isinstance(operator, cst.NotEqual) else "hit"
         return None
 
     def _is_cache_state(self, node: cst.BaseExpression) -> bool:

@@ -52,7 +52,8 @@ class PerCallRelayout(Rule):
     is a guess), also for its clone. It stays silent in `__init__`, in
     one-time preparation methods (called only from `__init__`, or named
     `prepare*`/`load*`/`quantize*`/`pack*`/`_init*`/`setup*`/`from_*`),
-    behind a cache (`if self._wt is None:`, `functools.cache`), on
+    behind a cache (`if self._wt is None:`, `if key != self._key:`,
+    `functools.cache`, or in a helper that forward's path only calls so), on
     `.contiguous()` with no transpose in sight, on identity transposes, on a
     round trip (the copy is transposed back before it is returned: a no-op
     for the transposed views of contiguous storage the function is written
@@ -153,6 +154,30 @@ class PerCallRelayout(Rule):
                     if self._wt is None:
                         self._wt = self.w.t().contiguous()
                     return x @ self._wt
+            """
+        ),
+        # A helper builds the layout; forward's path calls it only when the weight's version key changed.
+        Valid(
+            """
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self, w):
+                    super().__init__()
+                    self.w = nn.Parameter(w)
+                    self.wt = self._layout()
+                    self._key = self._version_key()
+                def _version_key(self):
+                    return (self.w.data_ptr(), self.w._version)
+                def _layout(self):
+                    return self.w.t().contiguous()
+                def _current(self):
+                    key = self._version_key()
+                    if key != self._key:
+                        self.wt = self._layout()
+                        self._key = key
+                    return self.wt
+                def forward(self, x):
+                    return x @ self._current()
             """
         ),
         # Cache hit returns early; the copy only runs on a miss.
@@ -476,7 +501,8 @@ class PerCallRelayout(Rule):
                 if report is None:
                     report = self._recast(model, function, call, in_backward, covered)
                 if report is not None and not model.behind_cache(call, function):
-                    yield report
+                    if not model.only_behind_cache(function):
+                        yield report
 
     # -- transposed copies -------------------------------------------------
     def _relayout(self, model: FileModel, function: FunctionInfo, call: cst.Call, covered: set[int]) -> Report | None:
