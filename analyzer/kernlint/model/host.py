@@ -293,8 +293,8 @@ class HostFacts(ModelBase):
                 for call, caller in sites
             )
 
-        roots = {id(cls.methods.get("forward")) for cls in self.classes.values()}
-        return id(function) not in roots and cached(function)
+        forwards = {id(cls.methods["forward"]) for cls in self.classes.values() if "forward" in cls.methods}
+        return id(function) not in forwards and cached(function)
 
     @cached_property
     def _cache_guarded(self) -> dict[int, frozenset[int]]:
